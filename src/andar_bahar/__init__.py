@@ -1,0 +1,75 @@
+"""Andar Bahar: an exact game engine, odds calculator, simulator and trainer.
+
+>>> from andar_bahar import Card, Round, find_procedure, find_paytable
+>>> rnd = Round(find_procedure("home"), find_paytable("wizard"))
+>>> rnd.turn_centre(Card.parse("Q♥")).card
+Card.parse('Q♥')
+>>> [str(rnd.deal(c).row) for c in Card.parse_many("4♣ 7♦ Q♠")]
+['bahar', 'andar', 'bahar']
+>>> rnd.result.winner, rnd.result.cards_dealt
+(<Row.BAHAR: 'bahar'>, 3)
+"""
+
+from andar_bahar.bets import Bet, CardsBet, MainBet
+from andar_bahar.cards import FULL_DECK, Card, Colour, Rank, Suit, check_complete
+from andar_bahar.errors import (
+    ActionError,
+    AndarBaharError,
+    BetError,
+    CardError,
+    DeckError,
+    PaytableError,
+    ProcedureError,
+    RulesError,
+)
+from andar_bahar.paytables import Odds, Paytable, find_paytable, load_paytable
+from andar_bahar.round import Round, RoundResult
+from andar_bahar.rules import (
+    BetWindow,
+    Procedure,
+    Row,
+    StartRule,
+    TargetMode,
+    find_procedure,
+    load_procedure,
+)
+from andar_bahar.settlement import Outcome, Settlement, settle
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "FULL_DECK",
+    "ActionError",
+    "AndarBaharError",
+    "Bet",
+    "BetError",
+    "BetWindow",
+    "Card",
+    "CardError",
+    "CardsBet",
+    "Colour",
+    "DeckError",
+    "MainBet",
+    "Odds",
+    "Outcome",
+    "Paytable",
+    "PaytableError",
+    "Procedure",
+    "ProcedureError",
+    "Rank",
+    "Round",
+    "RoundResult",
+    "Row",
+    "RulesError",
+    "Settlement",
+    "StartRule",
+    "Suit",
+    "TargetMode",
+    "__version__",
+    "check_complete",
+    "find_paytable",
+    "find_procedure",
+    "load_paytable",
+    "load_procedure",
+    "settle",
+]

@@ -1,0 +1,49 @@
+"""Reading a club's files: procedures and paytables by preset name or TOML path.
+
+This is the I/O edge for club files; the parsing and validation are pure and
+live in :mod:`andar_bahar.rules` and :mod:`andar_bahar.paytables`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from andar_bahar.errors import PaytableError, ProcedureError, RulesError
+from andar_bahar.messages import N_, Message
+from andar_bahar.paytables import PAYTABLES, Paytable, find_paytable, load_paytable
+from andar_bahar.rules import PROCEDURES, Procedure, find_procedure, load_procedure
+
+__all__ = ["is_file_name", "read_paytable", "read_procedure", "read_text"]
+
+
+def is_file_name(text: str) -> bool:
+    """Whether *text* names a file rather than a preset."""
+    return text.lower().endswith(".toml") or "/" in text or "\\" in text
+
+
+def read_text(path: str, error: type[RulesError]) -> str:
+    """The text of a club's file, or *error* with a clear sentence."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(
+            Message(N_("The file {file} does not exist: check the path."), file=path)
+        ) from None
+    except (OSError, UnicodeDecodeError) as reason:
+        raise error(
+            Message(N_("Cannot read the file {file}: {reason}."), file=path, reason=reason)
+        ) from None
+
+
+def read_procedure(name_or_file: str) -> Procedure:
+    """A preset procedure by name, or a club's procedure from a TOML file."""
+    if name_or_file.strip().lower() in PROCEDURES or not is_file_name(name_or_file):
+        return find_procedure(name_or_file)
+    return load_procedure(read_text(name_or_file, ProcedureError), source=name_or_file)
+
+
+def read_paytable(name_or_file: str) -> Paytable:
+    """A preset paytable by name, or a club's paytable from a TOML file."""
+    if name_or_file.strip().lower() in PAYTABLES or not is_file_name(name_or_file):
+        return find_paytable(name_or_file)
+    return load_paytable(read_text(name_or_file, PaytableError), source=name_or_file)

@@ -1,0 +1,98 @@
+"""The translation layer: gettext catalogues for ``en``, ``ru`` and ``ka``.
+
+Catalogues are the ``.po`` files under ``locale/``; they are compiled in memory
+with Babel when first used, so a source checkout never holds a stale ``.mo``.
+Adapters (the command line, the terminal app, the web) choose the language;
+the core only builds :class:`~andar_bahar.messages.Message` values.
+
+>>> t = translations("ru")
+>>> Message(N_("Andar")).localized(t), Message(N_("Bahar")).localized(translations("ka"))
+('Андар', 'ბაჰარი')
+>>> [Message(NP_("{n} card dealt", "{n} cards dealt"), n=n).localized(t) for n in (1, 3, 5, 21)]
+['сдана 1 карта', 'сдано 3 карты', 'сдано 5 карт', 'сдана 21 карта']
+>>> detect_language({"LANG": "ka_GE.UTF-8"}), detect_language({"LANG": "de_DE"})
+('ka', 'en')
+"""
+
+from __future__ import annotations
+
+import gettext
+import io
+import os
+from collections.abc import Mapping
+from decimal import Decimal
+from functools import cache
+from importlib import resources
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
+
+from andar_bahar.messages import NP_, N_, Message, Translator
+
+__all__ = [
+    "DOMAIN",
+    "LANGUAGES",
+    "detect_language",
+    "format_number",
+    "translations",
+]
+
+DOMAIN = "andar_bahar"
+LANGUAGES: tuple[str, ...] = ("en", "ru", "ka")
+"""The languages the trainer speaks, the default first."""
+
+_ENV_KEYS = ("ANDAR_BAHAR_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+# Used by the doctest above; keep the markers imported for extraction tools.
+_ = (N_, NP_, Message)
+
+
+def detect_language(environ: Mapping[str, str] | None = None) -> str:
+    """The first supported language named by the environment (``en`` otherwise)."""
+    env = os.environ if environ is None else environ
+    for key in _ENV_KEYS:
+        value = env.get(key, "")
+        for part in value.split(":"):
+            code = part.strip().lower()[:2]
+            if code in LANGUAGES:
+                return code
+    return LANGUAGES[0]
+
+
+def check_language(lang: str) -> str:
+    """Normalise a language code, or raise ``ValueError`` listing the choices."""
+    code = lang.strip().lower()
+    if code not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}: choose one of {', '.join(LANGUAGES)}")
+    return code
+
+
+@cache
+def translations(lang: str) -> gettext.GNUTranslations:
+    """The catalogue of *lang* (``en``, ``ru`` or ``ka``), compiled from its ``.po`` file."""
+    code = check_language(lang)
+    po_file = resources.files("andar_bahar") / "locale" / code / "LC_MESSAGES" / f"{DOMAIN}.po"
+    with po_file.open("rb") as handle:
+        catalog = read_po(handle, locale=code, domain=DOMAIN)
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog, use_fuzzy=False)
+    buffer.seek(0)
+    return gettext.GNUTranslations(buffer)
+
+
+def language_of(translator: Translator | None) -> str:
+    """The language code of a catalogue made by :func:`translations` (``en`` if unknown)."""
+    if isinstance(translator, gettext.GNUTranslations):
+        code = translator.info().get("language", "en")
+        return code[:2] if code[:2] in LANGUAGES else "en"
+    return "en"
+
+
+def format_number(value: Decimal | int, lang: str) -> str:
+    """A number as people of *lang* write it: ``13.5`` in English, ``13,5`` in Russian.
+
+    >>> format_number(Decimal("13.5"), "ru"), format_number(Decimal("1250"), "en")
+    ('13,5', '1,250')
+    """
+    return str(format_decimal(value, locale=check_language(lang), decimal_quantization=False))

@@ -1,0 +1,81 @@
+"""Exact money: stakes and wins are :class:`~decimal.Decimal`, never binary floats.
+
+>>> parse_stake("120")
+Decimal('120')
+>>> parse_stake("12,5")
+Decimal('12.5')
+>>> parse_stake("abc")
+Traceback (most recent call last):
+...
+andar_bahar.errors.BetError: The stake 'abc' is not a number: write an amount such as 100 or 12.5.
+>>> format_amount(Decimal("2.50"))
+'2.5'
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+from andar_bahar.errors import BetError
+from andar_bahar.messages import N_, Message
+
+__all__ = ["as_decimal", "format_amount", "parse_stake", "to_decimal"]
+
+
+def parse_stake(text: str | int | Decimal) -> Decimal:
+    """Read a stake written by a person (a decimal point or comma); refuse anything else."""
+    if isinstance(text, bool):
+        text = str(text)
+    if isinstance(text, int):
+        return Decimal(text)
+    if isinstance(text, Decimal):
+        value = text
+    else:
+        cleaned = text.strip().replace(",", ".").replace("\u00a0", "").replace(" ", "")
+        try:
+            value = Decimal(cleaned)
+        except InvalidOperation:
+            value = Decimal("NaN")
+    if not value.is_finite():
+        raise BetError(
+            Message(
+                N_("The stake '{text}' is not a number: write an amount such as 100 or 12.5."),
+                text=text,
+            )
+        )
+    return value
+
+
+def to_decimal(value: Fraction) -> Decimal:
+    """An exact fraction whose denominator divides a power of ten, as a Decimal.
+
+    >>> to_decimal(Fraction(27, 2))
+    Decimal('13.5')
+    """
+    denominator, twos, fives = value.denominator, 0, 0
+    while denominator % 2 == 0:
+        denominator, twos = denominator // 2, twos + 1
+    while denominator % 5 == 0:
+        denominator, fives = denominator // 5, fives + 1
+    if denominator != 1:
+        raise ValueError(f"{value} has no finite decimal expansion")
+    digits = max(twos, fives)
+    return as_decimal(Decimal(value.numerator * 10**digits // value.denominator).scaleb(-digits))
+
+
+def as_decimal(value: Decimal) -> Decimal:
+    """Normalise an amount for display and JSON: no exponent, no trailing zeros.
+
+    >>> as_decimal(Decimal("1E+2")), as_decimal(Decimal("108.00"))
+    (Decimal('100'), Decimal('108'))
+    """
+    normal = value.normalize()
+    if normal == normal.to_integral_value():
+        return normal.quantize(Decimal(1))
+    return normal
+
+
+def format_amount(value: Decimal) -> str:
+    """An amount as plain text without exponent: ``108``, ``13.5``."""
+    return format(as_decimal(value), "f")

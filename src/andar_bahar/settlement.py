@@ -1,0 +1,175 @@
+"""Settlement: a finished round, its bets and a paytable → exact payouts (SPEC §7).
+
+>>> from andar_bahar.paytables import find_paytable
+>>> from andar_bahar.bets import Bet, Wager
+>>> wizard = find_paytable("wizard")
+>>> s = settle(
+...     winner=Row.ANDAR, cards_dealt=7, first_row=Row.ANDAR, paytable=wizard,
+...     wagers=[Wager("asha", Bet.parse("andar"), Decimal(120)),
+...             Wager("asha", Bet.parse("cards:6-10"), Decimal(100))])
+>>> [(str(b.bet), b.outcome.value, b.win, b.returned) for b in s.bets]
+[('andar', 'win', Decimal('108'), Decimal('228')), ('cards:6-10', 'win', Decimal('350'), Decimal('450'))]
+>>> s.total_win, s.players["asha"].win
+(Decimal('458'), Decimal('458'))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+from fractions import Fraction
+
+from andar_bahar.bets import Bet, Wager
+from andar_bahar.messages import N_, Translator
+from andar_bahar.money import as_decimal
+from andar_bahar.paytables import Odds, Paytable
+from andar_bahar.rules import Row
+
+__all__ = ["Outcome", "PlayerTotals", "SettledBet", "Settlement", "settle"]
+
+
+class Outcome(StrEnum):
+    """What happened to one bet."""
+
+    WIN = "win"
+    LOSE = "lose"
+    VOID = "void"
+    """The round was void (the deck ran out with no match): the stake is returned."""
+
+    def localized(self, translator: Translator | None) -> str:
+        text = _OUTCOME_NAMES[self]
+        return translator.gettext(text) if translator is not None else text
+
+
+_OUTCOME_NAMES = {
+    Outcome.WIN: N_("wins"),
+    Outcome.LOSE: N_("loses"),
+    Outcome.VOID: N_("void, stake returned"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SettledBet:
+    """One bet after the round: its stake, outcome, win and the amount handed back.
+
+    ``win`` is what the paytable pays (rounded to the chip unit); ``exact_win``
+    is stake × odds before rounding; ``returned`` is stake + win for a winning
+    bet, the stake for a void one and zero for a losing one.
+    """
+
+    player: str
+    bet: Bet
+    stake: Decimal
+    odds: Odds
+    outcome: Outcome
+    exact_win: Fraction
+    win: Decimal
+    returned: Decimal
+
+    @property
+    def net(self) -> Decimal:
+        """The change to the player's balance: returned − stake."""
+        return as_decimal(self.returned - self.stake)
+
+    @property
+    def rounded(self) -> bool:
+        """True when the chip unit could not pay the exact win."""
+        return self.outcome is Outcome.WIN and Fraction(self.win) != self.exact_win
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerTotals:
+    """One player's totals for the round."""
+
+    player: str
+    staked: Decimal
+    win: Decimal
+    returned: Decimal
+
+    @property
+    def net(self) -> Decimal:
+        return as_decimal(self.returned - self.staked)
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """Every bet of a round settled, with totals per player and overall."""
+
+    winner: Row | None
+    cards_dealt: int
+    bets: tuple[SettledBet, ...]
+
+    @property
+    def void(self) -> bool:
+        return self.winner is None
+
+    @property
+    def players(self) -> Mapping[str, PlayerTotals]:
+        """Totals per player, in the order players first bet."""
+        totals: dict[str, list[Decimal]] = {}
+        for bet in self.bets:
+            entry = totals.setdefault(bet.player, [Decimal(0), Decimal(0), Decimal(0)])
+            entry[0] += bet.stake
+            entry[1] += bet.win
+            entry[2] += bet.returned
+        return {
+            player: PlayerTotals(player, as_decimal(s), as_decimal(w), as_decimal(r))
+            for player, (s, w, r) in totals.items()
+        }
+
+    @property
+    def total_staked(self) -> Decimal:
+        return as_decimal(sum((b.stake for b in self.bets), Decimal(0)))
+
+    @property
+    def total_win(self) -> Decimal:
+        return as_decimal(sum((b.win for b in self.bets), Decimal(0)))
+
+    @property
+    def total_returned(self) -> Decimal:
+        return as_decimal(sum((b.returned for b in self.bets), Decimal(0)))
+
+    @property
+    def house_net(self) -> Decimal:
+        """What the house gains (negative when it pays out more than it takes)."""
+        return as_decimal(self.total_staked - self.total_returned)
+
+
+def settle(
+    *,
+    winner: Row | None,
+    cards_dealt: int,
+    first_row: Row | None,
+    paytable: Paytable,
+    wagers: Iterable[Wager],
+) -> Settlement:
+    """Settle *wagers* on a round won by *winner* (``None``: void) with *cards_dealt* cards.
+
+    Pure and exact: amounts are :class:`~decimal.Decimal`, odds
+    :class:`~fractions.Fraction`; nothing is ever a binary float.
+
+    >>> from andar_bahar.paytables import find_paytable
+    >>> void = settle(winner=None, cards_dealt=0, first_row=None,
+    ...               paytable=find_paytable("wizard"),
+    ...               wagers=[Wager("ravi", Bet.parse("bahar"), Decimal(50))])
+    >>> void.bets[0].outcome, void.bets[0].returned
+    (<Outcome.VOID: 'void'>, Decimal('50'))
+    """
+    settled: list[SettledBet] = []
+    for wager in wagers:
+        odds = paytable.odds_for(wager.bet, first_row=first_row or Row.ANDAR)
+        stake = as_decimal(wager.stake)
+        if winner is None:
+            outcome, exact, win, returned = Outcome.VOID, Fraction(0), Decimal(0), stake
+        elif wager.bet.wins(winner=winner, cards_dealt=cards_dealt):
+            exact = paytable.exact_win(stake, odds)
+            win = paytable.win(stake, odds)
+            outcome, returned = Outcome.WIN, as_decimal(stake + win)
+        else:
+            outcome, exact, win, returned = Outcome.LOSE, Fraction(0), Decimal(0), Decimal(0)
+        settled.append(
+            SettledBet(wager.player, wager.bet, stake, odds, outcome, exact, win, returned)
+        )
+    return Settlement(winner, cards_dealt, tuple(settled))
