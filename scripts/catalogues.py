@@ -17,17 +17,33 @@ LOCALE = ROOT / "src" / "andar_bahar" / "locale"
 POT = LOCALE / "andar_bahar.pot"
 LANGUAGES = ("en", "ru", "ka")
 EXTRACT = [
-    sys.executable, "-m", "babel.messages.frontend", "extract",
-    "--no-default-keywords", "-k", "N_", "-k", "NP_:1,2",
-    "--no-location", "--sort-output", "--omit-header",
-    "--project", "andar-bahar", "--copyright-holder", "andar-bahar",
-    "-F", str(ROOT / "babel.cfg"),
+    sys.executable,
+    "-m",
+    "babel.messages.frontend",
+    "extract",
+    "--no-default-keywords",
+    "-k",
+    "N_",
+    "-k",
+    "NP_:1,2",
+    "--no-location",
+    "--sort-output",
+    "--omit-header",
+    "--project",
+    "andar-bahar",
+    "--copyright-holder",
+    "andar-bahar",
+    "-F",
+    str(ROOT / "babel.cfg"),
 ]
 
 
 def extract(output: Path) -> None:
-    subprocess.run([*EXTRACT, "-o", str(output), str(ROOT / "src" / "andar_bahar")],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [*EXTRACT, "-o", str(output), str(ROOT / "src" / "andar_bahar")],
+        check=True,
+        capture_output=True,
+    )
 
 
 def main() -> int:
@@ -46,9 +62,22 @@ def main() -> int:
         else:
             cmd = ["init"]
         subprocess.run(
-            [sys.executable, "-m", "babel.messages.frontend", *cmd, "-i", str(POT),
-             "-d", str(LOCALE), "-D", "andar_bahar", "-l", lang],
-            check=True, capture_output=True,
+            [
+                sys.executable,
+                "-m",
+                "babel.messages.frontend",
+                *cmd,
+                "-i",
+                str(POT),
+                "-d",
+                str(LOCALE),
+                "-D",
+                "andar_bahar",
+                "-l",
+                lang,
+            ],
+            check=True,
+            capture_output=True,
         )
     return 0
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from andar_bahar.errors import BetError
-from andar_bahar.messages import NP_, N_, Message, Translator
+from andar_bahar.messages import N_, NP_, Message, Translator
 from andar_bahar.rules import Row
 
 __all__ = ["MAX_CARDS_DEALT", "Bet", "CardsBet", "MainBet", "Wager", "parse_bet"]
@@ -96,9 +96,9 @@ class CardsBet(Bet):
             return Message(
                 NP_("exactly {n} card dealt", "exactly {n} cards dealt"), n=self.low
             ).localized(translator)
-        return Message(
-            N_("{low}–{high} cards dealt"), low=self.low, high=self.high
-        ).localized(translator)
+        return Message(N_("{low}–{high} cards dealt"), low=self.low, high=self.high).localized(
+            translator
+        )
 
     def __str__(self) -> str:
         return self._name()

@@ -24,7 +24,7 @@ from enum import StrEnum
 from typing import Self
 
 from andar_bahar.errors import CardError, DeckError
-from andar_bahar.messages import NP_, N_, Message, Translator
+from andar_bahar.messages import N_, NP_, Message, Translator
 
 __all__ = [
     "FULL_DECK",
@@ -87,7 +87,7 @@ class Rank(StrEnum):
         return rank
 
     @property
-    def index(self) -> int:
+    def order(self) -> int:
         """Position 0–12 in the order 2, 3, … K, A."""
         return _RANK_ORDER.index(self)
 
@@ -241,7 +241,7 @@ class Card:
     @property
     def index(self) -> int:
         """Position 0–51 in :data:`FULL_DECK` (ranks 2…A, suits ♠ ♥ ♦ ♣ within each)."""
-        return self.rank.index * 4 + _SUIT_ORDER.index(self.suit)
+        return self.rank.order * 4 + _SUIT_ORDER.index(self.suit)
 
     def localized(self, translator: Translator | None) -> str:
         return f"{self.rank.localized(translator)}{self.suit.value}"
@@ -285,7 +285,9 @@ def check_complete(cards: Iterable[Card]) -> None:
     if missing:
         raise DeckError(
             Message(
-                N_("The deck is not complete: missing {missing}. Check the deck and count it again."),
+                N_(
+                    "The deck is not complete: missing {missing}. Check the deck and count it again."
+                ),
                 missing=missing,
             )
         )
@@ -322,9 +324,7 @@ def check_distinct(cards: Sequence[Card]) -> None:
         )
 
 
-def shuffled(
-    rng: random.Random | None = None, cards: Sequence[Card] = FULL_DECK
-) -> list[Card]:
+def shuffled(rng: random.Random | None = None, cards: Sequence[Card] = FULL_DECK) -> list[Card]:
     """Return a shuffled copy of *cards* (the full deck by default).
 
     *rng* is the source of randomness: the operating system's secure source

@@ -25,11 +25,10 @@ from andar_bahar.errors import ActionError, AndarBaharError, DeckError, Paytable
 from andar_bahar.i18n import LANGUAGES, detect_language, translations
 from andar_bahar.messages import N_, Message, Translator
 from andar_bahar.money import format_amount, parse_stake
-from andar_bahar.paytables import check_paytable
+from andar_bahar.paytables import PAYTABLES, check_paytable
 from andar_bahar.report import render_layout, render_paytable, render_settlement
 from andar_bahar.round import Round, stacked_deck
 from andar_bahar.rules import PROCEDURES, BetWindow, Procedure, StartRule, TargetMode
-from andar_bahar.paytables import PAYTABLES
 
 __all__ = ["app", "main"]
 
@@ -62,17 +61,15 @@ class TextOrJson(StrEnum):
 
 LangOption = Annotated[
     Lang | None,
-    typer.Option("--lang", help="Language of the output: en, ru or ka (default: from the environment)."),
+    typer.Option(
+        "--lang", help="Language of the output: en, ru or ka (default: from the environment)."
+    ),
 ]
 ProcedureOption = Annotated[
     str,
-    typer.Option(
-        "--procedure", help=f"A preset ({', '.join(PROCEDURES)}) or a club's .toml file."
-    ),
+    typer.Option("--procedure", help=f"A preset ({', '.join(PROCEDURES)}) or a club's .toml file."),
 ]
-StartOption = Annotated[
-    StartRule | None, typer.Option("--start", help="Override the start rule.")
-]
+StartOption = Annotated[StartRule | None, typer.Option("--start", help="Override the start rule.")]
 TargetModeOption = Annotated[
     TargetMode | None, typer.Option("--target-mode", help="Override the target mode.")
 ]
@@ -194,7 +191,9 @@ def _parse_bet_option(text: str) -> tuple[Bet, str]:
     if not separator:
         raise ActionError(
             Message(
-                N_("The bet '{text}' has no stake: write BET=STAKE, e.g. andar=100 or cards:1-5=50."),
+                N_(
+                    "The bet '{text}' has no stake: write BET=STAKE, e.g. andar=100 or cards:1-5=50."
+                ),
                 text=text,
             )
         )
@@ -352,9 +351,7 @@ def paytable_check(
         for problem in problems:
             typer.echo(problem.localized(translator), err=True)
         raise typer.Exit(code=1)
-    typer.echo(
-        Message(N_("{file}: the paytable is valid."), file=file).localized(translator)
-    )
+    typer.echo(Message(N_("{file}: the paytable is valid."), file=file).localized(translator))
 
 
 @app.command("procedures")

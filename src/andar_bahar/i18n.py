@@ -28,7 +28,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 
-from andar_bahar.messages import NP_, N_, Message, Translator
+from andar_bahar.messages import N_, NP_, Message, Translator
 
 __all__ = [
     "DOMAIN",

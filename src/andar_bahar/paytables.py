@@ -17,6 +17,7 @@ Decimal('108')
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import tomllib
@@ -79,7 +80,9 @@ class Odds:
             if match is None:
                 raise PaytableError(
                     Message(
-                        N_("The odds '{text}' cannot be read: write them as '0.9 to 1' or '3.5 for 1'."),
+                        N_(
+                            "The odds '{text}' cannot be read: write them as '0.9 to 1' or '3.5 for 1'."
+                        ),
                         text=text,
                     )
                 )
@@ -87,9 +90,7 @@ class Odds:
             if "/" in number:
                 top, bottom = number.split("/")
                 if int(bottom) == 0:
-                    raise PaytableError(
-                        Message(N_("The odds '{text}' divide by zero."), text=text)
-                    )
+                    raise PaytableError(Message(N_("The odds '{text}' divide by zero."), text=text))
                 value = Fraction(Decimal(top)) / int(bottom)
             else:
                 value = Fraction(Decimal(number))
@@ -98,7 +99,9 @@ class Odds:
                 if value <= 1:
                     raise PaytableError(
                         Message(
-                            N_('The odds \'{text}\' pay nothing: "X for 1" must have X greater than 1.'),
+                            N_(
+                                "The odds '{text}' pay nothing: \"X for 1\" must have X greater than 1."
+                            ),
                             text=text,
                         )
                     )
@@ -125,9 +128,7 @@ class Odds:
         if translator is None:
             return f"{number} to 1"
         decimal_sign = translator.gettext("decimal-sign:.").removeprefix("decimal-sign:")
-        return Message(N_("{x} to 1"), x=number.replace(".", decimal_sign)).localized(
-            translator
-        )
+        return Message(N_("{x} to 1"), x=number.replace(".", decimal_sign)).localized(translator)
 
     def __str__(self) -> str:
         return f"{self._number()} to 1"
@@ -223,12 +224,12 @@ class Paytable:
         problems = _check_bands(self.bands)
         if self.chip <= 0:
             problems.append(("chip", Message(N_("the chip unit must be greater than zero"))))
-        if self.min_stake is not None and self.max_stake is not None and (
-            self.min_stake > self.max_stake
+        if (
+            self.min_stake is not None
+            and self.max_stake is not None
+            and (self.min_stake > self.max_stake)
         ):
-            problems.append(
-                ("limits", Message(N_("the minimum stake is above the maximum stake")))
-            )
+            problems.append(("limits", Message(N_("the minimum stake is above the maximum stake"))))
         if problems:
             entry, problem = problems[0]
             raise PaytableError(
@@ -399,7 +400,7 @@ def _toml_string(text: str) -> str:
 def _check_bands(bands: Sequence[Band]) -> list[tuple[str, Message]]:
     problems: list[tuple[str, Message]] = []
     ordered = sorted(enumerate(bands), key=lambda item: (item[1].bet.low, item[1].bet.high))
-    for (_, left), (index, right) in zip(ordered, ordered[1:], strict=False):
+    for (_, left), (index, right) in itertools.pairwise(ordered):
         if right.bet.low <= left.bet.high:
             problems.append(
                 (
@@ -697,7 +698,10 @@ def _build(text: str, problems: _Problems) -> Paytable | None:
 
 
 def _choice(
-    data: Mapping[str, object], key: str, kind: type[MainKey] | type[Rounding], default: Any,
+    data: Mapping[str, object],
+    key: str,
+    kind: type[MainKey] | type[Rounding],
+    default: Any,
     problems: _Problems,
 ) -> Any:
     value = data.get(key, default.value)

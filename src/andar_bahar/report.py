@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
-
 from andar_bahar.i18n import format_number, language_of
-from andar_bahar.messages import NP_, N_, Message, Translator
+from andar_bahar.messages import N_, NP_, Message, Translator
 from andar_bahar.paytables import Paytable
 from andar_bahar.round import RoundResult
 from andar_bahar.rules import Row, StartRule
@@ -75,9 +74,7 @@ def render_layout(result: RoundResult, translator: Translator | None = None) -> 
     for start in range(0, max(columns, 1), _COLUMNS_PER_BLOCK):
         stop = min(start + _COLUMNS_PER_BLOCK, columns)
         lines.append("")
-        header = " " * label_width + "".join(
-            _pad(str(i + 1), 6) for i in range(start, stop)
-        )
+        header = " " * label_width + "".join(_pad(str(i + 1), 6) for i in range(start, stop))
         lines.append(header.rstrip())
         for row in Row:
             arrow = "→" if row is result.first_row else ""
@@ -196,13 +193,13 @@ def render_settlement(
             notes.append(
                 _t(
                     Message(
-                        N_(
-                            "{bet}: {stake} × {odds} = {exact}, paid {win} ({rule}, chip {chip})."
-                        ),
+                        N_("{bet}: {stake} × {odds} = {exact}, paid {win} ({rule}, chip {chip})."),
                         bet=bet.bet,
                         stake=money(bet.stake, t),
                         odds=bet.odds,
-                        exact=money(Decimal(bet.exact_win.numerator) / bet.exact_win.denominator, t),
+                        exact=money(
+                            Decimal(bet.exact_win.numerator) / bet.exact_win.denominator, t
+                        ),
                         win=money(bet.win, t),
                         rule=paytable.rounding,
                         chip=money(paytable.chip, t),
@@ -252,7 +249,11 @@ def render_paytable(paytable: Paytable, translator: Translator | None = None) ->
     lines = [_t(Message(N_("Paytable: {name}"), name=paytable.name), t)]
     if paytable.source:
         lines.append(_t(Message(N_("Source: {source}"), source=paytable.source), t))
-    headers = [_t(Message(N_("bet")), t), _t(Message(N_("pays")), t), _t(Message(N_("as written")), t)]
+    headers = [
+        _t(Message(N_("bet")), t),
+        _t(Message(N_("pays")), t),
+        _t(Message(N_("as written")), t),
+    ]
     rows: list[list[str]] = []
     main_labels = (
         (Row.ANDAR.localized(t), Row.BAHAR.localized(t))
@@ -296,6 +297,3 @@ def render_paytable(paytable: Paytable, translator: Translator | None = None) ->
             )
         )
     return "\n".join(lines)
-
-
-

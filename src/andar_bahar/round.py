@@ -6,6 +6,7 @@ a frozen record that is appended to :attr:`Round.operations`. The same machine
 is driven from a shuffled deck or by a dealer typing the cards of a real one.
 
 >>> from andar_bahar.paytables import find_paytable
+>>> from andar_bahar.rules import find_procedure
 >>> rnd = Round(find_procedure("classic"), find_paytable("wizard"))      # a real deck
 >>> rnd.place_bet("asha", "andar", "120")
 BetPlaced(player='asha', bet=MainBet(row=<Row.ANDAR: 'andar'>), stake=Decimal('120'))
@@ -29,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 from andar_bahar.bets import Bet, Wager
 from andar_bahar.cards import FULL_DECK, Card, Rank, check_complete, check_distinct, shuffled
@@ -37,7 +38,7 @@ from andar_bahar.errors import ActionError, AndarBaharError, BetError, DeckError
 from andar_bahar.messages import N_, Message
 from andar_bahar.money import as_decimal, format_amount, parse_stake
 from andar_bahar.paytables import Paytable, load_paytable
-from andar_bahar.rules import Procedure, Row, find_procedure
+from andar_bahar.rules import BetWindow, Procedure, Row
 from andar_bahar.settlement import Settlement, settle
 
 __all__ = [
@@ -159,6 +160,20 @@ Operation: TypeAlias = (
 )
 
 
+_Op = TypeVar(
+    "_Op",
+    BetPlaced,
+    BetWithdrawn,
+    MarkerPlaced,
+    BetsClosed,
+    TargetChosen,
+    CentreTurned,
+    CardDealt,
+    RoundVoided,
+    RoundSettled,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class RoundResult:
     """What a finished (or void) round shows: the report of SPEC §4.5."""
@@ -258,9 +273,7 @@ class Round:
         balances: Mapping[str, Decimal] | None = None,
     ) -> Round:
         """A round dealt from a freshly shuffled 52-card deck (secure randomness by default)."""
-        return cls(
-            procedure, paytable, deck=shuffled(rng), target=target, balances=balances
-        )
+        return cls(procedure, paytable, deck=shuffled(rng), target=target, balances=balances)
 
     # -- what the round shows -------------------------------------------------
 
@@ -317,7 +330,7 @@ class Round:
     def bets_open(self) -> bool:
         if self._phase is Phase.BETTING:
             return True
-        return self._phase is Phase.CENTRE and self.procedure.window.value == "after-centre"
+        return self._phase is Phase.CENTRE and self.procedure.window is BetWindow.AFTER_CENTRE
 
     @property
     def finished(self) -> bool:
@@ -359,9 +372,7 @@ class Round:
         self.paytable.check_stake(amount)
         if self.balances is not None:
             if name not in self.balances:
-                raise BetError(
-                    Message(N_("'{player}' is not at this table."), player=name)
-                )
+                raise BetError(Message(N_("'{player}' is not at this table."), player=name))
             others = sum(
                 (s for (p, b), s in self._wagers.items() if p == name and b != the_bet),
                 Decimal(0),
@@ -451,11 +462,7 @@ class Round:
         """Close bets and markers now (the dealer's call; dealing also closes them)."""
         if not self.bets_open:
             raise ActionError(Message(N_("Bets are already closed.")))
-        if self._phase is Phase.BETTING and self.procedure.has_centre:
-            # Closing before the centre card: the centre is turned with bets closed.
-            self._phase = Phase.CLOSED
-        else:
-            self._phase = Phase.CLOSED
+        self._phase = Phase.CLOSED
         return self._log(BetsClosed())
 
     def _check_window(self) -> None:
@@ -470,7 +477,7 @@ class Round:
                     )
                 )
             )
-        if self._phase is Phase.CENTRE:
+        if self._centre is not None and self.procedure.window is BetWindow.BEFORE_CENTRE:
             raise BetError(
                 Message(
                     N_(
@@ -543,7 +550,7 @@ class Round:
         self._take(the_card)
         self._centre = the_card
         self._target = the_card.rank
-        if self._phase is Phase.BETTING and self.procedure.window.value == "before-centre":
+        if self._phase is Phase.BETTING and self.procedure.window is BetWindow.BEFORE_CENTRE:
             self._phase = Phase.CLOSED
         elif self._phase is Phase.BETTING:
             self._phase = Phase.CENTRE
@@ -619,9 +626,7 @@ class Round:
         if self._deck is not None:
             if card is not None:
                 raise ActionError(
-                    Message(
-                        N_("This round deals from its own shuffled deck: do not type a card.")
-                    )
+                    Message(N_("This round deals from its own shuffled deck: do not type a card."))
                 )
             if self._position >= len(self._deck):
                 raise ActionError(
@@ -701,6 +706,7 @@ class Round:
         """The round as JSON text; :meth:`loads` replays it into an equal round.
 
         >>> from andar_bahar.paytables import find_paytable
+        >>> from andar_bahar.rules import find_procedure
         >>> rnd = Round(find_procedure("home"), find_paytable("wizard"))
         >>> _ = rnd.place_marker("nino", "andar")
         >>> _ = rnd.turn_centre(Card.parse("Q♥"))
@@ -765,9 +771,6 @@ class Round:
             raise ActionError(Message(N_("Unknown step '{op}' in the round record."), op=kind))
 
 
-_Op = Any
-
-
 def _check_replayed(dealt: Card, recorded: Card) -> None:
     if dealt != recorded:
         raise DeckError(
@@ -781,7 +784,12 @@ def _check_replayed(dealt: Card, recorded: Card) -> None:
 
 def _operation_to_dict(op: Operation) -> dict[str, Any]:
     if isinstance(op, BetPlaced):
-        return {"op": "bet", "player": op.player, "bet": str(op.bet), "stake": format_amount(op.stake)}
+        return {
+            "op": "bet",
+            "player": op.player,
+            "bet": str(op.bet),
+            "stake": format_amount(op.stake),
+        }
     if isinstance(op, BetWithdrawn):
         return {"op": "withdraw", "player": op.player, "bet": str(op.bet)}
     if isinstance(op, MarkerPlaced):

@@ -277,9 +277,7 @@ class Procedure:
             else:
                 values[field_name] = value
         if "name" not in values:
-            raise ProcedureError(
-                Message(N_("{where}: the field 'name' is missing."), where=where)
-            )
+            raise ProcedureError(Message(N_("{where}: the field 'name' is missing."), where=where))
         name = values.pop("name")
         assert isinstance(name, str)
         return cls(name, **values)  # type: ignore[arg-type]

@@ -1,0 +1,176 @@
+"""The command line contract (issue 2): forms, JSON fields, errors, languages."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from andar_bahar.cli import app
+
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args), env={"LANG": "C", "LANGUAGE": ""})
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_deal_json_has_the_contract_fields() -> None:
+    code, out, _ = run("deal", "--seed", "7", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    for key in ("procedure", "centre", "andar", "bahar", "first_side", "winner", "cards_dealt"):
+        assert key in data
+    assert data["cards_dealt"] == len(data["andar"]) + len(data["bahar"])
+    assert data["winner"] in ("andar", "bahar")
+
+
+def test_deal_is_reproducible_from_a_seed() -> None:
+    assert run("deal", "--seed", "11")[1] == run("deal", "--seed", "11")[1]
+
+
+def test_deal_stacked_seed_000_example(golden) -> None:
+    # Seed 000 §05: centre Q♥ under the colour rule → Bahar first; Bahar wins with 3 cards.
+    code, out, _ = run("deal", "--procedure", "home", "--cards", "Q♥ 4♣ 7♦ Q♠", "--format", "json")
+    data = json.loads(out)
+    assert (data["first_side"], data["winner"], data["cards_dealt"]) == ("bahar", "bahar", 3)
+    assert data["bahar"] == ["4♣", "Q♠"] and data["andar"] == ["7♦"]
+    code, out, _ = run("deal", "--procedure", "home", "--cards", "Q♥ 4♣ 7♦ Q♠")
+    golden("deal_home_q_hearts.en.txt", out)
+
+
+@pytest.mark.parametrize("lang", ["ru", "ka"])
+def test_deal_speaks_russian_and_georgian(lang: str, golden) -> None:
+    code, out, _ = run("deal", "--procedure", "home", "--cards", "Q♥ 4♣ 7♦ Q♠", "--lang", lang)
+    assert code == 0
+    golden(f"deal_home_q_hearts.{lang}.txt", out)
+    assert "Bahar" not in out and "Andar" not in out
+
+
+def test_chosen_rank_deal_with_a_target() -> None:
+    code, out, _ = run(
+        "deal", "--procedure", "mangatha", "--target", "7", "--seed", "2", "--format", "json"
+    )
+    data = json.loads(out)
+    assert code == 0 and data["target"] == "7" and "centre" not in data
+
+
+def test_overrides_apply_and_are_checked() -> None:
+    code, out, _ = run(
+        "deal", "--cards", "Q♥ 4♣ 7♦ Q♠", "--start", "centre-colour", "--format", "json"
+    )
+    assert json.loads(out)["first_side"] == "bahar"
+    code, _, err = run("deal", "--start", "centre-colour", "--target-mode", "chosen-rank")
+    assert code == 2 and "needs a centre card" in err
+
+
+def test_settle_seed_001_example_3_json() -> None:
+    # Seed 001 example 3: 7 cards → Andar; 120 on Andar wins 108, 100 on 6–10 wins 350.
+    code, out, _ = run(
+        "settle", "--paytable", "wizard", "--cards", "5♠ 2♦ 3♣ 9♥ J♦ 6♣ 8♠ 5♥",
+        "--bet", "andar=120", "--bet", "cards:6-10=100", "--bet", "bahar=50", "--format", "json",
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads(out)
+    assert data["winner"] == "andar" and data["cards_dealt"] == 7
+    assert data["bets"][0] == {
+        "bet": "andar", "stake": "120", "pays": "0.9 to 1", "outcome": "win",
+        "win": "108", "returned": "228",
+    }  # fmt: skip
+    assert data["bets"][1]["win"] == "350"
+    assert data["bets"][2]["outcome"] == "lose"
+    assert data["total_win"] == "458" and data["total_returned"] == "678"
+
+
+def test_settle_text_shows_the_pay_golden(golden) -> None:
+    code, out, _ = run(
+        "settle", "--paytable", "trainer-default", "--cards", "K♦ 2♠ K♣",
+        "--bet", "bahar=100", "--bet", "cards:1-5=100", "--bet", "andar=15",
+    )  # fmt: skip
+    assert code == 0
+    golden("settle_trainer_default.en.txt", out)
+
+
+BAD_INPUT = [
+    (("deal", "--cards", "Z♥ 2♠"), "Unknown card 'Z♥'"),
+    (("deal", "--cards", "Q♥ 2♠ Q♥"), "Card Q♥ appears more than once"),
+    (("deal", "--procedure", "casino"), "Unknown procedure 'casino'"),
+    (("deal", "--target", "7"), "--target is for the target mode 'chosen-rank'"),
+    (
+        ("settle", "--paytable", "wizard", "--cards", "5♠ 2♦ 5♥", "--bet", "andar=-5"),
+        "must be greater than zero",
+    ),
+    (
+        ("settle", "--paytable", "wizard", "--cards", "5♠ 2♦ 5♥", "--bet", "andar=abc"),
+        "is not a number",
+    ),
+    (("settle", "--paytable", "wizard", "--cards", "5♠ 2♦ 5♥", "--bet", "andar"), "BET=STAKE"),
+    (("settle", "--paytable", "vegas", "--cards", "5♠ 5♥", "--bet", "andar=1"), "vegas"),
+    (
+        ("settle", "--paytable", "wizard", "--cards", "5♠ 2♦ 3♥", "--bet", "andar=1"),
+        "end without a match",
+    ),
+    (
+        ("settle", "--paytable", "wizard", "--cards", "5♠ 5♥ 2♦", "--bet", "andar=1"),
+        "comes after the match",
+    ),
+    (("paytable", "show", "nowhere.toml"), "does not exist"),
+]
+
+
+@pytest.mark.parametrize(("args", "fragment"), BAD_INPUT)
+def test_bad_input_is_one_sentence_with_no_traceback(args: tuple[str, ...], fragment: str) -> None:
+    code, out, err = run(*args)
+    assert code != 0
+    assert fragment in err
+    assert "Traceback" not in err + out
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_paytable_check_lists_problems(tmp_path: Path) -> None:
+    club = tmp_path / "club.toml"
+    club.write_text(
+        'name = "club"\nodds = 1\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n'
+        '[[cards]]\nrange = "1-5"\npays = "3 to 1"\n[[cards]]\nrange = "3-8"\npays = "4 to 1"\n',
+        encoding="utf-8",
+    )
+    code, out, err = run("paytable", "check", str(club))
+    assert code == 1
+    assert f"{club}, odds: unknown field 'odds'" in err
+    assert f"{club}, cards[2]: the band 3–8 overlaps the band 1–5." in err
+    good = tmp_path / "good.toml"
+    code, out, _ = run("paytable", "show", "wizard", "--format", "toml")
+    good.write_text(out, encoding="utf-8")
+    code, out, _ = run("paytable", "check", str(good))
+    assert code == 0 and "valid" in out
+    code, out, _ = run("settle", "--paytable", str(good), "--cards", "5♠ 5♥", "--bet", "andar=10")
+    assert code == 0
+
+
+def test_paytable_show_presets(golden) -> None:
+    code, out, _ = run("paytable", "show", "wizard")
+    assert code == 0
+    golden("paytable_wizard.en.txt", out)
+    code, out, _ = run("paytable", "show", "andar-0.95", "--format", "json")
+    assert json.loads(out)["main"] == {"andar": "0.95 to 1", "bahar": "1 to 1"}
+
+
+def test_console_script_exits_cleanly_on_bad_input() -> None:
+    # the real entry point, as a user runs it: one sentence, exit 2, no traceback
+    result = subprocess.run(
+        [sys.executable, "-m", "andar_bahar", "deal", "--cards", "Z♥"],
+        capture_output=True, text=True, env={"LANG": "C", "PATH": ""}, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith("Unknown card 'Z♥'")
+    assert "Traceback" not in result.stderr
+
+
+def test_no_arguments_shows_what_there_is_to_do() -> None:
+    result = runner.invoke(app, [])
+    assert "deal" in result.stdout and "settle" in result.stdout

@@ -1,0 +1,90 @@
+"""The catalogues are complete in every language, with correct plurals (issue 2)."""
+
+from __future__ import annotations
+
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+
+from andar_bahar.i18n import LANGUAGES, detect_language, translations
+from andar_bahar.messages import NP_, Message
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCALE = ROOT / "src" / "andar_bahar" / "locale"
+
+
+def _catalog(lang: str):
+    with (LOCALE / lang / "LC_MESSAGES" / "andar_bahar.po").open("rb") as handle:
+        return read_po(handle, locale=lang)
+
+
+def _fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_the_template_is_up_to_date() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "catalogues.py"), "--check"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("lang", ["ru", "ka"])
+def test_every_message_is_translated(lang: str) -> None:
+    template = {m.id for m in read_po((LOCALE / "andar_bahar.pot").open("rb")) if m.id}
+    catalog = _catalog(lang)
+    ids = {m.id for m in catalog if m.id}
+    assert template <= ids, f"missing in {lang}: {sorted(map(str, template - ids))[:5]}"
+    untranslated = []
+    for message in catalog:
+        if not message.id:
+            continue
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        if message.fuzzy or not all(strings):
+            untranslated.append(message.id)
+            continue
+        singular = message.id[0] if isinstance(message.id, tuple) else message.id
+        allowed = _fields(singular) | {"n"}
+        for text in strings:
+            assert _fields(text) <= allowed, f"{lang}: unknown placeholder in {text!r}"
+            assert (_fields(singular) - {"n"}) <= _fields(text), f"{lang}: lost one in {text!r}"
+    assert not untranslated, f"untranslated in {lang}: {untranslated[:5]}"
+
+
+def test_russian_has_three_plural_forms_and_georgian_two() -> None:
+    assert _catalog("ru").num_plurals == 3
+    assert _catalog("ka").num_plurals == 2
+    russian = translations("ru")
+    forms = [
+        Message(NP_("{n} card dealt", "{n} cards dealt"), n=n).localized(russian)
+        for n in (1, 2, 5, 11, 21, 22, 25)
+    ]
+    # 1 карта, 2 карты, 5 карт, 11 карт, 21 карта, 22 карты, 25 карт
+    assert [f.split()[-1] for f in forms] == [
+        "карта", "карты", "карт", "карт", "карта", "карты", "карт",
+    ]  # fmt: skip
+    georgian = translations("ka")
+    # Georgian nouns stay singular after numbers: 5 კარტი
+    assert Message(NP_("{n} card dealt", "{n} cards dealt"), n=5).localized(georgian).endswith(
+        "კარტი"
+    )
+
+
+def test_the_language_comes_from_the_environment() -> None:
+    assert detect_language({"ANDAR_BAHAR_LANG": "ru", "LANG": "ka_GE.UTF-8"}) == "ru"
+    assert detect_language({"LANGUAGE": "fr:ka", "LANG": "en_US"}) == "ka"
+    assert detect_language({}) == "en"
+    for lang in LANGUAGES:
+        assert translations(lang).gettext("rank:Q").startswith("rank:")
+
+
+def test_russian_uses_the_decimal_comma() -> None:
+    from andar_bahar.paytables import Odds
+
+    assert Odds.parse("0.9 to 1").localized(translations("ru")) == "0,9:1"
+    assert Odds.parse("0.9 to 1").localized(translations("ka")) == "0,9:1"

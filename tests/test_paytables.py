@@ -1,0 +1,183 @@
+"""Paytables (SPEC §7)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from andar_bahar.bets import Bet, CardsBet
+from andar_bahar.errors import BetError, PaytableError
+from andar_bahar.paytables import (
+    PAYTABLES,
+    MainKey,
+    Odds,
+    Paytable,
+    Rounding,
+    check_paytable,
+    find_paytable,
+    load_paytable,
+)
+from andar_bahar.rules import Row
+
+
+@pytest.mark.parametrize(
+    ("text", "to_one"),
+    [
+        ("0.9 to 1", Fraction(9, 10)),
+        ("0,9:1", Fraction(9, 10)),
+        ("3.5 for 1", Fraction(5, 2)),  # SPEC §7: "3.5 for 1" = "2.5 to 1"
+        ("120 for 1", Fraction(119)),
+        ("19/20 to 1", Fraction(19, 20)),
+        ("2,5 к 1", Fraction(5, 2)),
+        ("4", Fraction(4)),
+    ],
+)
+def test_odds_are_read_either_way_and_kept_exact(text: str, to_one: Fraction) -> None:
+    assert Odds.parse(text).to_one == to_one
+
+
+@pytest.mark.parametrize("text", ["", "abc", "0 to 1", "-1 to 1", "1 for 1", "0.5 for 1", "1/0"])
+def test_bad_odds_are_refused(text: str) -> None:
+    with pytest.raises(PaytableError):
+        Odds.parse(text)
+
+
+def test_presets_follow_the_spec() -> None:
+    trainer = find_paytable("trainer-default")
+    # SPEC §7: trainer-default 1–5: 3, 6–10: 4, 11–15: 5, 16–25: 4, 26–30: 15, 31–35: 25,
+    # 36–40: 50, 41+: 120, all to 1; Andar 0.9 to 1, Bahar 1 to 1.
+    assert [(b.bet.low, b.bet.high, b.odds.to_one) for b in trainer.bands] == [
+        (1, 5, 3), (6, 10, 4), (11, 15, 5), (16, 25, 4),
+        (26, 30, 15), (31, 35, 25), (36, 40, 50), (41, 49, 120),
+    ]  # fmt: skip
+    assert trainer.main == (Odds.parse("0.9 to 1"), Odds.parse("1 to 1"))
+    wizard = find_paytable("wizard")
+    # SPEC §7: wizard's bands are "for 1": 3.5, 4.5, 5.5, 4.5, 15, 25, 50, 120
+    assert [b.odds.for_one for b in wizard.bands] == [
+        Fraction(7, 2), Fraction(9, 2), Fraction(11, 2), Fraction(9, 2), 15, 25, 50, 120,
+    ]  # fmt: skip
+    assert find_paytable("even-money").main == (Odds.parse(1), Odds.parse(1))
+    assert find_paytable("andar-0.95").main[0].to_one == Fraction(19, 20)
+
+
+@pytest.mark.parametrize("name", list(PAYTABLES))
+def test_every_preset_round_trips_through_toml(name: str) -> None:
+    table = find_paytable(name)
+    again = load_paytable(table.to_toml(), source=f"{name}.toml")
+    assert again == table
+    assert again.bands == table.bands
+
+
+def test_first_row_keyed_paytable() -> None:
+    # SPEC §7: "the row dealt first pays 0.9 to 1, the other 1 to 1"
+    table = load_paytable(
+        'name = "colour"\nkeyed_by = "first-row"\n[main]\nfirst = "1.9 for 1"\nsecond = "2 for 1"\n'
+    )
+    assert table.keyed_by is MainKey.FIRST_ROW
+    assert table.main_odds(Row.BAHAR, first_row=Row.BAHAR).to_one == Fraction(9, 10)
+    assert table.main_odds(Row.ANDAR, first_row=Row.BAHAR).to_one == 1
+
+
+BAD_FILES = [
+    # (what a new user might write, the sentence fragment that must name the entry)
+    (
+        '[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n',
+        "club.toml, name: the paytable needs a name",
+    ),
+    (
+        'name = "x"\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n'
+        '[[cards]]\nrange = "1-5"\npays = 3\n[[cards]]\nrange = "5-10"\npays = 4\n',
+        "club.toml, cards[2]: the band 5–10 overlaps the band 1–5.",
+    ),
+    (
+        'name = "x"\nmax_bet = 10\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n',
+        "club.toml, max_bet: unknown field 'max_bet'",
+    ),
+    (
+        'name = "x"\n[main]\nandar = "0 to 1"\nbahar = "1 to 1"\n',
+        "club.toml, main.andar: The odds '0 to 1' must be greater than zero.",
+    ),
+    (
+        'name = "x"\n[main]\nandar = "0.9 to 1"\n',
+        "club.toml, main.bahar: the odds are missing.",
+    ),
+    (
+        'name = "x"\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n'
+        '[[cards]]\nrange = "45-60"\npays = 3\n',
+        "club.toml, cards[1]: the range '45-60' is not a count of cards dealt between 1 and 49",
+    ),
+    (
+        'name = "x"\nchip = "-1"\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n',
+        "club.toml, chip: '-1' is not an amount greater than zero.",
+    ),
+    (
+        'name = "x"\nrounding = "bankers"\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n',
+        "club.toml, rounding: 'bankers' is not one of down, half-up, up.",
+    ),
+    ('name = "x\n', "club.toml is not valid TOML"),
+]
+
+
+@pytest.mark.parametrize(("text", "fragment"), BAD_FILES)
+def test_bad_paytable_files_name_the_file_entry_and_problem(text: str, fragment: str) -> None:
+    with pytest.raises(PaytableError) as caught:
+        load_paytable(text, source="club.toml")
+    assert fragment in str(caught.value)
+    assert any(fragment in str(p) for p in check_paytable(text, source="club.toml"))
+
+
+def test_check_lists_every_problem_at_once() -> None:
+    text = 'name = "x"\ncolour = 1\n[main]\nandar = "abc"\nbahar = "1 to 1"\n'
+    problems = [str(p) for p in check_paytable(text, source="club.toml")]
+    assert len(problems) == 2
+    assert "colour" in problems[0] and "main.andar" in problems[1]
+
+
+def test_side_bets_must_be_on_the_table() -> None:
+    with pytest.raises(BetError, match="has no bet cards:3-7"):
+        find_paytable("wizard").check_offers(Bet.parse("cards:3-7"))
+    assert find_paytable("wizard").offers(CardsBet(41, 49))
+
+
+@given(
+    stake=st.integers(1, 10**9),
+    odds=st.sampled_from(["0.9 to 1", "0.95 to 1", "1 to 1", "3.5 for 1", "120 to 1"]),
+)
+def test_wins_are_exact_decimals_never_floats(stake: int, odds: str) -> None:
+    table = Paytable(name="t", main=(Odds.parse(odds), Odds.parse(1)), chip=Decimal("0.01"))
+    win = table.win(Decimal(stake), table.main[0])
+    assert isinstance(win, Decimal)
+    # with a chip of 0.01 every stake in whole units is paid exactly
+    assert Fraction(win) == stake * Odds.parse(odds).to_one
+
+
+@pytest.mark.parametrize(
+    ("rounding", "expected"),
+    [(Rounding.DOWN, "13"), (Rounding.HALF_UP, "14"), (Rounding.UP, "14")],
+)
+def test_rounding_to_the_chip_is_the_tables_rule(rounding: Rounding, expected: str) -> None:
+    # 15 on Andar at 0.9 to 1 = 13.5 exactly; a chip of 1 cannot pay the half.
+    table = Paytable(name="t", main=(Odds.parse("0.9 to 1"), Odds.parse(1)), rounding=rounding)
+    assert table.win(Decimal(15), table.main[0]) == Decimal(expected)
+
+
+@pytest.mark.parametrize(
+    ("stake", "fragment"),
+    [
+        (Decimal(0), "must be greater than zero"),
+        (Decimal(-5), "must be greater than zero"),
+        (Decimal("2.5"), "not a whole number of chips of 1"),
+        (Decimal(1), "below the table minimum of 5"),
+        (Decimal(600), "above the table maximum of 500"),
+    ],
+)
+def test_stakes_outside_the_rules_are_refused(stake: Decimal, fragment: str) -> None:
+    table = Paytable(
+        name="t", main=(Odds.parse(1), Odds.parse(1)), min_stake=Decimal(5), max_stake=Decimal(500)
+    )
+    with pytest.raises(BetError, match=fragment):
+        table.check_stake(stake)
