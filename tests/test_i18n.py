@@ -70,8 +70,8 @@ def test_russian_has_three_plural_forms_and_georgian_two() -> None:
     ]  # fmt: skip
     georgian = translations("ka")
     # Georgian nouns stay singular after numbers: 5 კარტი
-    assert Message(NP_("{n} card dealt", "{n} cards dealt"), n=5).localized(georgian).endswith(
-        "კარტი"
+    assert (
+        Message(NP_("{n} card dealt", "{n} cards dealt"), n=5).localized(georgian).endswith("კარტი")
     )
 
 

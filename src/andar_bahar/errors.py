@@ -24,6 +24,7 @@ __all__ = [
     "BetError",
     "CardError",
     "DeckError",
+    "ParameterError",
     "PaytableError",
     "ProcedureError",
     "RulesError",
@@ -68,3 +69,7 @@ class ProcedureError(RulesError):
 
 class PaytableError(RulesError):
     """A paytable that is not valid: unknown name, bad odds, overlapping bands, bad file."""
+
+
+class ParameterError(AndarBaharError):
+    """A setting out of range: ``--rounds 0``, ``--jobs -1``, a bankroll of nothing."""

@@ -14,13 +14,14 @@ andar_bahar.errors.BetError: The stake 'abc' is not a number: write an amount su
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
 from andar_bahar.errors import BetError
-from andar_bahar.messages import N_, Message
+from andar_bahar.messages import N_, Message, Translator
 
-__all__ = ["as_decimal", "format_amount", "parse_stake", "to_decimal"]
+__all__ = ["Amount", "as_decimal", "format_amount", "parse_stake", "to_decimal"]
 
 
 def parse_stake(text: str | int | Decimal) -> Decimal:
@@ -79,3 +80,27 @@ def as_decimal(value: Decimal) -> Decimal:
 def format_amount(value: Decimal) -> str:
     """An amount as plain text without exponent: ``108``, ``13.5``."""
     return format(as_decimal(value), "f")
+
+
+def decimal_sign(translator: Translator | None) -> str:
+    """The decimal sign of the user's language: ``.`` in English, ``,`` in Russian and Georgian."""
+    if translator is None:
+        return "."
+    return translator.gettext(N_("decimal-sign:.")).removeprefix("decimal-sign:")
+
+
+@dataclass(frozen=True, slots=True)
+class Amount:
+    """An amount inside a message, written with the user's decimal sign.
+
+    >>> str(Amount(Decimal("12.50")))
+    '12.5'
+    """
+
+    value: Decimal
+
+    def localized(self, translator: Translator | None) -> str:
+        return format_amount(self.value).replace(".", decimal_sign(translator))
+
+    def __str__(self) -> str:
+        return self.localized(None)

@@ -31,7 +31,7 @@ from typing import Any
 from andar_bahar.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
 from andar_bahar.errors import BetError, PaytableError
 from andar_bahar.messages import N_, Message, Sentence, Translator
-from andar_bahar.money import as_decimal, format_amount
+from andar_bahar.money import Amount, as_decimal, format_amount
 from andar_bahar.rules import Row
 
 __all__ = [
@@ -141,9 +141,6 @@ class Odds:
 
     def __hash__(self) -> int:
         return hash(self.to_one)
-
-
-N_("decimal-sign:.")
 
 
 class MainKey(StrEnum):
@@ -319,31 +316,31 @@ class Paytable:
             raise BetError(
                 Message(
                     N_("The stake {stake} must be greater than zero."),
-                    stake=format_amount(stake),
+                    stake=Amount(stake),
                 )
             )
         if stake % self.chip != 0:
             raise BetError(
                 Message(
                     N_("The stake {stake} is not a whole number of chips of {chip}."),
-                    stake=format_amount(stake),
-                    chip=format_amount(self.chip),
+                    stake=Amount(stake),
+                    chip=Amount(self.chip),
                 )
             )
         if self.min_stake is not None and stake < self.min_stake:
             raise BetError(
                 Message(
                     N_("The stake {stake} is below the table minimum of {limit}."),
-                    stake=format_amount(stake),
-                    limit=format_amount(self.min_stake),
+                    stake=Amount(stake),
+                    limit=Amount(self.min_stake),
                 )
             )
         if self.max_stake is not None and stake > self.max_stake:
             raise BetError(
                 Message(
                     N_("The stake {stake} is above the table maximum of {limit}."),
-                    stake=format_amount(stake),
-                    limit=format_amount(self.max_stake),
+                    stake=Amount(stake),
+                    limit=Amount(self.max_stake),
                 )
             )
 
@@ -451,13 +448,13 @@ _TRAINER_BANDS = (
 PAYTABLES: dict[str, Paytable] = {
     "trainer-default": _preset(
         "trainer-default",
-        "the trainer's default, seeds 001/002 (the rounded table)",
+        N_("the trainer's default, seeds 001/002 (the rounded table)"),
         ("0.9 to 1", "1 to 1"),
         _TRAINER_BANDS,
     ),
     "wizard": _preset(
         "wizard",
-        "the published table the seeds' worked examples follow (seed 001)",
+        N_("the published table the seeds' worked examples follow (seed 001)"),
         ("0.9 to 1", "1 to 1"),
         (
             ("1-5", "3.5 for 1"),
@@ -472,13 +469,13 @@ PAYTABLES: dict[str, Paytable] = {
     ),
     "even-money": _preset(
         "even-money",
-        "an operator's table: both rows 1 to 1 (seed 001, 'variants')",
+        N_("an operator's table: both rows 1 to 1 (seed 001, 'variants')"),
         ("1 to 1", "1 to 1"),
         _TRAINER_BANDS,
     ),
     "andar-0.95": _preset(
         "andar-0.95",
-        "an operator's table: Andar 0.95 to 1, Bahar 1 to 1 (seed 001, 'variants')",
+        N_("an operator's table: Andar 0.95 to 1, Bahar 1 to 1 (seed 001, 'variants')"),
         ("0.95 to 1", "1 to 1"),
         _TRAINER_BANDS,
     ),
@@ -590,7 +587,7 @@ def _build(text: str, problems: _Problems) -> Paytable | None:
             "main",
             Message(
                 N_("the table [main] with {keys} is missing"),
-                keys=" and ".join(main_keys),
+                keys=main_keys,
             ),
         )
     else:

@@ -6,6 +6,7 @@ what they return.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from decimal import Decimal
 
@@ -14,7 +15,7 @@ from andar_bahar.messages import N_, NP_, Message, Translator
 from andar_bahar.paytables import Paytable
 from andar_bahar.round import RoundResult
 from andar_bahar.rules import Row, StartRule
-from andar_bahar.settlement import Outcome, Settlement
+from andar_bahar.settlement import Settlement
 
 __all__ = ["render_layout", "render_paytable", "render_settlement"]
 
@@ -155,7 +156,11 @@ class _Capital:
         self.text = text
 
     def localized(self, translator: Translator | None) -> str:
-        return self.text[:1].upper() + self.text[1:]
+        # Georgian has no capital letters in running text (upper() gives Mtavruli).
+        first = self.text[:1]
+        if first and unicodedata.name(first, "").startswith(("LATIN", "CYRILLIC")):
+            return first.upper() + self.text[1:]
+        return self.text
 
 
 def money(value: Decimal, translator: Translator | None) -> str:
@@ -217,19 +222,18 @@ def render_settlement(
             money(settlement.total_returned, t),
         ]
     )
-    text = _table(headers, rows)
+    text = table_text(headers, rows)
     if settlement.void:
         notes.insert(
-            0,
-            _t(Message(N_("The round is void: {outcome}."), outcome=Outcome.VOID), t),
+            0, _t(Message(N_("The round is void: every stake is returned to its player.")), t)
         )
     return text + ("\n\n" + "\n".join(notes) if notes else "")
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def table_text(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
     lines = ["  ".join(_pad(h, w) for h, w in zip(headers, widths, strict=True)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
+    lines.append("  ".join("-" * w for w in widths).rstrip())
     for row in rows:
         lines.append("  ".join(_pad(c, w) for c, w in zip(row, widths, strict=True)).rstrip())
     return "\n".join(lines)
@@ -248,7 +252,8 @@ def render_paytable(paytable: Paytable, translator: Translator | None = None) ->
     t = translator
     lines = [_t(Message(N_("Paytable: {name}"), name=paytable.name), t)]
     if paytable.source:
-        lines.append(_t(Message(N_("Source: {source}"), source=paytable.source), t))
+        source = t.gettext(paytable.source) if t is not None else paytable.source
+        lines.append(_t(Message(N_("Source: {source}"), source=source), t))
     headers = [
         _t(Message(N_("bet")), t),
         _t(Message(N_("pays")), t),
@@ -273,7 +278,7 @@ def render_paytable(paytable: Paytable, translator: Translator | None = None) ->
                 band.odds.written,
             ]
         )
-    lines.append(_table(headers, rows))
+    lines.append(table_text(headers, rows))
     lines.append("")
     lines.append(
         _t(

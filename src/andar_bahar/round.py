@@ -36,7 +36,7 @@ from andar_bahar.bets import Bet, Wager
 from andar_bahar.cards import FULL_DECK, Card, Rank, check_complete, check_distinct, shuffled
 from andar_bahar.errors import ActionError, AndarBaharError, BetError, DeckError
 from andar_bahar.messages import N_, Message
-from andar_bahar.money import as_decimal, format_amount, parse_stake
+from andar_bahar.money import Amount, as_decimal, format_amount, parse_stake
 from andar_bahar.paytables import Paytable, load_paytable
 from andar_bahar.rules import BetWindow, Procedure, Row
 from andar_bahar.settlement import Settlement, settle
@@ -381,13 +381,13 @@ class Round:
                 raise BetError(
                     Message(
                         N_(
-                            "{player} has {balance} chips and {staked} already staked: a stake"
-                            " of {stake} is too much."
+                            "{player} has {balance} chips, {staked} of them already staked:"
+                            " a stake of {stake} is too much."
                         ),
                         player=name,
-                        balance=format_amount(self.balances[name]),
-                        staked=format_amount(others),
-                        stake=format_amount(amount),
+                        balance=Amount(self.balances[name]),
+                        staked=Amount(others),
+                        stake=Amount(amount),
                     )
                 )
         return Wager(name, the_bet, as_decimal(amount))

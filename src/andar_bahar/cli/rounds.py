@@ -1,132 +1,36 @@
-"""The command line: ``andar-bahar deal | settle | paytable | procedures``.
-
-The command forms and their JSON are a contract that other tools read. Every
-error is one clear sentence in the user's language on standard error, with a
-non-zero exit code and no traceback.
-"""
+"""``andar-bahar deal`` and ``andar-bahar settle``."""
 
 from __future__ import annotations
 
-import functools
-import json
 import random
-import sys
-from collections.abc import Callable
-from enum import StrEnum
-from typing import Annotated, Any, ParamSpec, TypeVar
+from typing import Annotated
 
 import typer
 
-from andar_bahar import __version__
-from andar_bahar.bets import Bet, Wager
+from andar_bahar.bets import Bet
 from andar_bahar.cards import Card, Rank
-from andar_bahar.clubfiles import read_paytable, read_procedure, read_text
-from andar_bahar.errors import ActionError, AndarBaharError, DeckError, PaytableError
-from andar_bahar.i18n import LANGUAGES, detect_language, translations
-from andar_bahar.messages import N_, Message, Translator
-from andar_bahar.money import format_amount, parse_stake
-from andar_bahar.paytables import PAYTABLES, check_paytable
-from andar_bahar.report import render_layout, render_paytable, render_settlement
+from andar_bahar.cli.common import (
+    FormatOption,
+    LangOption,
+    ProcedureOption,
+    StartOption,
+    TargetModeOption,
+    TextOrJson,
+    WindowOption,
+    app,
+    build_procedure,
+    echo_json,
+    guarded,
+    translator_for,
+)
+from andar_bahar.clubfiles import read_paytable
+from andar_bahar.errors import ActionError, DeckError
+from andar_bahar.messages import N_, Message
+from andar_bahar.money import format_amount
+from andar_bahar.paytables import PAYTABLES
+from andar_bahar.report import render_layout, render_settlement
 from andar_bahar.round import Round, stacked_deck
-from andar_bahar.rules import PROCEDURES, BetWindow, Procedure, StartRule, TargetMode
-
-__all__ = ["app", "main"]
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-app = typer.Typer(
-    name="andar-bahar",
-    help="Andar Bahar: deal rounds, settle bets, read paytables — exactly.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-)
-paytable_app = typer.Typer(
-    help="Show a paytable or check a club's paytable file.", no_args_is_help=True
-)
-app.add_typer(paytable_app, name="paytable")
-
-
-class Lang(StrEnum):
-    EN = "en"
-    RU = "ru"
-    KA = "ka"
-
-
-class TextOrJson(StrEnum):
-    TEXT = "text"
-    JSON = "json"
-
-
-LangOption = Annotated[
-    Lang | None,
-    typer.Option(
-        "--lang", help="Language of the output: en, ru or ka (default: from the environment)."
-    ),
-]
-ProcedureOption = Annotated[
-    str,
-    typer.Option("--procedure", help=f"A preset ({', '.join(PROCEDURES)}) or a club's .toml file."),
-]
-StartOption = Annotated[StartRule | None, typer.Option("--start", help="Override the start rule.")]
-TargetModeOption = Annotated[
-    TargetMode | None, typer.Option("--target-mode", help="Override the target mode.")
-]
-WindowOption = Annotated[
-    BetWindow | None, typer.Option("--window", help="Override the bet window.")
-]
-FormatOption = Annotated[
-    TextOrJson, typer.Option("--format", help="text for people, json for programs.")
-]
-
-
-def translator_for(lang: Lang | None) -> Translator:
-    """The catalogue of the chosen language, or of the environment's."""
-    return translations(lang.value if lang is not None else detect_language())
-
-
-def fail(error: AndarBaharError, translator: Translator) -> typer.Exit:
-    """Print *error* as one sentence on standard error and return the exit to raise."""
-    typer.echo(error.localized(translator), err=True)
-    return typer.Exit(code=2)
-
-
-def guarded(command: Callable[P, R]) -> Callable[P, R]:
-    """Run a command, turning the project's errors into one sentence and exit code 2."""
-
-    @functools.wraps(command)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        lang = kwargs.get("lang")
-        translator = translator_for(lang if isinstance(lang, Lang) else None)
-        try:
-            return command(*args, **kwargs)
-        except AndarBaharError as error:
-            raise fail(error, translator) from None
-
-    return wrapper
-
-
-def build_procedure(
-    name: str,
-    start: StartRule | None,
-    target_mode: TargetMode | None,
-    window: BetWindow | None,
-) -> Procedure:
-    """A preset or club procedure with the command line's overrides applied (and checked)."""
-    procedure = read_procedure(name)
-    changes: dict[str, object] = {}
-    if start is not None:
-        changes["start"] = StartRule(start)
-    if target_mode is not None:
-        changes["target"] = TargetMode(target_mode)
-    if window is not None:
-        changes["window"] = BetWindow(window)
-    return procedure.replace(**changes) if changes else procedure
-
-
-def echo_json(data: Any) -> None:
-    typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+from andar_bahar.rules import Procedure
 
 
 @app.command()
@@ -310,78 +214,3 @@ def settle(
         typer.echo(render_layout(result, translator))
         typer.echo("")
         typer.echo(render_settlement(settlement, table, translator))
-
-
-class PaytableFormat(StrEnum):
-    TEXT = "text"
-    JSON = "json"
-    TOML = "toml"
-
-
-@paytable_app.command("show")
-@guarded
-def paytable_show(
-    name: Annotated[str, typer.Argument(help="A preset name or a club's .toml file.")],
-    output: Annotated[
-        PaytableFormat, typer.Option("--format", help="text, json, or toml (a club's file).")
-    ] = PaytableFormat.TEXT,
-    lang: LangOption = None,
-) -> None:
-    """Show a paytable: every bet "to 1", as written, with the chip and rounding rule."""
-    translator = translator_for(lang)
-    table = read_paytable(name)
-    if output is PaytableFormat.JSON:
-        echo_json(table.to_dict())
-    elif output is PaytableFormat.TOML:
-        typer.echo(table.to_toml(), nl=False)
-    else:
-        typer.echo(render_paytable(table, translator))
-
-
-@paytable_app.command("check")
-@guarded
-def paytable_check(
-    file: Annotated[str, typer.Argument(help="A club's paytable .toml file.")],
-    lang: LangOption = None,
-) -> None:
-    """Check a club's paytable file and list every problem, each naming the entry."""
-    translator = translator_for(lang)
-    problems = check_paytable(read_text(file, PaytableError), source=file)
-    if problems:
-        for problem in problems:
-            typer.echo(problem.localized(translator), err=True)
-        raise typer.Exit(code=1)
-    typer.echo(Message(N_("{file}: the paytable is valid."), file=file).localized(translator))
-
-
-@app.command("procedures")
-@guarded
-def procedures_list(lang: LangOption = None) -> None:
-    """List the preset procedures."""
-    translator = translator_for(lang)
-    for rules in PROCEDURES.values():
-        typer.echo(rules.describe(translator))
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"andar-bahar {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
-    ] = False,
-) -> None:
-    """Andar Bahar: deal rounds, settle bets, read paytables — exactly."""
-
-
-def main() -> None:
-    """The console script."""
-    app()
-
-
-_ = (LANGUAGES, Wager, parse_stake, sys)

@@ -1,0 +1,67 @@
+"""``andar-bahar paytable show|check`` and ``andar-bahar procedures``."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from andar_bahar.cli.common import LangOption, app, echo_json, guarded, paytable_app, translator_for
+from andar_bahar.clubfiles import read_paytable, read_text
+from andar_bahar.errors import PaytableError
+from andar_bahar.messages import N_, Message
+from andar_bahar.paytables import check_paytable
+from andar_bahar.report import render_paytable
+from andar_bahar.rules import PROCEDURES
+
+
+class PaytableFormat(StrEnum):
+    TEXT = "text"
+    JSON = "json"
+    TOML = "toml"
+
+
+@paytable_app.command("show")
+@guarded
+def paytable_show(
+    name: Annotated[str, typer.Argument(help="A preset name or a club's .toml file.")],
+    output: Annotated[
+        PaytableFormat, typer.Option("--format", help="text, json, or toml (a club's file).")
+    ] = PaytableFormat.TEXT,
+    lang: LangOption = None,
+) -> None:
+    """Show a paytable: every bet "to 1", as written, with the chip and rounding rule."""
+    translator = translator_for(lang)
+    table = read_paytable(name)
+    if output is PaytableFormat.JSON:
+        echo_json(table.to_dict())
+    elif output is PaytableFormat.TOML:
+        typer.echo(table.to_toml(), nl=False)
+    else:
+        typer.echo(render_paytable(table, translator))
+
+
+@paytable_app.command("check")
+@guarded
+def paytable_check(
+    file: Annotated[str, typer.Argument(help="A club's paytable .toml file.")],
+    lang: LangOption = None,
+) -> None:
+    """Check a club's paytable file and list every problem, each naming the entry."""
+    translator = translator_for(lang)
+    problems = check_paytable(read_text(file, PaytableError), source=file)
+    if problems:
+        for problem in problems:
+            typer.echo(problem.localized(translator), err=True)
+        raise typer.Exit(code=1)
+    typer.echo(Message(N_("{file}: the paytable is valid."), file=file).localized(translator))
+
+
+@app.command("procedures")
+@guarded
+def procedures_list(lang: LangOption = None) -> None:
+    """List the preset procedures."""
+    translator = translator_for(lang)
+    for rules in PROCEDURES.values():
+        typer.echo(rules.describe(translator))

@@ -1,0 +1,360 @@
+"""Exact odds: the distribution of a round's outcome, and what every bet is worth.
+
+Everything here is a :class:`~fractions.Fraction` worked out by combinatorics
+over the deck's composition — never by simulation — so every start rule is
+exact, including ``first-card-colour`` (the first card's colour is correlated
+with the match) and ``chosen-rank`` (four cards match among 52).
+
+An *outcome* is ``(first_row, winner, cards_dealt)``; every bet of every
+paytable is settled by the outcome alone.
+
+>>> from andar_bahar.rules import find_procedure
+>>> dist = outcome_distribution(find_procedure("classic"))
+>>> dist.probability_of(Row.ANDAR), dist.mean_cards_dealt
+(Fraction(429, 833), Fraction(13, 1))
+>>> home = outcome_distribution(find_procedure("home"))
+>>> home.probability_of(Row.ANDAR)                   # centre colour decides: even
+Fraction(1, 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+
+from andar_bahar.bets import Bet, MainBet
+from andar_bahar.cards import Colour
+from andar_bahar.messages import N_, Message, Translator
+from andar_bahar.money import decimal_sign
+from andar_bahar.paytables import MainKey, Paytable
+from andar_bahar.rules import BetWindow, Procedure, Row, StartRule, TargetMode
+
+__all__ = [
+    "BetOdds",
+    "OddsReport",
+    "Outcome",
+    "OutcomeDistribution",
+    "bet_odds",
+    "first_match_distribution",
+    "odds_report",
+    "outcome_distribution",
+]
+
+Outcome = tuple[Row, Row, int]
+"""``(first_row, winner, cards_dealt)``."""
+
+
+def first_match_distribution(cards: int, matching: int) -> dict[int, Fraction]:
+    """P(the first matching card is the k-th dealt) in a shuffled pile.
+
+    With *cards* cards of which *matching* match, the first match is at k when
+    the k − 1 cards before it miss and the other ``matching − 1`` lie after it:
+    ``C(cards − k, matching − 1) / C(cards, matching)``.
+
+    >>> d = first_match_distribution(51, 3)
+    >>> d[1], sum(d.values()), max(d)
+    (Fraction(1, 17), Fraction(1, 1), 49)
+    """
+    total = comb(cards, matching)
+    return {
+        k: Fraction(comb(cards - k, matching - 1), total) for k in range(1, cards - matching + 2)
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class _Pile:
+    """The cards left to deal: matching and non-matching, black and red."""
+
+    match_black: int
+    match_red: int
+    other_black: int
+    other_red: int
+
+    @property
+    def cards(self) -> int:
+        return self.match_black + self.match_red + self.other_black + self.other_red
+
+    @property
+    def matching(self) -> int:
+        return self.match_black + self.match_red
+
+
+def _deal(pile: _Pile, start: StartRule, fixed_first: Row | None) -> dict[Outcome, Fraction]:
+    """The exact outcome distribution of dealing *pile* under *start*."""
+    result: dict[Outcome, Fraction] = {}
+
+    def add(outcome: Outcome, p: Fraction) -> None:
+        result[outcome] = result.get(outcome, Fraction(0)) + p
+
+    if start is not StartRule.FIRST_CARD_COLOUR:
+        assert fixed_first is not None
+        for k, p in first_match_distribution(pile.cards, pile.matching).items():
+            add((fixed_first, fixed_first if k % 2 else fixed_first.other, k), p)
+        return result
+    # first-card-colour: condition on the first card, whose colour picks its row.
+    n = pile.cards
+    for colour, matching, other in (
+        (Colour.BLACK, pile.match_black, pile.other_black),
+        (Colour.RED, pile.match_red, pile.other_red),
+    ):
+        first = Row.of_colour(colour)
+        if matching:
+            add((first, first, 1), Fraction(matching, n))
+        if other:
+            rest = first_match_distribution(n - 1, pile.matching)
+            for k_rest, p in rest.items():
+                k = 1 + k_rest
+                add((first, first if k % 2 else first.other, k), Fraction(other, n) * p)
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeDistribution:
+    """The exact distribution of ``(first_row, winner, cards_dealt)``."""
+
+    probabilities: Mapping[Outcome, Fraction]
+
+    def __iter__(self) -> Iterator[tuple[Outcome, Fraction]]:
+        return iter(sorted(self.probabilities.items(), key=lambda item: (item[0][2], item[0])))
+
+    def probability_of(self, winner: Row) -> Fraction:
+        return sum((p for (_, w, _), p in self.probabilities.items() if w is winner), Fraction(0))
+
+    @property
+    def cards_dealt(self) -> dict[int, Fraction]:
+        """P(cards dealt = n) for every possible n."""
+        counts: dict[int, Fraction] = {}
+        for (_, _, k), p in self.probabilities.items():
+            counts[k] = counts.get(k, Fraction(0)) + p
+        return dict(sorted(counts.items()))
+
+    @property
+    def mean_cards_dealt(self) -> Fraction:
+        return sum((k * p for (_, _, k), p in self.probabilities.items()), Fraction(0))
+
+    def probability_of_band(self, low: int, high: int) -> Fraction:
+        return sum(
+            (p for (_, _, k), p in self.probabilities.items() if low <= k <= high), Fraction(0)
+        )
+
+
+def _mix(parts: list[tuple[Fraction, dict[Outcome, Fraction]]]) -> OutcomeDistribution:
+    total: dict[Outcome, Fraction] = {}
+    for weight, part in parts:
+        for outcome, p in part.items():
+            total[outcome] = total.get(outcome, Fraction(0)) + weight * p
+    return OutcomeDistribution(total)
+
+
+def outcome_distribution(
+    procedure: Procedure, *, centre: Colour | None = None
+) -> OutcomeDistribution:
+    """The exact outcome distribution of *procedure*, optionally given the centre's colour.
+
+    >>> from andar_bahar.rules import find_procedure
+    >>> first_card = outcome_distribution(find_procedure("first-card"))
+    >>> first_card.probability_of(Row.ANDAR)
+    Fraction(1, 2)
+    >>> outcome_distribution(find_procedure("first-card"), centre=Colour.BLACK).probability_of(Row.ANDAR)
+    Fraction(25, 51)
+    """
+    # Of each rank, two cards are black and two red; 12 other ranks give 24 + 24.
+    if procedure.target is TargetMode.CHOSEN_RANK:
+        if centre is not None:
+            raise ValueError("chosen-rank rounds have no centre card")
+        andar = Row.ANDAR if procedure.start is StartRule.ANDAR else None
+        return _mix([(Fraction(1), _deal(_Pile(2, 2, 24, 24), procedure.start, andar))])
+    colours = [centre] if centre is not None else [Colour.BLACK, Colour.RED]
+    parts = []
+    for colour in colours:
+        pile = _Pile(1, 2, 24, 24) if colour is Colour.BLACK else _Pile(2, 1, 24, 24)
+        fixed: Row | None = None
+        if procedure.start is StartRule.ANDAR:
+            fixed = Row.ANDAR
+        elif procedure.start is StartRule.CENTRE_COLOUR:
+            fixed = Row.of_colour(colour)
+        parts.append((Fraction(1, len(colours)), _deal(pile, procedure.start, fixed)))
+    return _mix(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class BetOdds:
+    """What one bet is worth: P(win), expected return and house edge per unit staked."""
+
+    bet: Bet
+    given: Colour | None
+    probability: Fraction
+    pays: str
+    expected_return: Fraction
+
+    @property
+    def house_edge(self) -> Fraction:
+        """The player's expected loss per unit staked (negative: the player has the edge)."""
+        return -self.expected_return
+
+    @property
+    def player_advantage(self) -> bool:
+        return self.expected_return > 0
+
+    @property
+    def given_text(self) -> str | None:
+        """``None`` overall, or ``centre:black`` / ``centre:red`` once the centre is seen."""
+        return f"centre:{self.given.value}" if self.given is not None else None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "bet": str(self.bet),
+            "given": self.given_text,
+            "probability": str(self.probability),
+            "pays": self.pays,
+            "expected_return": str(self.expected_return),
+            "house_edge": str(self.house_edge),
+            "player_advantage": self.player_advantage,
+        }
+
+
+def bet_odds(
+    bet: Bet, paytable: Paytable, distribution: OutcomeDistribution, given: Colour | None = None
+) -> BetOdds:
+    """The exact worth of *bet* under *paytable* for the outcome *distribution*.
+
+    Expected return per unit staked: Σ P(win in outcome) × odds − P(lose).
+    Rounding to the chip unit is not applied: the figures are per unit staked.
+
+    >>> from andar_bahar.paytables import find_paytable
+    >>> from andar_bahar.rules import find_procedure
+    >>> andar = bet_odds(MainBet(Row.ANDAR), find_paytable("wizard"),
+    ...                  outcome_distribution(find_procedure("classic")))
+    >>> andar.house_edge
+    Fraction(179, 8330)
+    """
+    win_probability = Fraction(0)
+    expected = Fraction(0)
+    for (first, winner, k), p in distribution.probabilities.items():
+        if bet.wins(winner=winner, cards_dealt=k):
+            win_probability += p
+            expected += p * paytable.odds_for(bet, first_row=first).to_one
+        else:
+            expected -= p
+    return BetOdds(bet, given, win_probability, _pays_text(bet, paytable, given), expected)
+
+
+def _pays_text(bet: Bet, paytable: Paytable, given: Colour | None) -> str:
+    if isinstance(bet, MainBet) and paytable.keyed_by is MainKey.FIRST_ROW:
+        first, second = paytable.main
+        return f"{first} if dealt first, {second} otherwise"
+    return str(paytable.odds_for(bet, first_row=Row.ANDAR))
+
+
+@dataclass(frozen=True, slots=True)
+class OddsReport:
+    """The exact odds of every bet of a paytable under a procedure and bet window."""
+
+    procedure: Procedure
+    paytable: Paytable
+    distribution: OutcomeDistribution
+    bets: tuple[BetOdds, ...]
+
+    @property
+    def warnings(self) -> tuple[BetOdds, ...]:
+        """Every bet on which the player, not the house, has the edge."""
+        return tuple(b for b in self.bets if b.player_advantage)
+
+    def warning_messages(self) -> list[Message]:
+        return [
+            Message(
+                N_(
+                    "Warning: with the procedure '{procedure}' and the paytable '{paytable}'"
+                    " the player has the edge on {bet}{given}: it returns {edge} per unit"
+                    " staked on average."
+                ),
+                procedure=self.procedure.name,
+                paytable=self.paytable.name,
+                bet=b.bet,
+                given=_Given(b.given),
+                edge=_Percent(b.expected_return, signed=True),
+            )
+            for b in self.warnings
+        ]
+
+    def to_dict(self) -> dict[str, object]:
+        """The ``odds --format json`` contract."""
+        return {
+            "procedure": self.procedure.to_dict(),
+            "paytable": self.paytable.name,
+            "bets": [b.to_dict() for b in self.bets],
+            "cards_dealt": {str(k): str(p) for k, p in self.distribution.cards_dealt.items()},
+            "mean_cards_dealt": str(self.distribution.mean_cards_dealt),
+            "warnings": [str(m) for m in self.warning_messages()],
+        }
+
+
+class _Given:
+    def __init__(self, colour: Colour | None) -> None:
+        self.colour = colour
+
+    def localized(self, translator: Translator | None) -> str:
+        if self.colour is None:
+            return ""
+        return Message(N_(" once the centre card is {colour}"), colour=self.colour).localized(
+            translator
+        )
+
+
+class _Percent:
+    """A fraction shown as a percentage with two decimals (display only)."""
+
+    def __init__(self, value: Fraction, *, signed: bool = False) -> None:
+        self.value = value
+        self.signed = signed
+
+    def localized(self, translator: Translator | None) -> str:
+        return percent_text(self.value, translator, signed=self.signed)
+
+
+def percent_text(value: Fraction, translator: Translator | None, *, signed: bool = False) -> str:
+    """``+1.23 %``: an exact fraction rounded half-even to two decimals of a percent.
+
+    >>> percent_text(Fraction(179, 8330), None)
+    '2.15 %'
+    """
+    hundredths = round(value * 10000)
+    sign = "-" if hundredths < 0 else ("+" if signed and hundredths > 0 else "")
+    whole, part = divmod(abs(hundredths), 100)
+    return f"{sign}{whole}{decimal_sign(translator)}{part:02d} %"
+
+
+def odds_report(
+    procedure: Procedure, paytable: Paytable, *, window: BetWindow | None = None
+) -> OddsReport:
+    """Every bet of *paytable* under *procedure*: overall, and per centre colour where
+    bets stay open after the centre card and its colour changes the odds.
+
+    >>> from andar_bahar.paytables import find_paytable
+    >>> from andar_bahar.rules import find_procedure
+    >>> report = odds_report(find_procedure("home"), find_paytable("trainer-default"))
+    >>> [(str(b.bet), b.given_text, str(b.probability)) for b in report.bets[:2]]
+    [('andar', None, '1/2'), ('bahar', None, '1/2')]
+    >>> [(str(b.bet), b.given_text, str(b.probability)) for b in report.bets if b.given]
+    [('andar', 'centre:black', '429/833'), ('bahar', 'centre:black', '404/833'), ('andar', 'centre:red', '404/833'), ('bahar', 'centre:red', '429/833')]
+    >>> [(str(b.bet), b.given_text) for b in report.warnings]  # doctest: +NORMALIZE_WHITESPACE
+    [('cards:1-5', None), ('cards:6-10', None), ('cards:11-15', None), ('cards:16-25', None),
+     ('bahar', 'centre:red')]
+    """
+    rules = procedure.replace(window=window) if window is not None else procedure
+    overall = outcome_distribution(rules)
+    overall_bets = [bet_odds(bet, paytable, overall) for bet in paytable.bets]
+    bets = list(overall_bets)
+    if rules.window is BetWindow.AFTER_CENTRE and rules.has_centre:
+        for colour in Colour:
+            given = outcome_distribution(rules, centre=colour)
+            for bet, whole in zip(paytable.bets, overall_bets, strict=True):
+                odds = bet_odds(bet, paytable, given, colour)
+                if (odds.probability, odds.expected_return) != (
+                    whole.probability,
+                    whole.expected_return,
+                ):
+                    bets.append(odds)
+    return OddsReport(rules, paytable, overall, tuple(bets))
