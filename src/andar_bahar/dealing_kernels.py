@@ -13,6 +13,8 @@ with rows 0 (Andar) and 1 (Bahar).
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 from collections.abc import Callable
 
 import numpy as np
@@ -116,7 +118,22 @@ def _deal_numpy(
     return codes
 
 
-_KERNEL, KERNEL = _compile()
+_KERNEL: Callable[..., int] | None = None
+KERNEL = (
+    f"numba {importlib.metadata.version('numba')}"
+    if importlib.util.find_spec("numba") is not None
+    else "numpy"
+)
+"""The kernel in use: ``numba …`` when numba is installed, else ``numpy``."""
+_compiled = False
+
+
+def _ensure_kernel() -> None:
+    """Compile (or load from numba's cache) the dealing kernel on first use."""
+    global _KERNEL, KERNEL, _compiled
+    if not _compiled:
+        _KERNEL, KERNEL = _compile()
+        _compiled = True
 
 
 def deal_block(
@@ -124,6 +141,7 @@ def deal_block(
 ) -> NDArray[np.int16]:
     """Deal *rounds* rounds with *rng*; return each round's outcome code."""
     start_code = START_CODES[start]
+    _ensure_kernel()
     if _KERNEL is None:
         parts = [
             _deal_numpy(rng, min(_CHUNK, rounds - done), chosen_rank, start_code)

@@ -7,6 +7,7 @@ Figures are exact fractions until this module rounds them for display
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from andar_bahar.bets import MainBet
 from andar_bahar.messages import N_, Message, Translator
@@ -15,7 +16,9 @@ from andar_bahar.odds import BetOdds, OddsReport, percent_text
 from andar_bahar.paytables import MainKey
 from andar_bahar.report import table_text
 from andar_bahar.rules import Row
-from andar_bahar.simulation import SessionStudy, SimulationResult
+
+if TYPE_CHECKING:
+    from andar_bahar.simulation import SessionStudy, SimulationResult
 
 __all__ = ["odds_csv", "render_odds", "render_simulation", "render_study"]
 

@@ -33,7 +33,6 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
-from enum import StrEnum
 from fractions import Fraction
 from functools import reduce
 
@@ -43,10 +42,11 @@ from numpy.typing import NDArray
 from andar_bahar import dealing_kernels
 from andar_bahar.bets import Bet
 from andar_bahar.errors import ParameterError
-from andar_bahar.messages import N_, Message, Translator
+from andar_bahar.messages import N_, Message
 from andar_bahar.odds import OutcomeDistribution, bet_odds, outcome_distribution
 from andar_bahar.paytables import Paytable, Rounding
 from andar_bahar.rules import Procedure, Row, TargetMode
+from andar_bahar.simulation_options import Engine, System
 
 __all__ = [
     "BLOCK",
@@ -66,15 +66,6 @@ BLOCK = 1 << 18
 """Rounds per block: the unit of work, and of seeding, of every simulation."""
 _CODES = 200
 _ROWS = (Row.ANDAR, Row.BAHAR)
-
-
-class Engine(StrEnum):
-    """Which simulator runs."""
-
-    CARDS = "cards"
-    """Deals real shuffled decks card by card."""
-    OUTCOMES = "outcomes"
-    """Samples round outcomes from the exact distribution."""
 
 
 def engine_name(engine: Engine) -> str:
@@ -109,24 +100,31 @@ def _check_positive(value: int, option: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class _Sampler:
-    """Exact sampling: integer weights over outcome codes with a common denominator."""
+    """Exact sampling: integer weights over outcome codes with a common denominator.
 
-    codes: NDArray[np.int16]
-    cumulative: NDArray[np.int64]
-    total: int
+    A uniform integer below the denominator (numpy's unbiased bounded draw) is
+    looked up in a table that holds each outcome code as many times as its
+    weight, so every outcome is drawn with exactly its probability.
+    """
+
+    table: NDArray[np.int16]
 
     @classmethod
     def of(cls, distribution: OutcomeDistribution) -> _Sampler:
         items = list(distribution)
         denominator = reduce(math.lcm, (p.denominator for _, p in items), 1)
         weights = [p.numerator * (denominator // p.denominator) for _, p in items]
-        assert sum(weights) == denominator < 2**62
+        if sum(weights) != denominator or denominator > _MAX_TABLE:
+            raise ValueError(f"cannot sample a distribution with denominator {denominator}")
         codes = np.array([_encode(*outcome) for outcome, _ in items], dtype=np.int16)
-        return cls(codes, np.cumsum(np.array(weights, dtype=np.int64)), denominator)
+        return cls(np.repeat(codes, weights))
 
     def draw(self, rng: np.random.Generator, rounds: int) -> NDArray[np.int16]:
-        u = rng.integers(0, self.total, size=rounds, dtype=np.int64)
-        return self.codes[np.searchsorted(self.cumulative, u, side="right")]
+        u = rng.integers(0, self.table.shape[0], size=rounds, dtype=np.uint32)
+        return self.table[u]
+
+
+_MAX_TABLE = 1 << 26
 
 
 def _block_codes(
@@ -349,28 +347,6 @@ def default_jobs() -> int:
 
 
 # -- session studies -------------------------------------------------------------
-
-
-class System(StrEnum):
-    """A betting system: how the next stake follows the last result."""
-
-    FLAT = "flat"
-    """The same stake every round."""
-    MARTINGALE = "martingale"
-    """Double the stake after a loss, back to the base stake after a win."""
-    DALEMBERT = "dalembert"
-    """One base stake more after a loss, one less after a win (never below the base)."""
-
-    def localized(self, translator: Translator | None) -> str:
-        text = _SYSTEM_NAMES[self]
-        return translator.gettext(text) if translator is not None else text
-
-
-_SYSTEM_NAMES = {
-    System.FLAT: N_("flat stakes"),
-    System.MARTINGALE: N_("Martingale (double after a loss)"),
-    System.DALEMBERT: N_("d'Alembert (one unit up after a loss, down after a win)"),
-}
 
 
 @dataclass(frozen=True, slots=True)

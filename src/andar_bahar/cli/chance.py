@@ -34,7 +34,7 @@ from andar_bahar.money import parse_stake
 from andar_bahar.odds import odds_report
 from andar_bahar.odds_tables import odds_csv, render_odds, render_simulation, render_study
 from andar_bahar.paytables import PAYTABLES, Paytable
-from andar_bahar.simulation import Engine, System, default_jobs, session_study, simulate
+from andar_bahar.simulation_options import Engine, System
 
 PaytableOption = Annotated[
     str | None,
@@ -97,6 +97,8 @@ def odds(
 
 def _check_jobs(jobs: int | None) -> int:
     if jobs is None:
+        from andar_bahar.simulation import default_jobs
+
         return default_jobs()
     if jobs < 1:
         raise ParameterError(
@@ -144,6 +146,8 @@ def simulate_command(
     if rounds < 1:
         raise ParameterError(Message(N_("--rounds must be at least 1, not {value}."), value=rounds))
     workers = _check_jobs(jobs)
+    from andar_bahar.simulation import simulate
+
     with _progress(rounds) as bar:
         task = bar.add_task(Message(N_("simulating")).localized(translator), total=rounds)
         result = simulate(
@@ -208,6 +212,8 @@ def sessions(
     table = read_paytable(paytable or rules.paytable)
     the_bet = Bet.parse(bet)
     table.check_offers(the_bet)
+    from andar_bahar.simulation import session_study
+
     study = session_study(
         rules,
         table,

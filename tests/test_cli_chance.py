@@ -1,0 +1,134 @@
+"""The odds, simulate and sessions commands (issue 3's command-line contract)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from andar_bahar.cli import app
+
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args), env={"LANG": "C", "LANGUAGE": ""})
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_odds_json_contract() -> None:
+    code, out, _ = run("odds", "--procedure", "classic", "--paytable", "wizard", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    andar = data["bets"][0]
+    assert set(andar) == {
+        "bet", "given", "probability", "pays", "expected_return", "house_edge", "player_advantage",
+    }  # fmt: skip
+    # Exact values (issue 3): P(Andar) = 429/833; house edge of 0.9 to 1 = 179/8330.
+    assert andar["bet"] == "andar" and andar["given"] is None
+    assert andar["probability"] == "429/833" and andar["house_edge"] == "179/8330"
+    assert andar["player_advantage"] is False
+    assert [b["bet"] for b in data["bets"]][2:4] == ["cards:1-5", "cards:6-10"]
+    dealt = {int(k): Fraction(v) for k, v in data["cards_dealt"].items()}
+    assert sum(dealt.values()) == 1 and max(dealt) == 49
+    assert sum(k * p for k, p in dealt.items()) == 13
+
+
+def test_odds_gives_each_centre_colour_when_it_matters() -> None:
+    code, out, _ = run("odds", "--procedure", "home", "--paytable", "wizard", "--format", "json")
+    bets = json.loads(out)["bets"]
+    given = {(b["bet"], b["given"]): b for b in bets}
+    # colour start, black centre → Andar first: 429/833 (the classic figure)
+    assert given[("andar", "centre:black")]["probability"] == "429/833"
+    assert given[("bahar", "centre:red")]["player_advantage"] is True
+    # before the centre card the colour is unknown: only the overall odds
+    code, out, _ = run(
+        "odds", "--procedure", "home", "--window", "before-centre", "--format", "json"
+    )
+    assert all(b["given"] is None for b in json.loads(out)["bets"])
+
+
+def test_odds_table_marks_player_favourable_bets(golden) -> None:
+    code, out, _ = run("odds", "--procedure", "home", "--paytable", "trainer-default")
+    assert code == 0
+    assert "◀ player's edge" in out and "Warning:" in out
+    golden("odds_home_trainer_default.en.txt", out)
+
+
+def test_odds_csv_has_the_json_fields() -> None:
+    code, out, _ = run("odds", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert rows[0]["bet"] == "andar" and rows[0]["probability"] == "429/833"
+
+
+@pytest.mark.parametrize("suffix", ["png", "svg"])
+def test_odds_plot_writes_a_chart(tmp_path: Path, suffix: str) -> None:
+    chart = tmp_path / f"odds.{suffix}"
+    code, _, err = run("odds", "--plot", str(chart), "--lang", "ka")
+    assert code == 0, err
+    assert chart.stat().st_size > 10_000
+    if suffix == "svg":
+        text = chart.read_text(encoding="utf-8")
+        assert "<svg" in text
+
+
+def test_simulate_json_reports_exact_beside_simulated() -> None:
+    code, out, _ = run(
+        "simulate", "--rounds", "200000", "--seed", "4", "--jobs", "1", "--format", "json"
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["rounds"] == 200000 and data["seed"] == 4 and data["engine"].startswith("cards")
+    andar = data["bets"][0]
+    assert andar["exact_return"] == "-179/8330"
+    assert abs(float(andar["z_score"])) < 4
+    again = run("simulate", "--rounds", "200000", "--seed", "4", "--jobs", "1", "--format", "json")
+    assert again[1] == out
+
+
+def test_sessions_study(tmp_path: Path) -> None:
+    chart = tmp_path / "sessions.png"
+    code, out, err = run(
+        "sessions", "--system", "martingale", "--bankroll", "50", "--stake", "1",
+        "--rounds", "100", "--sessions", "2000", "--seed", "3", "--plot", str(chart),
+        "--format", "json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert 0 < Fraction(data["ruin_probability"]) < 1
+    assert data["engine"].startswith("outcomes")
+    assert chart.stat().st_size > 10_000
+
+
+BAD_INPUT = [
+    (("odds", "--procedure", "casino"), "Unknown procedure 'casino'"),
+    (("odds", "--paytable", "nowhere.toml"), "does not exist"),
+    (("odds", "--plot", "chart.pdf"), "must end in .png or .svg"),
+    (("simulate", "--rounds", "0"), "--rounds must be at least 1"),
+    (("simulate", "--rounds", "10", "--jobs", "-1"), "--jobs must be at least 1"),
+    (("sessions", "--bankroll", "0"), "--bankroll"),
+    (("sessions", "--stake", "abc"), "is not a number"),
+    (("sessions", "--bet", "cards:2-3"), "has no bet cards:2-3"),
+]
+
+
+@pytest.mark.parametrize(("args", "fragment"), BAD_INPUT)
+def test_bad_input_is_one_sentence(args: tuple[str, ...], fragment: str) -> None:
+    code, out, err = run(*args)
+    assert code == 2
+    assert fragment in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err + out
+
+
+def test_a_paytable_file_with_errors_is_one_sentence(tmp_path: Path) -> None:
+    club = tmp_path / "club.toml"
+    club.write_text('name = "c"\n[main]\nandar = "0 to 1"\nbahar = "1 to 1"\n', encoding="utf-8")
+    code, _, err = run("odds", "--paytable", str(club))
+    assert code == 2
+    assert f"{club}, main.andar: The odds '0 to 1' must be greater than zero." in err
