@@ -41,6 +41,7 @@ def test_deal_stacked_seed_000_example(golden) -> None:
     assert (data["first_side"], data["winner"], data["cards_dealt"]) == ("bahar", "bahar", 3)
     assert data["bahar"] == ["4♣", "Q♠"] and data["andar"] == ["7♦"]
     code, out, _ = run("deal", "--procedure", "home", "--cards", "Q♥ 4♣ 7♦ Q♠")
+    assert code == 0
     golden("deal_home_q_hearts.en.txt", out)
 
 

@@ -50,6 +50,7 @@ def test_odds_gives_each_centre_colour_when_it_matters() -> None:
     code, out, _ = run(
         "odds", "--procedure", "home", "--window", "before-centre", "--format", "json"
     )
+    assert code == 0
     assert all(b["given"] is None for b in json.loads(out)["bets"])
 
 
@@ -62,6 +63,7 @@ def test_odds_table_marks_player_favourable_bets(golden) -> None:
 
 def test_odds_csv_has_the_json_fields() -> None:
     code, out, _ = run("odds", "--format", "csv")
+    assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert rows[0]["bet"] == "andar" and rows[0]["probability"] == "429/833"
 

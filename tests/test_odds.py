@@ -116,10 +116,9 @@ def reference_outcomes(
                 for j, p in rest.items():
                     add(first, 1 + j, weight * Fraction(other, n) * p)
         else:
-            if procedure.start is StartRule.ANDAR:
-                first = A
-            else:  # centre-colour: black → Andar, red → Bahar (SPEC §5)
-                first = A if colour is Colour.BLACK else B
+            # andar: always Andar; centre-colour: black → Andar, red → Bahar (SPEC §5)
+            andar_first = procedure.start is StartRule.ANDAR or colour is Colour.BLACK
+            first = A if andar_first else B
             for k, p in first_match_by_product(n, m).items():
                 add(first, k, weight * p)
     return result
@@ -227,7 +226,9 @@ def test_published_house_edges_of_wizard_of_odds() -> None:
 @pytest.mark.parametrize("paytable", list(PAYTABLES))
 def test_preset_bands_cover_1_to_49_once(paytable: str) -> None:
     # SPEC §7: the side bets run 1–5, 6–10, … 41+ — every count 1…49 in exactly one band.
-    covered = [k for band in PAYTABLES[paytable].bands for k in range(band.bet.low, band.bet.high + 1)]
+    covered = [
+        k for band in PAYTABLES[paytable].bands for k in range(band.bet.low, band.bet.high + 1)
+    ]
     assert sorted(covered) == list(range(1, MAX_CARDS_DEALT + 1))
 
 
@@ -276,7 +277,8 @@ def test_home_before_centre_is_an_even_game() -> None:
     # Before the centre is seen its colour is black or red with probability 1/2 each, and
     # the two cases are mirror images (black: Andar first, 429/833; red: Bahar first):
     # P(Andar) = (429/833 + 404/833)/2 = 1/2.
-    assert (P_ANDAR_CLASSIC + P_BAHAR_CLASSIC) / 2 == Fraction(1, 2)
+    mixed = (P_ANDAR_CLASSIC + P_BAHAR_CLASSIC) / 2
+    assert mixed == Fraction(1, 2)
     report = odds_report(HOME, find_paytable("wizard"), window=BetWindow.BEFORE_CENTRE)
     assert report.procedure.window is BetWindow.BEFORE_CENTRE
     assert all(b.given is None for b in report.bets)
@@ -351,7 +353,9 @@ def test_first_card_colour_first_row_is_the_first_cards_colour() -> None:
     # Half the cards left after any centre card are black (25 of 51 or 26 of 51, averaging
     # 51/102), so P(Andar dealt first) = 1/2 overall.
     dist = outcome_distribution(FIRST_CARD)
-    first_andar = sum((p for (first, _, _), p in dist.probabilities.items() if first is A), Fraction(0))
+    first_andar = sum(
+        (p for (first, _, _), p in dist.probabilities.items() if first is A), Fraction(0)
+    )
     assert first_andar == Fraction(1, 2)
 
 
@@ -398,7 +402,9 @@ def _brute_force(
     arrangements = set(itertools.permutations(cards))
     counts: dict[tuple[Row, Row, int], int] = {}
     for order in arrangements:
-        first = fixed if start is not StartRule.FIRST_CARD_COLOUR else (A if order[0][1] == "B" else B)
+        first = (
+            fixed if start is not StartRule.FIRST_CARD_COLOUR else (A if order[0][1] == "B" else B)
+        )
         assert first is not None
         k = next(i for i, card in enumerate(order, start=1) if card[0] == "M")
         winner = first if k % 2 == 1 else first.other
@@ -425,7 +431,9 @@ def test_first_match_distribution_matches_enumeration(cards: int, data: st.DataO
     placements = list(itertools.combinations(range(1, cards + 1), matching))
     expected: dict[int, Fraction] = {}
     for positions in placements:
-        expected[positions[0]] = expected.get(positions[0], Fraction(0)) + Fraction(1, len(placements))
+        expected[positions[0]] = expected.get(positions[0], Fraction(0)) + Fraction(
+            1, len(placements)
+        )
     dist = first_match_distribution(cards, matching)
     assert {k: p for k, p in dist.items() if p} == expected
     # mean position of the first of m marks among n: (n + 1)/(m + 1)
@@ -488,12 +496,36 @@ def test_first_card_wizard_bahar_given_black_favours_the_player() -> None:
     assert bahar_black in report.warnings
 
 
+def test_trainer_default_side_bets_favour_the_player() -> None:
+    # SPEC §7 as written: 'trainer-default' pays its bands "to 1" (1–5: 3 to 1), where
+    # 'wizard' pays 3.5 *for* 1 (2.5 to 1). With P(1–5) = 1 − C(46, 3)/C(51, 3) = 1129/4165
+    # (band_probability), 1–5 returns 4 × 1129/4165 − 1 = 351/4165 > 0; likewise 6–10 at
+    # 4 to 1, 11–15 at 5 to 1 and 16–25 at 4 to 1. 26–30 at 15 to 1 does not.
+    report = odds_report(CLASSIC, find_paytable("trainer-default"))
+    overall = bets_of(report)
+    favoured = []
+    for band in PAYTABLES["trainer-default"].bands:
+        p = band_probability(band.bet.low, band.bet.high, 51, 3)
+        expected = p * (1 + band.odds.to_one) - 1
+        assert overall[str(band.bet)].expected_return == expected
+        if expected > 0:
+            favoured.append(str(band.bet))
+    assert band_probability(1, 5, 51, 3) == Fraction(1129, 4165)
+    assert overall["cards:1-5"].expected_return == Fraction(351, 4165)
+    assert favoured == ["cards:1-5", "cards:6-10", "cards:11-15", "cards:16-25"]
+    assert [str(b.bet) for b in report.warnings] == favoured
+
+
 def test_first_row_keyed_main_bets() -> None:
     # SPEC §7: "the row dealt first pays 0.9 to 1, the other 1 to 1". Under centre-colour:
     # black centre → Andar first: Andar returns 429/833 × 1.9 − 1 = −179/8330;
     # red centre → Andar second, pays 1 to 1: 404/833 × 2 − 1 = −25/833.
     # Overall: (−179/8330 − 250/8330)/2 = −429/16660.
-    table = Paytable(name="by-first", main=(Odds.parse("0.9 to 1"), Odds.parse("1 to 1")), keyed_by=MainKey.FIRST_ROW)
+    table = Paytable(
+        name="by-first",
+        main=(Odds.parse("0.9 to 1"), Odds.parse("1 to 1")),
+        keyed_by=MainKey.FIRST_ROW,
+    )
     report = odds_report(HOME, table)
     assert bets_of(report)["andar"].expected_return == Fraction(-429, 16660)
     assert bets_of(report)["bahar"].expected_return == Fraction(-429, 16660)
@@ -506,7 +538,15 @@ def test_report_json_contract() -> None:
     report = odds_report(CLASSIC, find_paytable("wizard"))
     data = report.to_dict()
     json.dumps(data)  # plain data all the way down
-    keys = {"bet", "given", "probability", "pays", "expected_return", "house_edge", "player_advantage"}
+    keys = {
+        "bet",
+        "given",
+        "probability",
+        "pays",
+        "expected_return",
+        "house_edge",
+        "player_advantage",
+    }
     for item in data["bets"]:
         assert set(item) == keys
         assert isinstance(item["player_advantage"], bool)
@@ -607,4 +647,10 @@ def test_any_pairing_settles_by_the_reference(procedure: Procedure, table: Payta
         assert odds.expected_return == expected
         assert odds.house_edge == -expected
     # the bands partition 1–49, so their probabilities add up to 1
-    assert sum((b.probability for b in report.bets if isinstance(b.bet, CardsBet) and b.given is None), Fraction(0)) == 1
+    assert (
+        sum(
+            (b.probability for b in report.bets if isinstance(b.bet, CardsBet) and b.given is None),
+            Fraction(0),
+        )
+        == 1
+    )

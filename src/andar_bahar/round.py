@@ -347,6 +347,11 @@ class Round:
         )
 
     @property
+    def result_or_none(self) -> RoundResult | None:
+        """The report once the round is over, else ``None``."""
+        return self.result if self.finished and self._target is not None else None
+
+    @property
     def settlement(self) -> Settlement | None:
         return self._settlement
 

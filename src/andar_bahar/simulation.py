@@ -439,6 +439,9 @@ def _pay_table(
     return wins, numerators, denominators
 
 
+_STAKE_CEILING = 1 << 52
+
+
 def session_study(
     procedure: Procedure,
     paytable: Paytable,
@@ -508,7 +511,8 @@ def session_study(
             win = (2 * product + denominator) // (2 * denominator)
         money = money + np.where(won, win, -wager)
         if system is System.MARTINGALE:
-            current = np.where(won, stake, current * 2)
+            # capped far above any bankroll, so that doubling never overflows int64
+            current = np.where(won, stake, np.minimum(current * 2, _STAKE_CEILING))
         elif system is System.DALEMBERT:
             current = np.where(won, np.maximum(stake, current - stake), current + stake)
     ruined = int((money < stake).sum())

@@ -117,7 +117,7 @@ class TeachingGame:
         self.trainer_deals = trainer_deals
         self.history: list[RoundScore] = []
         self.current: Round | None = None
-        self._dealt_rounds = 0  # rounds started, void ones included: the deal rotates on each
+        self._dealt_rounds = 0  # rounds completed: the deal passes on after each
 
     @property
     def note(self) -> Message | None:
@@ -207,7 +207,8 @@ class TeachingGame:
         }
         score = RoundScore(self.round_number, self.dealer, markers, result.winner, tokens)
         self.history.append(score)
-        self._dealt_rounds += 1
+        if not score.void:  # a void round is repeated with the same dealer
+            self._dealt_rounds += 1
         self.current = None
         return score
 

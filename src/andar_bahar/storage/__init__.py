@@ -1,0 +1,611 @@
+"""The history: finished rounds, games and drill progress, kept in a database.
+
+An adapter (it does I/O and reads the clock; the core stays pure). Any
+SQLAlchemy URL works; by default a SQLite file in the user's data folder.
+Opening a store brings its tables up to date (the Alembic migrations in
+``migrations/``). A round is kept as its exact record, ``Round.dumps()``, and
+comes back by replaying it through the state machine.
+
+>>> from datetime import UTC, datetime
+>>> from decimal import Decimal
+>>> from andar_bahar import Card, Round, find_paytable, find_procedure
+>>> rnd = Round(find_procedure("home"), find_paytable("wizard"))
+>>> _ = rnd.place_marker("nino", "andar")
+>>> _ = rnd.turn_centre(Card.parse("Q♥"))
+>>> for card in Card.parse_many("4♣ 7♦ Q♠"):
+...     _ = rnd.deal(card)
+>>> clock = lambda: datetime(2025, 3, 1, 18, 30, tzinfo=UTC)
+>>> with Storage.open("sqlite://", now=clock) as store:      # in memory; None: the user's file
+...     round_id = store.record_round(rnd)
+...     [(r.winner, r.cards_dealt, r.centre, r.target) for r in store.recent_rounds()]
+...     store.load_round(round_id).dumps() == rnd.dumps()
+...     store.record_drill("nino", "row", True, Decimal("2.5"), session="monday")
+...     store.record_drill("nino", "row", False, Decimal("1.5"), session="monday")
+...     [(s.session, s.kind, s.accuracy, s.mean_seconds) for s in store.drill_progress("nino")]
+[('bahar', 3, 'Q♥', 'Q')]
+True
+[('monday', 'row', Fraction(1, 2), Decimal('2.000'))]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from enum import Enum
+from fractions import Fraction
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+import platformdirs
+from alembic import command
+from alembic.config import Config
+from alembic.util import CommandError
+from sqlalchemy import Engine, case, create_engine, event, func, make_url, select
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
+
+from andar_bahar.errors import ActionError, AndarBaharError, ParameterError
+from andar_bahar.messages import N_, Message
+from andar_bahar.money import format_amount
+from andar_bahar.paytables import Paytable, load_paytable
+from andar_bahar.round import Round
+from andar_bahar.rules import Procedure
+from andar_bahar.storage.models import (
+    GAME_KINDS,
+    DrillAttemptRow,
+    GameRow,
+    RoundRow,
+)
+
+__all__ = [
+    "GAME_KINDS",
+    "MIGRATIONS",
+    "DrillStats",
+    "Storage",
+    "StorageError",
+    "StoredGame",
+    "StoredRound",
+    "default_database_url",
+    "utc_now",
+]
+
+APP_NAME = "andar-bahar"
+DATABASE_FILE = "history.sqlite3"
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+class StorageError(AndarBaharError):
+    """The history cannot be opened, or holds no such game or round."""
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware, in UTC (the default clock of :class:`Storage`)."""
+    return datetime.now(UTC)
+
+
+def default_database_url() -> str:
+    """The SQLite file in the user's data folder (``$XDG_DATA_HOME/andar-bahar`` on Linux)."""
+    folder = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    return f"sqlite:///{(folder / DATABASE_FILE).as_posix()}"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRound:
+    """A finished round as listed from the history; :meth:`replay` rebuilds it."""
+
+    id: int
+    game_id: int | None
+    number: int
+    procedure: str
+    """The procedure's name."""
+    paytable: str
+    """The paytable's name."""
+    winner: str
+    """``andar``, ``bahar`` or ``void``."""
+    cards_dealt: int
+    centre: str | None
+    """The centre card as text (``Q♥``), or ``None`` when the target rank was chosen."""
+    target: str
+    """The rank that matched (``Q``, ``10``)."""
+    created_at: datetime
+    record: str = field(repr=False)
+    """``Round.dumps()``: the exact record."""
+
+    def replay(self) -> Round:
+        """The round, replayed from its record through the state machine."""
+        return Round.loads(self.record)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A game from the history: its rules, who played, and its result once finished.
+
+    Exact numbers in *settings* and *result* (stakes, balances, fractions) are
+    kept as their exact text (``"12.5"``, ``"1/3"``).
+    """
+
+    id: int
+    kind: str
+    procedure: str
+    """The procedure's name (:meth:`load_procedure` gives the procedure itself)."""
+    paytable: str
+    """The paytable's name (:meth:`load_paytable` gives the table itself)."""
+    participants: tuple[str, ...]
+    settings: Mapping[str, Any]
+    result: Mapping[str, Any] | None
+    started_at: datetime
+    finished_at: datetime | None
+    round_count: int
+    procedure_record: str = field(repr=False)
+    """``Procedure.to_dict()`` as JSON."""
+    paytable_record: str = field(repr=False)
+    """``Paytable.to_toml()``."""
+
+    @property
+    def finished(self) -> bool:
+        return self.finished_at is not None
+
+    def load_procedure(self) -> Procedure:
+        """The game's procedure, rebuilt from its record."""
+        return Procedure.from_dict(json.loads(self.procedure_record), source=f"game {self.id}")
+
+    def load_paytable(self) -> Paytable:
+        """The game's paytable, loaded from its TOML."""
+        return load_paytable(self.paytable_record, source=f"game {self.id}")
+
+
+@dataclass(frozen=True, slots=True)
+class DrillStats:
+    """A learner's answers of one kind in one session.
+
+    *mean_seconds* is rounded to the millisecond (half to even); *total_seconds*
+    is exact, so ``total_seconds / attempts`` is the exact mean.
+    """
+
+    session: str
+    kind: str
+    attempts: int
+    correct: int
+    accuracy: Fraction
+    mean_seconds: Decimal
+    total_seconds: Decimal
+    first_at: datetime
+
+
+class Storage:
+    """The history database. Open it with :meth:`open`; close it (or use ``with``)."""
+
+    def __init__(self, engine: Engine, *, now: Callable[[], datetime] = utc_now) -> None:
+        self._engine = engine
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self._clock = now
+        self._closed = False
+
+    @classmethod
+    def open(cls, url: str | None = None, *, now: Callable[[], datetime] = utc_now) -> Storage:
+        """Open (creating it if need be) the database at *url* and bring its tables up to date.
+
+        *url* is any SQLAlchemy URL (``sqlite:///path``, ``postgresql+psycopg://…``);
+        ``None`` is :func:`default_database_url`. A SQLite file's folder is created.
+        """
+        target = url if url is not None else default_database_url()
+        try:
+            engine = _create_engine(target)
+        except (SQLAlchemyError, OSError, ImportError) as error:  # ImportError: no driver
+            raise _cannot_open(target, error) from error
+        try:
+            _upgrade(engine)
+        except (SQLAlchemyError, OSError, CommandError) as error:
+            engine.dispose()
+            raise _cannot_open(target, error) from error
+        except BaseException:
+            engine.dispose()
+            raise
+        return cls(engine, now=now)
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine (for tools and tests; the methods below are the API)."""
+        return self._engine
+
+    def close(self) -> None:
+        """Close every connection; the store cannot be used afterwards."""
+        if not self._closed:
+            self._closed = True
+            self._engine.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- games -----------------------------------------------------------------
+
+    def start_game(
+        self,
+        kind: str,
+        procedure: Procedure,
+        paytable: Paytable,
+        participants: Sequence[str],
+        settings: Mapping[str, object] | None = None,
+    ) -> int:
+        """Record the start of a game (``teaching``, ``club`` or ``single``); return its id."""
+        if kind not in GAME_KINDS:
+            raise ParameterError(
+                Message(
+                    N_("The game kind '{kind}' is unknown; choose one of {choices}."),
+                    kind=kind,
+                    choices=list(GAME_KINDS),
+                )
+            )
+        names = [participants] if isinstance(participants, str) else list(participants)
+        row = GameRow(
+            kind=kind,
+            procedure_name=procedure.name,
+            paytable_name=paytable.name,
+            procedure_json=_to_json(procedure.to_dict()),
+            paytable_toml=paytable.to_toml(),
+            participants_json=_to_json(names),
+            settings_json=_to_json(dict(settings or {})),
+            result_json=None,
+            started_at=self._now(),
+            finished_at=None,
+        )
+        with self._session() as session:
+            session.add(row)
+            session.flush()
+            return row.id
+
+    def finish_game(self, game_id: int, result: Mapping[str, object]) -> None:
+        """Record a game's result (standings, balances …) and the time it finished."""
+        text = _to_json(dict(result))
+        with self._session() as session:
+            game = self._game(session, game_id)
+            if game.finished_at is not None:
+                raise StorageError(
+                    Message(N_("Game {game} is already finished in the history."), game=game_id)
+                )
+            game.result_json = text
+            game.finished_at = self._now()
+
+    def games(self, limit: int = 20) -> list[StoredGame]:
+        """The latest games, newest first, each with its number of stored rounds."""
+        count = (
+            select(func.count(RoundRow.id)).where(RoundRow.game_id == GameRow.id).scalar_subquery()
+        )
+        query = (
+            select(GameRow, count)
+            .order_by(GameRow.started_at.desc(), GameRow.id.desc())
+            .limit(_check_limit(limit))
+        )
+        with self._session() as session:
+            return [_stored_game(game, rounds) for game, rounds in session.execute(query)]
+
+    # -- rounds ----------------------------------------------------------------
+
+    def record_round(self, rnd: Round, *, game_id: int | None = None, number: int = 1) -> int:
+        """Store a finished (or void, or settled) round, alone or as round *number* of a game."""
+        if not rnd.finished:
+            raise ActionError(
+                Message(
+                    N_(
+                        "Only a finished round can be stored: deal until a card matches,"
+                        " or void the round."
+                    )
+                )
+            )
+        if number < 1:
+            raise ParameterError(
+                Message(N_("A round's number counts from 1, not {number}."), number=number)
+            )
+        result = rnd.result
+        row = RoundRow(
+            game_id=game_id,
+            number=number,
+            procedure_name=rnd.procedure.name,
+            paytable_name=rnd.paytable.name,
+            winner=result.winner.value if result.winner is not None else "void",
+            cards_dealt=result.cards_dealt,
+            centre=str(result.centre) if result.centre is not None else None,
+            target=result.target.value,
+            record=rnd.dumps(),
+            created_at=self._now(),
+        )
+        with self._session() as session:
+            if game_id is not None:
+                game = self._game(session, game_id)
+                if game.finished_at is not None:
+                    raise StorageError(
+                        Message(
+                            N_("Game {game} is finished: start a new game to store more rounds."),
+                            game=game_id,
+                        )
+                    )
+            session.add(row)
+            session.flush()
+            return row.id
+
+    def recent_rounds(self, limit: int = 20, *, game_id: int | None = None) -> list[StoredRound]:
+        """The latest stored rounds (of one game, if given), newest first."""
+        query = select(RoundRow)
+        if game_id is not None:
+            query = query.where(RoundRow.game_id == game_id)
+        query = query.order_by(RoundRow.created_at.desc(), RoundRow.id.desc()).limit(
+            _check_limit(limit)
+        )
+        with self._session() as session:
+            return [_stored_round(row) for row in session.scalars(query)]
+
+    def load_round(self, round_id: int) -> Round:
+        """The stored round, replayed from its record through the state machine."""
+        with self._session() as session:
+            row = session.get(RoundRow, round_id)
+            if row is None:
+                raise StorageError(
+                    Message(N_("There is no round {round} in the history."), round=round_id)
+                )
+            record = row.record
+        return Round.loads(record)
+
+    # -- drills ----------------------------------------------------------------
+
+    def record_drill(
+        self, learner: str, kind: str, correct: bool, seconds: Decimal | int, *, session: str
+    ) -> None:
+        """Store one drill answer: right or wrong, and the seconds it took (to the millisecond)."""
+        fields = {"learner": learner.strip(), "session": session.strip(), "kind": kind.strip()}
+        if not all(fields.values()):
+            raise ParameterError(
+                Message(
+                    N_("A drill answer needs a learner, a session and a kind: none may be empty.")
+                )
+            )
+        time = Decimal(seconds)
+        if not time.is_finite() or time < 0:
+            raise ParameterError(
+                Message(
+                    N_("A drill time is a number of seconds, zero or more, not {seconds}."),
+                    seconds=seconds,
+                )
+            )
+        row = DrillAttemptRow(
+            learner=fields["learner"],
+            session=fields["session"],
+            kind=fields["kind"],
+            correct=bool(correct),
+            milliseconds=round(Fraction(time) * 1000),
+            created_at=self._now(),
+        )
+        with self._session() as db:
+            db.add(row)
+
+    def drill_progress(self, learner: str) -> list[DrillStats]:
+        """One row per (session, kind): sessions in the order they began, then kinds."""
+        attempt = DrillAttemptRow
+        query = (
+            select(
+                attempt.session,
+                attempt.kind,
+                func.count(attempt.id),
+                func.sum(case((attempt.correct, 1), else_=0)),
+                func.sum(attempt.milliseconds),
+                func.min(attempt.created_at),
+                func.min(attempt.id),
+            )
+            .where(attempt.learner == learner.strip())
+            .group_by(attempt.session, attempt.kind)
+        )
+        with self._session() as session:
+            groups = list(session.execute(query))
+        began: dict[str, tuple[datetime, int]] = {}
+        for name, _, _, _, _, first_at, first_id in groups:
+            began[name] = min(began.get(name, (first_at, first_id)), (first_at, first_id))
+        groups.sort(key=lambda g: (began[g[0]], g[0], g[5], g[6]))
+        return [
+            DrillStats(
+                session=name,
+                kind=kind,
+                attempts=int(attempts),
+                correct=int(right),
+                accuracy=Fraction(int(right), int(attempts)),
+                mean_seconds=_seconds(round(Fraction(int(total), int(attempts)))),
+                total_seconds=_seconds(int(total)),
+                first_at=first_at,
+            )
+            for name, kind, attempts, right, total, first_at, _ in groups
+        ]
+
+    def learners(self) -> list[str]:
+        """Everyone with a drill answer in the history, in alphabetical order."""
+        query = select(DrillAttemptRow.learner).distinct().order_by(DrillAttemptRow.learner)
+        with self._session() as session:
+            return list(session.scalars(query))
+
+    # -- helpers ---------------------------------------------------------------
+
+    @contextmanager
+    def _session(self) -> Iterator[Session]:
+        if self._closed:
+            raise StorageError(Message(N_("The history is closed: open it again to use it.")))
+        with self._sessions.begin() as session:
+            yield session
+
+    def _now(self) -> datetime:
+        moment = self._clock()
+        if moment.tzinfo is None or moment.utcoffset() is None:
+            raise ParameterError(
+                Message(
+                    N_("The clock gave {time} without a time zone: use a clock that gives UTC."),
+                    time=moment.isoformat(),
+                )
+            )
+        return moment.astimezone(UTC)
+
+    @staticmethod
+    def _game(session: Session, game_id: int) -> GameRow:
+        game = session.get(GameRow, game_id)
+        if game is None:
+            raise StorageError(Message(N_("There is no game {game} in the history."), game=game_id))
+        return game
+
+
+# -- the engine and the migrations ------------------------------------------------
+
+
+def _create_engine(url: str) -> Engine:
+    """An engine for *url*; SQLite gets its folder, WAL, full sync and foreign keys."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(parsed, pool_pre_ping=True)
+    database = parsed.database or ""
+    if database in ("", ":memory:") or parsed.query.get("mode") == "memory":
+        # One connection shared by every session: the database lives in it.
+        engine = create_engine(
+            parsed, poolclass=StaticPool, connect_args={"check_same_thread": False}
+        )
+    else:
+        if not database.startswith("file:"):
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(parsed)
+    event.listen(engine, "connect", _sqlite_connect)
+    event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _sqlite_connect(connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:
+    # SQLAlchemy emits BEGIN itself (below), so DDL and reads are transactional too.
+    connection.isolation_level = None
+    cursor = connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+    finally:
+        cursor.close()
+
+
+def _sqlite_begin(connection: Any) -> None:
+    # IMMEDIATE: take the write lock at once, so two programs writing the same
+    # file wait for each other (busy timeout) instead of failing half-way.
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS).replace("%", "%%"))
+    config.set_main_option("path_separator", "os")
+    return config
+
+
+def _upgrade(engine: Engine) -> None:
+    """Run the migrations to head on one connection, in one transaction."""
+    config = _alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def _cannot_open(url: str, error: BaseException) -> StorageError:
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+    except SQLAlchemyError:
+        shown = url
+    cause = error.orig if isinstance(error, DBAPIError) else error
+    reason = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+    return StorageError(
+        Message(
+            N_("The history database {url} cannot be opened: {reason}."),
+            url=shown,
+            reason=reason.rstrip("."),
+        )
+    )
+
+
+# -- rows to records ----------------------------------------------------------------
+
+
+def _stored_round(row: RoundRow) -> StoredRound:
+    return StoredRound(
+        id=row.id,
+        game_id=row.game_id,
+        number=row.number,
+        procedure=row.procedure_name,
+        paytable=row.paytable_name,
+        winner=row.winner,
+        cards_dealt=row.cards_dealt,
+        centre=row.centre,
+        target=row.target,
+        created_at=row.created_at,
+        record=row.record,
+    )
+
+
+def _stored_game(row: GameRow, rounds: int) -> StoredGame:
+    return StoredGame(
+        id=row.id,
+        kind=row.kind,
+        procedure=row.procedure_name,
+        paytable=row.paytable_name,
+        participants=tuple(json.loads(row.participants_json)),
+        settings=json.loads(row.settings_json),
+        result=json.loads(row.result_json) if row.result_json is not None else None,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        round_count=int(rounds),
+        procedure_record=row.procedure_json,
+        paytable_record=row.paytable_toml,
+    )
+
+
+def _seconds(milliseconds: int) -> Decimal:
+    return Decimal(milliseconds).scaleb(-3)
+
+
+def _check_limit(limit: int) -> int:
+    if limit < 0:
+        raise ParameterError(
+            Message(N_("A limit is a number of rows, zero or more, not {limit}."), limit=limit)
+        )
+    return limit
+
+
+def _to_json(value: object) -> str:
+    """Plain data as JSON; exact numbers (Decimal, Fraction) become their exact text."""
+    try:
+        return json.dumps(value, default=_plain, ensure_ascii=False)
+    except (TypeError, ValueError) as error:
+        raise ParameterError(
+            Message(N_("The value cannot be stored in the history: {reason}."), reason=error)
+        ) from None
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, Decimal):
+        return format_amount(value)
+    if isinstance(value, Fraction):
+        return str(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    raise TypeError(f"{type(value).__name__} is not plain data")
