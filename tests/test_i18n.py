@@ -70,9 +70,7 @@ def test_russian_has_three_plural_forms_and_georgian_two() -> None:
     ]  # fmt: skip
     georgian = translations("ka")
     # Georgian nouns stay singular after numbers: 5 კარტი
-    assert (
-        Message(NP_("{n} card dealt", "{n} cards dealt"), n=5).localized(georgian).endswith("კარტი")
-    )
+    assert "5 კარტი" in Message(NP_("{n} card dealt", "{n} cards dealt"), n=5).localized(georgian)
 
 
 def test_the_language_comes_from_the_environment() -> None:

@@ -14,7 +14,7 @@ from textual.widgets import Button, Footer, Header, Label, Select, Static
 from andar_bahar import __version__
 from andar_bahar.i18n import LANGUAGES, translations
 from andar_bahar.messages import N_, Message, Translator
-from andar_bahar.tui.common import tr
+from andar_bahar.tui.common import tr, trainer
 
 if TYPE_CHECKING:
     from andar_bahar.storage import Storage
@@ -126,7 +126,7 @@ class MainMenu(Screen[None]):
             yield Label(tr(self, Message(N_("Language"))))
             yield Select(
                 [(LANGUAGE_NAMES[code], code) for code in LANGUAGES],
-                value=self.app.language,  # type: ignore[attr-defined]
+                value=trainer(self).language,
                 allow_blank=False,
                 id="language",
             )
@@ -134,8 +134,8 @@ class MainMenu(Screen[None]):
         yield Footer()
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id == "language" and event.value != self.app.language:  # type: ignore[attr-defined]
-            self.app.set_language(str(event.value))  # type: ignore[attr-defined]
+        if event.select.id == "language" and event.value != trainer(self).language:
+            trainer(self).set_language(str(event.value))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         from andar_bahar.tui import club, drills, history, odds, teaching

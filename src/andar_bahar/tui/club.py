@@ -18,7 +18,7 @@ from andar_bahar.odds import odds_report
 from andar_bahar.report import money
 from andar_bahar.round import Round
 from andar_bahar.rules import PROCEDURES
-from andar_bahar.tui.common import tr
+from andar_bahar.tui.common import tr, trainer
 from andar_bahar.tui.panel import RoundPanel
 
 __all__ = ["ClubRoundScreen", "ClubSetup", "parse_players"]
@@ -58,10 +58,10 @@ class ClubSetup(Screen[None]):
             yield Label(tr(self, Message(N_("Procedure:"))))
             yield Select(
                 [
-                    (rules.describe(self.app.translator), name)
+                    (rules.describe(trainer(self).translator), name)
                     for name, rules in PROCEDURES.items()
                     if not rules.markers_only
-                ],  # type: ignore[attr-defined]
+                ],
                 value="classic",
                 allow_blank=False,
                 id="procedure",
@@ -89,7 +89,7 @@ class ClubSetup(Screen[None]):
                 procedure, paytable, parse_players(self.query_one("#players", Input).value)
             )
         except AndarBaharError as refused:
-            error.update(refused.localized(self.app.translator))  # type: ignore[attr-defined]
+            error.update(refused.localized(trainer(self).translator))
             return
         error.update("")
         warnings = odds_report(game.procedure, game.paytable).warning_messages()
@@ -120,11 +120,13 @@ class ClubRoundScreen(Screen[None]):
         self.physical = physical
         self.warnings = warnings or []
         self.game_id: int | None = None
-        self.round: Round = game.current or game.start_round(rng=self.app.rng(), physical=physical)  # type: ignore[attr-defined]
+        self.round: Round = game.current or game.start_round(
+            rng=trainer(self).rng(), physical=physical
+        )
 
     def on_mount(self) -> None:
         try:
-            self.game_id = self.app.store.start_game(  # type: ignore[attr-defined]
+            self.game_id = trainer(self).store.start_game(
                 "club",
                 self.game.procedure,
                 self.game.paytable,
@@ -139,7 +141,7 @@ class ClubRoundScreen(Screen[None]):
         self._fill_tables()
 
     def compose(self) -> ComposeResult:
-        t = self.app.translator  # type: ignore[attr-defined]
+        t = trainer(self).translator
         yield Header()
         with Vertical():
             yield Label(
@@ -187,7 +189,7 @@ class ClubRoundScreen(Screen[None]):
         _ = t
 
     def _fill_tables(self) -> None:
-        t = self.app.translator  # type: ignore[attr-defined]
+        t = trainer(self).translator
         balances = self.query_one("#balances", DataTable)
         balances.clear(columns=True)
         balances.add_columns(tr(self, Message(N_("player"))), tr(self, Message(N_("chips"))))
@@ -208,7 +210,7 @@ class ClubRoundScreen(Screen[None]):
         if button in ("place", "withdraw"):
             self._bet(button)
         elif button == "next":
-            self.round = self.game.start_round(rng=self.app.rng(), physical=self.physical)  # type: ignore[attr-defined]
+            self.round = self.game.start_round(rng=trainer(self).rng(), physical=self.physical)
             self.refresh(recompose=True)
             self.call_after_refresh(self._fill_tables)
 
@@ -225,7 +227,7 @@ class ClubRoundScreen(Screen[None]):
             else:
                 self.round.withdraw_bet(str(player), bet)
         except AndarBaharError as refused:
-            error.update(refused.localized(self.app.translator))  # type: ignore[attr-defined]
+            error.update(refused.localized(trainer(self).translator))
             return
         error.update("")
         self.query_one("#stake", Input).value = ""
@@ -237,12 +239,12 @@ class ClubRoundScreen(Screen[None]):
                 self.query_one(widget_id, Button).disabled = True
 
     def on_round_panel_finished(self, event: RoundPanel.Finished) -> None:
-        t = self.app.translator  # type: ignore[attr-defined]
+        t = trainer(self).translator
         settlement = self.game.finish_round()
         try:
-            self.app.store.record_round(
+            trainer(self).store.record_round(
                 event.round, game_id=self.game_id, number=len(self.game.rounds)
-            )  # type: ignore[attr-defined]
+            )
         except Exception as error:
             self.notify(str(error), severity="warning")
         table = self.query_one("#settlement", DataTable)
@@ -278,7 +280,7 @@ class ClubRoundScreen(Screen[None]):
         """Leaving the table ends the game in the history, with the final balances."""
         if self.game_id is not None and self.game.rounds:
             try:
-                self.app.store.finish_game(  # type: ignore[attr-defined]
+                trainer(self).store.finish_game(
                     self.game_id,
                     {"balances": {p: format_amount(b) for p, b in self.game.balances.items()}},
                 )

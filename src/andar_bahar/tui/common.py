@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, cast
 
 from textual.dom import DOMNode
 
-from andar_bahar.messages import Message, Translator
+from andar_bahar.messages import Message
 
-__all__ = ["tr"]
+if TYPE_CHECKING:
+    from andar_bahar.tui.app import TrainerApp
+
+__all__ = ["tr", "trainer"]
 
 
-class _HasTranslator(Protocol):
-    translator: Translator
+def trainer(node: DOMNode) -> TrainerApp:
+    """The running trainer application, typed."""
+    return cast("TrainerApp", node.app)
 
 
 def tr(node: DOMNode, message: Message) -> str:
     """*message* in the language the app is set to."""
-    app: _HasTranslator = node.app  # type: ignore[assignment]
-    return message.localized(app.translator)
+    return message.localized(trainer(node).translator)

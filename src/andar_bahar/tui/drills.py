@@ -15,7 +15,7 @@ from andar_bahar.drills import Drill, DrillKind, check_answers, make_drill
 from andar_bahar.messages import N_, Message
 from andar_bahar.odds import percent_text
 from andar_bahar.report import render_layout
-from andar_bahar.tui.common import tr
+from andar_bahar.tui.common import tr, trainer
 
 __all__ = ["DrillScreen"]
 
@@ -46,7 +46,7 @@ class DrillScreen(Screen[None]):
         self.answered = False
 
     def compose(self) -> ComposeResult:
-        t = self.app.translator  # type: ignore[attr-defined]
+        t = trainer(self).translator
         yield Header()
         with Vertical():
             yield Label(tr(self, Message(N_("Drills"))), classes="title")
@@ -93,7 +93,7 @@ class DrillScreen(Screen[None]):
     def _bare_layout(self) -> str:
         """The layout without the verdict lines: reading it is the exercise."""
         assert self.drill is not None and self.drill.result is not None
-        text = render_layout(self.drill.result, self.app.translator)  # type: ignore[attr-defined]
+        text = render_layout(self.drill.result, trainer(self).translator)
         blocks = text.split("\n\n")
         return "\n\n".join(blocks[:-1])
 
@@ -119,7 +119,7 @@ class DrillScreen(Screen[None]):
         if not self.learner:
             return
         try:
-            rows = self.app.store.drill_progress(self.learner)  # type: ignore[attr-defined]
+            rows = trainer(self).store.drill_progress(self.learner)
         except Exception as error:
             self.notify(str(error), severity="warning")
             return
@@ -129,7 +129,7 @@ class DrillScreen(Screen[None]):
                 tr(self, Message(_KIND_NAMES[DrillKind(row.kind)])),
                 str(row.attempts),
                 str(row.correct),
-                percent_text(row.accuracy, self.app.translator),  # type: ignore[attr-defined]
+                percent_text(row.accuracy, trainer(self).translator),
                 f"{row.mean_seconds:.1f}",
             )
 
@@ -148,7 +148,7 @@ class DrillScreen(Screen[None]):
             return
         self.learner = learner
         self.kind = DrillKind(str(self.query_one("#kind", Select).value))
-        self.drill = make_drill(self.kind, self.app.rng())  # type: ignore[attr-defined]
+        self.drill = make_drill(self.kind, trainer(self).rng())
         self.answered = False
         self.refresh(recompose=True)
         self.started = time.monotonic()
@@ -158,7 +158,7 @@ class DrillScreen(Screen[None]):
         drill = self.drill
         if drill is None or self.answered:
             return
-        t = self.app.translator  # type: ignore[attr-defined]
+        t = trainer(self).translator
         seconds = Decimal(str(round(time.monotonic() - self.started, 3)))
         answers = {q.key: self.query_one(f"#answer-{q.key}", Input).value for q in drill.questions}
         result = check_answers(drill, answers)
@@ -185,9 +185,9 @@ class DrillScreen(Screen[None]):
         lines.extend(message.localized(t) for message in result.explanation)
         self.query_one("#result", Static).update("\n".join(lines))
         try:
-            self.app.store.record_drill(
+            trainer(self).store.record_drill(
                 self.learner, drill.kind.value, result.correct, seconds, session=self.session
-            )  # type: ignore[attr-defined]
+            )
         except Exception as error:
             self.notify(str(error), severity="warning")
         self._progress()

@@ -10,7 +10,7 @@ from textual.widgets import Button, DataTable, Footer, Header, Label, Static
 
 from andar_bahar.messages import N_, Message
 from andar_bahar.round import Round
-from andar_bahar.tui.common import tr
+from andar_bahar.tui.common import tr, trainer
 from andar_bahar.tui.layout import LayoutView
 
 __all__ = ["HistoryScreen", "ReplayScreen"]
@@ -39,7 +39,7 @@ class HistoryScreen(Screen[None]):
             )
         )
         try:
-            rounds = self.app.store.recent_rounds(50)  # type: ignore[attr-defined]
+            rounds = trainer(self).store.recent_rounds(50)
         except Exception as error:
             self.query_one("#error", Label).update(str(error))
             return
@@ -60,7 +60,7 @@ class HistoryScreen(Screen[None]):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         key = event.row_key.value
         if key is not None:
-            self.app.push_screen(ReplayScreen(self.app.store.load_round(int(key))))  # type: ignore[attr-defined]
+            self.app.push_screen(ReplayScreen(trainer(self).store.load_round(int(key))))
 
 
 class ReplayScreen(Screen[None]):
@@ -76,7 +76,7 @@ class ReplayScreen(Screen[None]):
         yield Header()
         with Vertical():
             yield Label(tr(self, Message(N_("Replay"))), classes="title")
-            yield Static(self.round.procedure.describe(self.app.translator))  # type: ignore[attr-defined]
+            yield Static(self.round.procedure.describe(trainer(self).translator))
             yield LayoutView(id="layout")
             with Horizontal():
                 yield Button(tr(self, Message(N_("Next card"))), id="step", variant="primary")
@@ -88,7 +88,7 @@ class ReplayScreen(Screen[None]):
         self._show()
 
     def _show(self) -> None:
-        self.query_one(LayoutView).show(self.round, self.app.translator, upto=self.shown)  # type: ignore[attr-defined]
+        self.query_one(LayoutView).show(self.round, trainer(self).translator, upto=self.shown)
         self.query_one("#step", Button).disabled = self.shown >= len(self.round.dealt)
 
     def step(self) -> None:

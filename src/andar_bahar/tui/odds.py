@@ -13,7 +13,7 @@ from andar_bahar.messages import N_, Message, Translator
 from andar_bahar.odds import OddsReport, odds_report, percent_text
 from andar_bahar.odds_tables import render_odds
 from andar_bahar.rules import PROCEDURES, BetWindow
-from andar_bahar.tui.common import tr
+from andar_bahar.tui.common import tr, trainer
 
 __all__ = ["OddsScreen", "text_chart"]
 
@@ -70,7 +70,7 @@ class OddsScreen(Screen[None]):
             self.show()
 
     def show(self) -> None:
-        t = self.app.translator  # type: ignore[attr-defined]
+        t = trainer(self).translator
         error = self.query_one("#error", Label)
         try:
             procedure = PROCEDURES[str(self.query_one("#procedure", Select).value)]

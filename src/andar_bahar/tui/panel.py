@@ -14,7 +14,7 @@ from andar_bahar.cards import Card
 from andar_bahar.errors import AndarBaharError
 from andar_bahar.messages import N_, Message
 from andar_bahar.round import Round
-from andar_bahar.tui.common import tr
+from andar_bahar.tui.common import tr, trainer
 from andar_bahar.tui.layout import LayoutView
 
 __all__ = ["RoundPanel"]
@@ -84,7 +84,7 @@ class RoundPanel(Vertical):
         self.refresh_layout()
 
     def refresh_layout(self) -> None:
-        self.query_one(LayoutView).show(self.round, self.app.translator)  # type: ignore[attr-defined]
+        self.query_one(LayoutView).show(self.round, trainer(self).translator)
         finished = self.round.finished
         for button in self.query(Button):
             button.disabled = finished
@@ -96,7 +96,7 @@ class RoundPanel(Vertical):
         if message is None:
             label.update("")
         elif isinstance(message, AndarBaharError):
-            label.update(message.localized(self.app.translator))  # type: ignore[attr-defined]
+            label.update(message.localized(trainer(self).translator))
         else:
             label.update(tr(self, message))
 
@@ -153,9 +153,11 @@ class RoundPanel(Vertical):
         return True
 
     def _random_rank(self) -> str:
-        return self.app.rng().choice(
-            ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
-        )  # type: ignore[attr-defined, no-any-return]
+        return (
+            trainer(self)
+            .rng()
+            .choice(["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"])
+        )
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -14,7 +14,7 @@ from andar_bahar.messages import N_, NP_, Message
 from andar_bahar.round import Round
 from andar_bahar.rules import PROCEDURES, Row
 from andar_bahar.teaching import TeachingGame
-from andar_bahar.tui.common import tr
+from andar_bahar.tui.common import tr, trainer
 from andar_bahar.tui.panel import RoundPanel
 
 __all__ = ["StandingsScreen", "TeachingRoundScreen", "TeachingSetup"]
@@ -49,7 +49,10 @@ class TeachingSetup(Screen[None]):
                 yield Switch(value=False, id="physical")
             yield Label(tr(self, Message(N_("Procedure:"))))
             yield Select(
-                [(rules.describe(self.app.translator), name) for name, rules in PROCEDURES.items()],  # type: ignore[attr-defined]
+                [
+                    (rules.describe(trainer(self).translator), name)
+                    for name, rules in PROCEDURES.items()
+                ],
                 value="home",
                 allow_blank=False,
                 id="procedure",
@@ -80,7 +83,7 @@ class TeachingSetup(Screen[None]):
                 trainer_deals=self.query_one("#trainer", Switch).value,
             )
         except AndarBaharError as refused:
-            error.update(refused.localized(self.app.translator))  # type: ignore[attr-defined]
+            error.update(refused.localized(trainer(self).translator))
             return
         error.update("")
         physical = self.query_one("#physical", Switch).value
@@ -104,12 +107,12 @@ class TeachingRoundScreen(Screen[None]):
         self.round: Round = game.current or game.start_round(rng=self._rng(), physical=physical)
 
     def _rng(self) -> random.Random:
-        rng: random.Random = self.app.rng()  # type: ignore[attr-defined]
+        rng: random.Random = trainer(self).rng()
         return rng
 
     def on_mount(self) -> None:
         try:
-            self.game_id = self.app.store.start_game(  # type: ignore[attr-defined]
+            self.game_id = trainer(self).store.start_game(
                 "teaching",
                 self.game.procedure,
                 self.game.paytable,
@@ -145,10 +148,10 @@ class TeachingRoundScreen(Screen[None]):
                     self,
                     Message(
                         N_("Procedure: {procedure}"),
-                        procedure=game.procedure.describe(self.app.translator),
+                        procedure=game.procedure.describe(trainer(self).translator),
                     ),
                 )
-            )  # type: ignore[attr-defined]
+            )
             if game.note is not None:
                 yield Static(tr(self, game.note), classes="note")
             yield Static(
@@ -164,8 +167,12 @@ class TeachingRoundScreen(Screen[None]):
             for index, name in enumerate(game.players):
                 with Horizontal(classes="marker"):
                     yield Label(name)
-                    yield Button(Row.ANDAR.localized(self.app.translator), id=f"mark-{index}-andar")  # type: ignore[attr-defined]
-                    yield Button(Row.BAHAR.localized(self.app.translator), id=f"mark-{index}-bahar")  # type: ignore[attr-defined]
+                    yield Button(
+                        Row.ANDAR.localized(trainer(self).translator), id=f"mark-{index}-andar"
+                    )
+                    yield Button(
+                        Row.BAHAR.localized(trainer(self).translator), id=f"mark-{index}-bahar"
+                    )
                     yield Label(self._marker_text(name), id=f"marker-{index}")
             yield RoundPanel(self.round, before_deal=game.check_ready_to_deal, id="panel")
             yield Static("", id="score")
@@ -177,7 +184,7 @@ class TeachingRoundScreen(Screen[None]):
 
     def _marker_text(self, name: str) -> str:
         row = self.round.markers.get(name)
-        return f"◆ {row.localized(self.app.translator)}" if row else ""  # type: ignore[attr-defined]
+        return f"◆ {row.localized(trainer(self).translator)}" if row else ""
 
     def _scores_text(self) -> str:
         if not self.game.scoring:
@@ -210,7 +217,7 @@ class TeachingRoundScreen(Screen[None]):
     def on_round_panel_finished(self, event: RoundPanel.Finished) -> None:
         score = self.game.finish_round()
         try:
-            self.app.store.record_round(event.round, game_id=self.game_id, number=score.number)  # type: ignore[attr-defined]
+            trainer(self).store.record_round(event.round, game_id=self.game_id, number=score.number)
         except Exception as error:
             self.notify(str(error), severity="warning")
         for button in self.query(Button):
@@ -238,7 +245,7 @@ class TeachingRoundScreen(Screen[None]):
             next_button.label = tr(self, Message(N_("Standings")))
             if self.game_id is not None:
                 try:
-                    self.app.store.finish_game(  # type: ignore[attr-defined]
+                    trainer(self).store.finish_game(
                         self.game_id,
                         {"scores": self.game.scores, "winners": list(self.game.winners)},
                     )
