@@ -58,7 +58,7 @@ def main() -> int:
     for lang in LANGUAGES:
         po = LOCALE / lang / "LC_MESSAGES" / "andar_bahar.po"
         if po.exists():
-            cmd = ["update", "--no-fuzzy-matching", "--ignore-obsolete", "--omit-header"]
+            cmd = ["update", "--no-fuzzy-matching", "--ignore-obsolete"]
         else:
             cmd = ["init"]
         subprocess.run(

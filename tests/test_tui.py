@@ -324,7 +324,7 @@ def test_a_wrong_drill_answer_is_marked_wrong_with_the_right_answer(tmp_path: Pa
         await press(pilot, app, "#check")
         result = str(screen.query_one("#result", Static).render())
         assert "Not quite" in result
-        assert f"the right answer: {winner.expected}" in result
+        assert f"the right answer: {Row(winner.expected).localized(None)}" in result
         progress = screen.query_one("#progress", DataTable)
         assert progress.row_count == 1
 

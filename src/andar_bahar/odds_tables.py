@@ -170,7 +170,7 @@ def render_simulation(result: SimulationResult, translator: Translator | None = 
     ]
     headers = [
         _t(Message(N_("bet")), t),
-        _t(Message(N_("wins")), t),
+        _t(Message(N_("rounds won")), t),
         _t(Message(N_("frequency")), t),
         _t(Message(N_("mean return")), t),
         _t(Message(N_("± std. error")), t),

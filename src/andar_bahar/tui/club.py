@@ -141,7 +141,6 @@ class ClubRoundScreen(Screen[None]):
         self._fill_tables()
 
     def compose(self) -> ComposeResult:
-        t = trainer(self).translator
         yield Header()
         with Vertical():
             yield Label(
@@ -186,22 +185,22 @@ class ClubRoundScreen(Screen[None]):
                 tr(self, Message(N_("Next round"))), id="next", variant="success", disabled=True
             )
         yield Footer()
-        _ = t
 
     def _fill_tables(self) -> None:
         t = trainer(self).translator
         balances = self.query_one("#balances", DataTable)
-        balances.clear(columns=True)
-        balances.add_columns(tr(self, Message(N_("player"))), tr(self, Message(N_("chips"))))
+        balances.clear()
+        if not balances.columns:
+            balances.add_column(tr(self, Message(N_("player"))), width=20)
+            balances.add_column(tr(self, Message(N_("chips"))), width=12)
         for name, amount in self.game.balances.items():
             balances.add_row(name, money(amount, t))
         bets = self.query_one("#bets", DataTable)
-        bets.clear(columns=True)
-        bets.add_columns(
-            tr(self, Message(N_("player"))),
-            tr(self, Message(N_("bet"))),
-            tr(self, Message(N_("stake"))),
-        )
+        bets.clear()
+        if not bets.columns:
+            bets.add_column(tr(self, Message(N_("player"))), width=20)
+            bets.add_column(tr(self, Message(N_("bet"))), width=28)
+            bets.add_column(tr(self, Message(N_("stake"))), width=12)
         for wager in self.round.wagers:
             bets.add_row(wager.player, wager.bet.localized(t), money(wager.stake, t))
 

@@ -15,6 +15,7 @@ from andar_bahar.drills import Drill, DrillKind, check_answers, make_drill
 from andar_bahar.messages import N_, Message
 from andar_bahar.odds import percent_text
 from andar_bahar.report import render_layout
+from andar_bahar.rules import Row
 from andar_bahar.tui.common import tr, trainer
 
 __all__ = ["DrillScreen"]
@@ -25,6 +26,11 @@ _KIND_NAMES = {
     DrillKind.FIRST_ROW: N_("Which row gets the first card?"),
     DrillKind.ODDS: N_("Which bet has the lower house edge?"),
 }
+
+
+def _shown(expected: str) -> Row | str:
+    """A row answer in the user's language; numbers and choices as they are."""
+    return Row(expected) if expected in ("andar", "bahar") else expected
 
 
 class DrillScreen(Screen[None]):
@@ -178,7 +184,7 @@ class DrillScreen(Screen[None]):
                     Message(
                         N_("your answer: {given}; the right answer: {expected}"),
                         given=answer.given or "—",
-                        expected=answer.expected,
+                        expected=_shown(answer.expected),
                     ),
                 )
             )

@@ -13,7 +13,7 @@ from andar_bahar.errors import AndarBaharError
 from andar_bahar.messages import N_, NP_, Message
 from andar_bahar.round import Round
 from andar_bahar.rules import PROCEDURES, Row
-from andar_bahar.teaching import TeachingGame
+from andar_bahar.teaching import TRAINER, TeachingGame
 from andar_bahar.tui.common import tr, trainer
 from andar_bahar.tui.panel import RoundPanel
 
@@ -137,7 +137,7 @@ class TeachingRoundScreen(Screen[None]):
                         N_("Round {number} of {rounds} — dealer: {dealer}"),
                         number=game.round_number,
                         rounds=game.rounds,
-                        dealer=game.dealer,
+                        dealer=self._dealer_name(),
                     ),
                 ),
                 classes="title",
@@ -181,6 +181,11 @@ class TeachingRoundScreen(Screen[None]):
             )
             yield Static(self._scores_text(), id="scores")
         yield Footer()
+
+    def _dealer_name(self) -> str:
+        if self.game.dealer == TRAINER:
+            return tr(self, Message(N_("the trainer")))
+        return self.game.dealer
 
     def _marker_text(self, name: str) -> str:
         row = self.round.markers.get(name)
