@@ -57,10 +57,7 @@ def main() -> int:
     extract(POT)
     for lang in LANGUAGES:
         po = LOCALE / lang / "LC_MESSAGES" / "andar_bahar.po"
-        if po.exists():
-            cmd = ["update", "--no-fuzzy-matching", "--ignore-obsolete"]
-        else:
-            cmd = ["init"]
+        cmd = ["update", "--no-fuzzy-matching", "--ignore-obsolete"] if po.exists() else ["init"]
         subprocess.run(
             [
                 sys.executable,

@@ -47,7 +47,11 @@ async def shoot(lang: str, folder: Path) -> None:
         app.screen.query_one("#players", Input).value = "Asha=500, Ravi=300"
         app.screen.query_one("#paytable", Input).value = "wizard"
         await press(app, pilot, "#start")
-        for player, bet, stake in (("Asha", "andar", "120"), ("Asha", "cards:6-10", "100"), ("Ravi", "bahar", "50")):
+        for player, bet, stake in (
+            ("Asha", "andar", "120"),
+            ("Asha", "cards:6-10", "100"),
+            ("Ravi", "bahar", "50"),
+        ):
             app.screen.query_one("#player", Select).value = player
             app.screen.query_one("#bet", Input).value = bet
             app.screen.query_one("#stake", Input).value = stake
