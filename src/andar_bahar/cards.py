@@ -24,7 +24,7 @@ from enum import StrEnum
 from typing import Self
 
 from andar_bahar.errors import CardError, DeckError
-from andar_bahar.messages import N_, NP_, Message, Translator
+from andar_bahar.messages import N_, NP_, Message, Translator, translate
 
 __all__ = [
     "FULL_DECK",
@@ -45,8 +45,7 @@ class Colour(StrEnum):
     RED = "red"
 
     def localized(self, translator: Translator | None) -> str:
-        text = _COLOUR_NAMES[self]
-        return translator.gettext(text) if translator is not None else text
+        return translate(_COLOUR_NAMES[self], translator)
 
 
 _COLOUR_NAMES = {Colour.BLACK: N_("black"), Colour.RED: N_("red")}
@@ -100,8 +99,7 @@ class Rank(StrEnum):
 
     def name_localized(self, translator: Translator | None) -> str:
         """The rank's name: "queen", "дама", "ქალი"."""
-        text = _RANK_NAMES[self]
-        return translator.gettext(text) if translator is not None else text
+        return translate(_RANK_NAMES[self], translator)
 
 
 class Suit(StrEnum):

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-__all__ = ["NP_", "N_", "Localizable", "Message", "Sentence", "Translator", "render"]
+__all__ = ["NP_", "N_", "Localizable", "Message", "Sentence", "Translator", "render", "translate"]
 
 
 def N_(msgid: str) -> str:
@@ -36,6 +36,11 @@ class Translator(Protocol):
     def gettext(self, message: str, /) -> str: ...
 
     def ngettext(self, msgid1: str, msgid2: str, n: int, /) -> str: ...
+
+
+def translate(text: str, translator: Translator | None) -> str:
+    """*text* (a marked msgid) in the language of *translator*; English when ``None``."""
+    return translator.gettext(text) if translator is not None else text
 
 
 @runtime_checkable

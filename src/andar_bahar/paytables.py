@@ -30,8 +30,8 @@ from typing import Any
 
 from andar_bahar.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
 from andar_bahar.errors import BetError, PaytableError
-from andar_bahar.messages import N_, Message, Sentence, Translator
-from andar_bahar.money import Amount, as_decimal, format_amount
+from andar_bahar.messages import N_, Message, Sentence, Translator, translate
+from andar_bahar.money import Amount, as_decimal, decimal_sign, format_amount
 from andar_bahar.rules import Row
 
 __all__ = [
@@ -127,8 +127,9 @@ class Odds:
         number = self._number()
         if translator is None:
             return f"{number} to 1"
-        decimal_sign = translator.gettext("decimal-sign:.").removeprefix("decimal-sign:")
-        return Message(N_("{x} to 1"), x=number.replace(".", decimal_sign)).localized(translator)
+        return Message(N_("{x} to 1"), x=number.replace(".", decimal_sign(translator))).localized(
+            translator
+        )
 
     def __str__(self) -> str:
         return f"{self._number()} to 1"
@@ -170,8 +171,7 @@ class Rounding(StrEnum):
         return math.floor(units + Fraction(1, 2))
 
     def localized(self, translator: Translator | None) -> str:
-        text = _ROUNDING_NAMES[self]
-        return translator.gettext(text) if translator is not None else text
+        return translate(_ROUNDING_NAMES[self], translator)
 
 
 _ROUNDING_NAMES = {

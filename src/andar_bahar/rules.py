@@ -24,7 +24,7 @@ from enum import StrEnum
 
 from andar_bahar.cards import Card, Colour
 from andar_bahar.errors import ProcedureError
-from andar_bahar.messages import N_, Message, Translator
+from andar_bahar.messages import N_, Message, Translator, translate
 
 __all__ = [
     "PROCEDURES",
@@ -54,8 +54,7 @@ class Row(StrEnum):
         return cls.ANDAR if colour is Colour.BLACK else cls.BAHAR
 
     def localized(self, translator: Translator | None) -> str:
-        text = _ROW_NAMES[self]
-        return translator.gettext(text) if translator is not None else text
+        return translate(_ROW_NAMES[self], translator)
 
 
 _ROW_NAMES = {Row.ANDAR: N_("Andar"), Row.BAHAR: N_("Bahar")}
@@ -72,8 +71,7 @@ class StartRule(StrEnum):
     """The first dealt card's own colour decides its row (seed 000 §06)."""
 
     def localized(self, translator: Translator | None) -> str:
-        text = _START_NAMES[self]
-        return translator.gettext(text) if translator is not None else text
+        return translate(_START_NAMES[self], translator)
 
 
 _START_NAMES = {
@@ -92,8 +90,7 @@ class TargetMode(StrEnum):
     """A rank chosen in advance, no centre card: 52 cards, 4 match (Ullae Veliyae)."""
 
     def localized(self, translator: Translator | None) -> str:
-        text = _TARGET_NAMES[self]
-        return translator.gettext(text) if translator is not None else text
+        return translate(_TARGET_NAMES[self], translator)
 
 
 _TARGET_NAMES = {
@@ -111,8 +108,7 @@ class BetWindow(StrEnum):
     """Bets stay open after the centre card, until the first dealt card."""
 
     def localized(self, translator: Translator | None) -> str:
-        text = _WINDOW_NAMES[self]
-        return translator.gettext(text) if translator is not None else text
+        return translate(_WINDOW_NAMES[self], translator)
 
 
 _WINDOW_NAMES = {

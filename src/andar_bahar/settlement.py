@@ -22,7 +22,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from andar_bahar.bets import Bet, Wager
-from andar_bahar.messages import N_, Translator
+from andar_bahar.messages import N_, Translator, translate
 from andar_bahar.money import as_decimal
 from andar_bahar.paytables import Odds, Paytable
 from andar_bahar.rules import Row
@@ -39,8 +39,7 @@ class Outcome(StrEnum):
     """The round was void (the deck ran out with no match): the stake is returned."""
 
     def localized(self, translator: Translator | None) -> str:
-        text = _OUTCOME_NAMES[self]
-        return translator.gettext(text) if translator is not None else text
+        return translate(_OUTCOME_NAMES[self], translator)
 
 
 _OUTCOME_NAMES = {

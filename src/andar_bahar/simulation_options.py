@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from andar_bahar.messages import N_, Translator
+from andar_bahar.messages import N_, Translator, translate
 
 __all__ = ["Engine", "System"]
 
@@ -29,8 +29,7 @@ class System(StrEnum):
     """One base stake more after a loss, one less after a win (never below the base)."""
 
     def localized(self, translator: Translator | None) -> str:
-        text = _SYSTEM_NAMES[self]
-        return translator.gettext(text) if translator is not None else text
+        return translate(_SYSTEM_NAMES[self], translator)
 
 
 _SYSTEM_NAMES = {
