@@ -22,3 +22,33 @@ def golden():
         assert text == path.read_text(encoding="utf-8")
 
     return check
+
+
+POSTGRES = os.environ.get("ANDAR_BAHAR_TEST_POSTGRES_URL")
+"""A PostgreSQL server to run the storage tests on too (.ci/run starts a throw-away one)."""
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request, tmp_path):  # type: ignore[no-untyped-def]
+    """A fresh, empty database: an SQLite file, and a fresh PostgreSQL schema when one is set."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'club.sqlite3'}"
+        return
+    if not POSTGRES:
+        pytest.skip("set ANDAR_BAHAR_TEST_POSTGRES_URL=postgresql+psycopg://… to run")
+    import uuid
+
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+
+    schema = f"test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(POSTGRES)
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f"CREATE SCHEMA {schema}")
+    url = make_url(POSTGRES).update_query_dict({"options": f"-csearch_path={schema}"})
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
+        admin.dispose()

@@ -73,3 +73,7 @@ class PaytableError(RulesError):
 
 class ParameterError(AndarBaharError):
     """A setting out of range: ``--rounds 0``, ``--jobs -1``, a bankroll of nothing."""
+
+
+class AccessError(AndarBaharError):
+    """Someone who may not do it: a player dealing, a wrong PIN."""

@@ -8,13 +8,16 @@ Times are timezone-aware UTC on the way in and on the way out, on every
 backend: SQLite keeps them as UTC text, PostgreSQL as ``timestamptz``.
 Drill times are whole milliseconds, so sums and means stay exact.
 
->>> sorted(Base.metadata.tables)
-['drill_attempts', 'games', 'rounds']
+>>> sorted(Base.metadata.tables)  # doctest: +NORMALIZE_WHITESPACE
+['audit_log', 'club_tables', 'drill_attempts', 'games', 'idempotency_keys', 'ledger',
+ 'rounds', 'table_players', 'table_rounds']
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+
+from decimal import Decimal
 
 from sqlalchemy import (
     Boolean,
@@ -27,10 +30,20 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
+    "ROUND_STATUSES",
+    "TABLE_KINDS",
+    "AuditRow",
+    "ClubTableRow",
+    "DecimalText",
+    "IdempotencyRow",
+    "LedgerRow",
+    "TablePlayerRow",
+    "TableRoundRow",
     "GAME_KINDS",
     "NAMING_CONVENTION",
     "WINNERS",
@@ -152,4 +165,153 @@ class DrillAttemptRow(Base):
     correct: Mapped[bool] = mapped_column(Boolean)
     milliseconds: Mapped[int] = mapped_column(Integer)
     """The time to answer, in whole milliseconds."""
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+# -- the club table on the web -----------------------------------------------------
+
+TABLE_KINDS = ("betting", "teaching")
+"""A web table plays the betting game with chips, or the teaching game with markers."""
+ROUND_STATUSES = ("open", "finished", "settled")
+"""A round is open until a card matches or it is void, finished until it is settled."""
+
+
+class DecimalText(TypeDecorator[Decimal]):
+    """An exact decimal amount stored as text on every backend (never a binary float)."""
+
+    impl = String(40)
+    cache_ok = True
+
+    def process_bind_param(self, value: Decimal | None, dialect: Dialect) -> str | None:
+        if value is None:
+            return None
+        if not isinstance(value, Decimal) or not value.is_finite():
+            raise ValueError(f"an amount must be a finite Decimal, not {value!r}")
+        return format(value, "f")
+
+    def process_result_value(self, value: str | None, dialect: Dialect) -> Decimal | None:
+        return None if value is None else Decimal(value)
+
+
+class ClubTableRow(Base):
+    """A table of the club: its rules, its paytable, and how the dealer proves who they are."""
+
+    __tablename__ = "club_tables"
+    __table_args__ = (
+        CheckConstraint(_one_of("kind", TABLE_KINDS), name="kind"),
+        UniqueConstraint("code"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    code: Mapped[str] = mapped_column(String(12))
+    """What players type to join: short, unambiguous letters and digits."""
+    name: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(String(16))
+    procedure_json: Mapped[str] = mapped_column(Text)
+    paytable_toml: Mapped[str] = mapped_column(Text)
+    """The paytable in force for the next round opened."""
+    pin_hash: Mapped[str] = mapped_column(Text)
+    """scrypt of the dealer's PIN with its salt: ``salt$hash`` in hex."""
+    dealer_token_hash: Mapped[str] = mapped_column(String(64))
+    rounds_planned: Mapped[int] = mapped_column(Integer)
+    scoring: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class TablePlayerRow(Base):
+    """A player admitted by the dealer; joined once a phone claims the name."""
+
+    __tablename__ = "table_players"
+    __table_args__ = (UniqueConstraint("table_id", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("club_tables.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(Text)
+    token_hash: Mapped[str | None] = mapped_column(String(64), index=True)
+    admitted_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class TableRoundRow(Base):
+    """A round at a web table: the engine's exact record, stored after every step.
+
+    The shuffled deck is stored when the round opens, with a salt, and only its
+    SHA-256 commitment is shown until the round is settled.
+    """
+
+    __tablename__ = "table_rounds"
+    __table_args__ = (
+        CheckConstraint(_one_of("status", ROUND_STATUSES), name="status"),
+        CheckConstraint("number >= 1", name="number"),
+        UniqueConstraint("table_id", "number"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("club_tables.id", ondelete="CASCADE"), index=True
+    )
+    number: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(10))
+    record: Mapped[str] = mapped_column(Text)
+    """``Round.dumps()``: procedure, paytable, deck, balances and every operation."""
+    salt: Mapped[str | None] = mapped_column(String(64))
+    commitment: Mapped[str | None] = mapped_column(String(64))
+    """SHA-256 of the deck text and the salt (null for a real, typed-in deck)."""
+    winner: Mapped[str | None] = mapped_column(String(5))
+    cards_dealt: Mapped[int | None] = mapped_column(Integer)
+    opened_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    settled_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class LedgerRow(Base):
+    """One change of one balance; the entries of a round sum to zero against the house."""
+
+    __tablename__ = "ledger"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("club_tables.id", ondelete="CASCADE"), index=True
+    )
+    round_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("table_rounds.id", ondelete="CASCADE"), index=True
+    )
+    player_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("table_players.id", ondelete="CASCADE"), index=True
+    )
+    """The player's account, or null for the house."""
+    amount: Mapped[Decimal] = mapped_column(DecimalText)
+    reason: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class IdempotencyRow(Base):
+    """A request already carried out: repeating it returns the same answer."""
+
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (UniqueConstraint("player_id", "key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("table_players.id", ondelete="CASCADE"), index=True
+    )
+    key: Mapped[str] = mapped_column(String(80))
+    response: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class AuditRow(Base):
+    """Who changed what at a table, when, from what to what, and why."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("club_tables.id", ondelete="CASCADE"), index=True
+    )
+    actor: Mapped[str] = mapped_column(Text)
+    action: Mapped[str] = mapped_column(Text)
+    old_value: Mapped[str | None] = mapped_column(Text)
+    new_value: Mapped[str | None] = mapped_column(Text)
+    reason: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
