@@ -3,7 +3,9 @@
     python scripts/catalogues.py          # extract to the .pot, merge into every .po
     python scripts/catalogues.py --check  # exit 1 if the .pot is out of date
 
-Uses Babel's own extractor with the project's markers ``N_`` and ``NP_``.
+Uses Babel's own extractor with the project's markers ``N_`` and ``NP_`` in Python, and
+Jinja2's extractor (``babel.cfg``) for the web templates: ``_()``, ``gettext()``,
+``ngettext()`` and ``{% trans %}`` blocks.
 """
 
 from __future__ import annotations
@@ -26,6 +28,17 @@ EXTRACT = [
     "N_",
     "-k",
     "NP_:1,2",
+    # The web templates (jinja2.ext.i18n); no Python module calls these with a literal.
+    "-k",
+    "_",
+    "-k",
+    "gettext",
+    "-k",
+    "ngettext:1,2",
+    "-k",
+    "pgettext:1c,2",
+    "-k",
+    "npgettext:1c,2,3",
     "--no-location",
     "--sort-output",
     "--omit-header",

@@ -19,6 +19,7 @@ from __future__ import annotations
 from andar_bahar.messages import Message, Translator
 
 __all__ = [
+    "AccessError",
     "ActionError",
     "AndarBaharError",
     "BetError",

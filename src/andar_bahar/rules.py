@@ -212,6 +212,10 @@ class Procedure:
             window=self.window,
         ).localized(translator)
 
+    def localized(self, translator: Translator | None) -> str:
+        """The procedure for people (see :meth:`describe`)."""
+        return self.describe(translator)
+
     def to_dict(self) -> dict[str, object]:
         """The procedure as plain data (the TOML fields).
 

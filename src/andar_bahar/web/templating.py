@@ -1,0 +1,140 @@
+"""The pages' templates: one Jinja environment, the translations chosen per render.
+
+The environment has ``jinja2.ext.i18n`` with *new-style* gettext, but never
+installs a language into itself (``install_gettext_translations`` changes the
+shared environment, so two requests in two languages would race). Instead every
+render passes ``gettext``, ``ngettext``, ``pgettext``, ``npgettext`` and ``_`` of
+the request's language in the template context: Jinja looks a name up in the
+render context before the environment's globals, and both ``{{ _("…") }}`` and
+``{% trans %}…{% endtrans %}`` compile to such look-ups. The callables are made
+once per language and never change, so any thread may use them.
+
+New-style means a template writes ``{{ _("Hello %(name)s", name=player) }}``
+(``%%`` for a percent sign): the translation is looked up first, then filled
+in, and the filled-in values are HTML-escaped.
+
+>>> env = make_environment()
+>>> template = env.from_string('{{ _("Andar") }} {% trans n=3 %}{{ n }} card{% pluralize %}{{ n }} cards{% endtrans %}')
+>>> template.render(gettext_callables("ka")), template.render()
+('ანდარი 3 cards', 'Andar 3 cards')
+"""
+
+from __future__ import annotations
+
+import gettext
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from functools import cache
+from hashlib import sha256
+from importlib import resources
+from types import MappingProxyType
+from typing import Any, cast
+
+from jinja2 import (
+    Environment,
+    PackageLoader,
+    StrictUndefined,
+    pass_context,
+    pass_eval_context,
+    select_autoescape,
+)
+from jinja2.nodes import EvalContext
+from jinja2.runtime import Context
+from markupsafe import Markup
+
+from andar_bahar.i18n import format_number, translations
+from andar_bahar.messages import render
+
+__all__ = ["gettext_callables", "make_environment", "static_version"]
+
+
+def make_environment(*, auto_reload: bool = False) -> Environment:
+    """The environment for the package's ``templates/`` (autoescaped, i18n, strict)."""
+    env = Environment(
+        loader=PackageLoader("andar_bahar.web", "templates"),
+        autoescape=select_autoescape(("html", "xml"), default_for_string=True),
+        extensions=["jinja2.ext.i18n"],
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=auto_reload,
+    )
+    env.policies["ext.i18n.trimmed"] = True  # babel.cfg extracts with trimmed = true too
+    # English when a template is rendered outside a request; sets newstyle_gettext.
+    cast(Any, env).install_null_translations(newstyle=True)
+    env.filters["localized"] = localized
+    env.filters["number"] = number
+    return env
+
+
+def _newstyle(value: str, autoescape: bool, variables: Mapping[str, object]) -> str:
+    # The catalogues are ours (trusted); the values filled in are escaped by Markup's %.
+    text = Markup(value) if autoescape else value  # noqa: S704
+    return text % variables  # always formatted, as Jinja's own new-style gettext
+
+
+@cache
+def gettext_callables(lang: str) -> Mapping[str, Callable[..., str]]:
+    """``gettext``, ``ngettext``, ``pgettext``, ``npgettext`` and ``_`` of *lang*, for a context."""
+    catalogue: gettext.GNUTranslations = translations(lang)
+
+    @pass_eval_context
+    def gettext_(eval_ctx: EvalContext, message: str, /, **variables: object) -> str:
+        return _newstyle(catalogue.gettext(message), eval_ctx.autoescape, variables)
+
+    @pass_eval_context
+    def ngettext(
+        eval_ctx: EvalContext, singular: str, plural: str, num: int, /, **variables: object
+    ) -> str:
+        variables.setdefault("num", num)
+        return _newstyle(catalogue.ngettext(singular, plural, num), eval_ctx.autoescape, variables)
+
+    @pass_eval_context
+    def pgettext(eval_ctx: EvalContext, context: str, message: str, /, **variables: object) -> str:
+        return _newstyle(catalogue.pgettext(context, message), eval_ctx.autoescape, variables)
+
+    @pass_eval_context
+    def npgettext(
+        eval_ctx: EvalContext,
+        context: str,
+        singular: str,
+        plural: str,
+        num: int,
+        /,
+        **variables: object,
+    ) -> str:
+        variables.setdefault("num", num)
+        text = catalogue.npgettext(context, singular, plural, num)
+        return _newstyle(text, eval_ctx.autoescape, variables)
+
+    return MappingProxyType(
+        {
+            "gettext": gettext_,
+            "ngettext": ngettext,
+            "pgettext": pgettext,
+            "npgettext": npgettext,
+            "_": gettext_,
+        }
+    )
+
+
+@pass_context
+def localized(context: Context, value: object) -> str:
+    """Filter: a Message, an error or any Localizable in the page's language."""
+    return render(value, context.get("translations"))
+
+
+@pass_context
+def number(context: Context, value: Decimal | int) -> str:
+    """Filter: a number as the page's language writes it (``13,5`` in Russian)."""
+    return format_number(value, str(context.get("lang", "en")))
+
+
+@cache
+def static_version(path: str) -> str:
+    """A short hash of a static file's content, so that browsers reload it when it changes."""
+    try:
+        data = (resources.files("andar_bahar.web") / "static" / path).read_bytes()
+    except OSError:
+        return "0"
+    return sha256(data).hexdigest()[:10]

@@ -1,0 +1,651 @@
+"""The web infrastructure: vendored htmx, CSRF, languages, errors, live updates, ``serve``.
+
+The page routes are not here: these tests register demo routes and demo templates
+of their own on an app made with ``pages_module=None``. The last test drives a real
+browser (Chromium through Playwright) when one is installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+import shutil
+import socket
+import sys
+import threading
+import time
+import types
+import warnings
+from collections.abc import Iterator
+from importlib import resources
+from importlib.machinery import ModuleSpec
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi import FastAPI, Form, Request
+from fastapi.responses import HTMLResponse, Response
+from jinja2 import ChoiceLoader, DictLoader
+from starlette.websockets import WebSocketDisconnect
+from typer.testing import CliRunner
+
+from andar_bahar.cli import app as cli_app
+from andar_bahar.errors import AccessError
+from andar_bahar.i18n import translations
+from andar_bahar.messages import N_, Message
+from andar_bahar.money import parse_stake
+from andar_bahar.web import Hub, add_live_routes, create_app, hub_of, redirect, render
+from andar_bahar.web.security import CSRF_REFUSED, load_or_create_secret
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message=".*httpx2")  # Starlette 1.x would like httpx2
+    from fastapi.testclient import TestClient
+
+WEB = Path(str(resources.files("andar_bahar.web")))
+SECRET = b"k" * 32
+CSRF_SENTENCE = str(CSRF_REFUSED)
+STAKE_SENTENCE = "The stake 'abc' is not a number: write an amount such as 100 or 12.5."
+STAKE_SENTENCE_RU = "Сумма ставки 'abc' не является числом"
+
+DEMO_TEMPLATES = {
+    "demo.html": """{% extends "base.html" %}
+{% block content %}
+<h1 id="word">{{ _("Andar") }}</h1>
+<form method="post" action="/echo">{{ csrf_field }}<input name="name" value="Nino">
+<button id="plain">Send</button></form>
+{% endblock %}""",
+    "live.html": """{% extends "base.html" %}
+{% block content %}
+<div id="count" hx-get="/table/{{ live_table }}/count" hx-trigger="table-changed from:body">
+{%- block count %}{{ count }}{% endblock -%}
+</div>
+<button id="bet" hx-post="/table/{{ live_table }}/bet" hx-target="#answer">{{ _("Andar") }}</button>
+<button id="bad" hx-post="/table/{{ live_table }}/bad" hx-target="#answer">?</button>
+<button id="forged" hx-post="/echo" hx-headers='{"X-CSRF-Token": "forged"}' hx-target="#answer">!</button>
+<p id="answer"></p>
+{% endblock %}
+{% block aside %}<p id="side">{{ _("Bahar") }}</p>{% endblock %}""",
+}
+
+
+def demo_app(hub: Hub | None = None, **options: Any) -> FastAPI:
+    """The infrastructure with a few demo routes, as ``pages.register`` would add them."""
+    app = create_app(database_url="sqlite://", secret=SECRET, hub=hub, pages_module=None, **options)
+    env = app.state.site.env
+    env.loader = ChoiceLoader([DictLoader(DEMO_TEMPLATES), env.loader])
+    counts: dict[str, int] = {}
+
+    @app.get("/demo")
+    def demo(request: Request) -> HTMLResponse:
+        return render(request, "demo.html")
+
+    @app.api_route("/echo", methods=["POST", "PUT", "PATCH", "DELETE"])
+    async def echo(request: Request) -> HTMLResponse:
+        form = await request.form()
+        return HTMLResponse(f"<p id='echo'>ok {form.get('name', '')}</p>")
+
+    @app.post("/named")
+    def named(name: str = Form()) -> HTMLResponse:
+        return HTMLResponse(f"<p>{name}</p>")
+
+    @app.post("/go")
+    def go(request: Request) -> Response:
+        return redirect(request, "/demo")
+
+    @app.get("/fail")
+    def fail() -> None:
+        parse_stake("abc")
+
+    @app.post("/fail")
+    def fail_post() -> None:
+        parse_stake("abc")
+
+    @app.get("/access")
+    def access() -> None:
+        raise AccessError(Message(N_("Only the dealer can do this at table {code}."), code="K7"))
+
+    @app.get("/boom")
+    def boom() -> None:
+        raise RuntimeError("secret internals")
+
+    @app.get("/table/{code}")
+    def table(request: Request, code: str) -> HTMLResponse:
+        return render(request, "live.html", live_table=code, count=counts.get(code, 0))
+
+    @app.get("/table/{code}/count")
+    def count(request: Request, code: str) -> HTMLResponse:
+        return render(
+            request, "live.html", block="count", live_table=code, count=counts.get(code, 0)
+        )
+
+    @app.post("/table/{code}/bet")
+    def bet(request: Request, code: str) -> HTMLResponse:
+        counts[code] = counts.get(code, 0) + 1
+        hub_of(request).publish(code, {"kind": "bet"})
+        return HTMLResponse("<span>placed</span>")
+
+    @app.post("/table/{code}/bad")
+    def bad(code: str) -> None:
+        parse_stake("abc")
+
+    add_live_routes(app, app.state.hub)
+    return app
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    with TestClient(demo_app(), raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+def token_of(page: str) -> str:
+    match = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert match, "the page has no CSRF field"
+    return match.group(1)
+
+
+def word_of(page: str) -> str:
+    match = re.search(r'<h1 id="word">([^<]*)</h1>', page)
+    assert match
+    return match.group(1)
+
+
+# -- htmx is ours, nothing comes from the network --------------------------------------------
+
+EXTERNAL = [
+    re.compile(r"<script\b[^>]*\bsrc\s*=\s*[\"']?\s*(?:https?:)?//", re.IGNORECASE),
+    re.compile(r"<link\b[^>]*\bhref\s*=\s*[\"']?\s*(?:https?:)?//", re.IGNORECASE),
+    re.compile(r"@import\s+(?:url\()?\s*[\"']?\s*(?:https?:)?//", re.IGNORECASE),
+    re.compile(r"url\(\s*[\"']?\s*(?:https?:)?//", re.IGNORECASE),
+]
+
+
+def test_vendored_htmx_is_served_with_its_licence(client: TestClient) -> None:
+    vendor = WEB / "static" / "vendor"
+    response = client.get("/static/vendor/htmx.min.js")
+    assert response.status_code == 200
+    assert "javascript" in response.headers["content-type"]
+    assert response.content == (vendor / "htmx.min.js").read_bytes()
+    assert 'version:"2.' in response.text
+    assert "Zero-Clause BSD" in (vendor / "htmx.LICENSE").read_text(encoding="utf-8")
+    readme = (vendor / "README.md").read_text(encoding="utf-8")
+    assert "htmx.org" in readme and "2.0.11" in readme and "npm pack htmx.org@2" in readme
+    page = client.get("/demo").text
+    assert re.search(r'<script src="/static/vendor/htmx\.min\.js\?v=\w+" defer>', page)
+    assert client.get("/static/app.css").status_code == 200
+    assert client.get("/static/live.js").status_code == 200
+
+
+def test_no_template_or_static_file_loads_from_the_network(client: TestClient) -> None:
+    files = [
+        path
+        for folder in (WEB / "templates", WEB / "static")
+        for path in folder.rglob("*")
+        if path.suffix in {".html", ".css", ".js"}
+    ]
+    assert len(files) >= 6
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        for pattern in EXTERNAL:
+            assert not pattern.search(text), f"{path} loads {pattern.search(text)}"
+    for page in (
+        client.get("/demo").text,
+        client.get("/table/T1").text,
+        client.get("/nowhere").text,
+    ):
+        for pattern in EXTERNAL:
+            assert not pattern.search(page)
+
+
+def test_security_headers(client: TestClient) -> None:
+    headers = client.get("/demo").headers
+    assert "script-src 'self'" in headers["content-security-policy"]
+    assert "ws://testserver" in headers["content-security-policy"]
+    assert headers["x-frame-options"] == "DENY"
+    assert headers["x-content-type-options"] == "nosniff"
+
+
+# -- CSRF --------------------------------------------------------------------------------------
+
+
+def test_csrf_cookie_is_strict_and_http_only(client: TestClient) -> None:
+    response = client.get("/demo")
+    cookies = response.headers.get_list("set-cookie")
+    csrf = next(c for c in cookies if c.startswith("ab_csrf="))
+    assert "HttpOnly" in csrf and "SameSite=Strict" in csrf and "Path=/" in csrf
+    assert "Secure" not in csrf  # plain HTTP on the club's network
+    body = response.text
+    token = token_of(body)
+    assert f"{{&#34;X-CSRF-Token&#34;: &#34;{token}&#34;}}" in body  # hx-headers on <body>
+    again = client.get("/demo")
+    assert "ab_csrf=" not in " ".join(again.headers.get_list("set-cookie"))
+    assert token_of(again.text) == token
+
+
+def test_post_without_token_is_refused_with_a_sentence(client: TestClient) -> None:
+    client.get("/demo")
+    response = client.post("/echo", data={"name": "Nino"})
+    assert response.status_code == 403
+    assert (
+        f'<p class="error" role="alert">{CSRF_SENTENCE}</p>'.replace("'", "&#39;") in response.text
+    )
+    assert "<html" in response.text
+    for method in ("PUT", "PATCH", "DELETE"):
+        assert client.request(method, "/echo").status_code == 403
+
+
+def test_post_with_a_wrong_token_is_refused(client: TestClient) -> None:
+    token = token_of(client.get("/demo").text)
+    wrong = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
+    assert client.post("/echo", data={"csrf_token": wrong}).status_code == 403
+    assert client.post("/echo", headers={"X-CSRF-Token": "ü-not-ascii".encode()}).status_code == 403
+    with TestClient(demo_app()) as other:  # another browser's token
+        other_token = token_of(other.get("/demo").text)
+    assert client.post("/echo", data={"csrf_token": other_token}).status_code == 403
+
+
+def test_post_with_the_right_token_passes(client: TestClient) -> None:
+    token = token_of(client.get("/demo").text)
+    by_field = client.post("/echo", data={"csrf_token": token, "name": "Nino"})
+    assert by_field.status_code == 200 and "ok Nino" in by_field.text
+    by_header = client.post("/echo", data={"name": "Gela"}, headers={"X-CSRF-Token": token})
+    assert by_header.status_code == 200 and "ok Gela" in by_header.text
+    multipart = client.post(
+        "/echo", data={"csrf_token": token, "name": "Tamar"}, files={"f": ("a.toml", b"x=1")}
+    )
+    assert multipart.status_code == 200 and "ok Tamar" in multipart.text
+    # FastAPI's Form() parameters still read the body the check has read
+    assert client.post("/named", data={"csrf_token": token, "name": "Lela"}).text == "<p>Lela</p>"
+    for method in ("PUT", "PATCH", "DELETE"):
+        assert client.request(method, "/echo", headers={"X-CSRF-Token": token}).status_code == 200
+
+
+def test_redirect_after_a_form(client: TestClient) -> None:
+    token = token_of(client.get("/demo").text)
+    headers = {"X-CSRF-Token": token}
+    plain = client.post("/go", headers=headers, follow_redirects=False)
+    assert plain.status_code == 303 and plain.headers["location"] == "/demo"
+    hx = client.post("/go", headers={**headers, "HX-Request": "true"})
+    assert hx.status_code == 204 and hx.headers["hx-redirect"] == "/demo"
+
+
+def test_a_browser_without_the_cookie_is_refused(client: TestClient) -> None:
+    token = token_of(client.get("/demo").text)
+    with TestClient(demo_app()) as fresh:
+        response = fresh.post("/echo", data={"csrf_token": token})
+        assert response.status_code == 403
+        assert "ab_csrf=" in response.headers["set-cookie"]  # a reload then works
+
+
+def test_cross_origin_post_is_refused_even_with_the_token(client: TestClient) -> None:
+    token = token_of(client.get("/demo").text)
+    headers = {"X-CSRF-Token": token}
+    evil = client.post("/echo", headers={**headers, "Origin": "http://evil.example"})
+    assert evil.status_code == 403
+    assert "This request came from another site and was refused." in evil.text
+    assert client.post("/echo", headers={**headers, "Origin": "null"}).status_code == 403
+    other_port = client.post("/echo", headers={**headers, "Origin": "http://testserver:8001"})
+    assert other_port.status_code == 403
+    site_header = {**headers, "Sec-Fetch-Site": "cross-site"}
+    assert client.post("/echo", headers=site_header).status_code == 403
+    same = client.post("/echo", headers={**headers, "Origin": "http://testserver"})
+    assert same.status_code == 200
+
+
+def test_trusted_origins_may_post() -> None:
+    with TestClient(demo_app(trusted_origins=["https://club.example"])) as client:
+        token = token_of(client.get("/demo").text)
+        headers = {"X-CSRF-Token": token, "Origin": "https://club.example"}
+        assert client.post("/echo", headers=headers).status_code == 200
+        headers["Origin"] = "https://other.example"
+        assert client.post("/echo", headers=headers).status_code == 403
+
+
+def test_htmx_post_without_token_gets_a_fragment_for_errors(client: TestClient) -> None:
+    client.get("/demo")
+    response = client.post("/echo", headers={"HX-Request": "true"})
+    assert response.status_code == 403
+    assert response.headers["hx-retarget"] == "#errors"
+    assert response.text.strip().startswith('<p class="error" role="alert">')
+    assert "<html" not in response.text
+
+
+def test_csrf_refusal_is_in_the_users_language(client: TestClient) -> None:
+    client.get("/demo?lang=ru")
+    response = client.post("/echo")
+    assert response.status_code == 403
+    assert '<html lang="ru">' in response.text and 'aria-label="Язык"' in response.text
+    sentence = CSRF_REFUSED.localized(translations("ru"))  # English until translated
+    assert html.escape(sentence) in response.text
+
+
+# -- languages ---------------------------------------------------------------------------------
+
+
+def test_language_by_query_then_cookie_then_header(client: TestClient) -> None:
+    assert word_of(client.get("/demo").text) == "Andar"
+    response = client.get("/demo?lang=ru")
+    assert word_of(response.text) == "Андар"
+    assert '<html lang="ru">' in response.text
+    lang_cookie = next(c for c in response.headers.get_list("set-cookie") if "ab_lang" in c)
+    assert "ab_lang=ru" in lang_cookie and "SameSite=Strict" in lang_cookie
+    assert "HttpOnly" in lang_cookie
+    assert word_of(client.get("/demo").text) == "Андар"  # the cookie remembers
+    assert word_of(client.get("/demo", headers={"Accept-Language": "ka"}).text) == "Андар"
+    assert word_of(client.get("/demo?lang=ka").text) == "ანდარი"
+    assert word_of(client.get("/demo?lang=xx").text) == "ანდარი"  # unknown: ignored
+
+
+def test_language_from_accept_language() -> None:
+    with TestClient(demo_app()) as client:
+        for header, word in [
+            ("ka-GE,ka;q=0.9,en;q=0.8", "ანდარი"),
+            ("ru-RU,ru;q=0.9", "Андар"),
+            ("de-DE,de;q=0.9", "Andar"),
+            ("en;q=0.5,ru;q=0.9", "Андар"),
+        ]:
+            page = client.get("/demo", headers={"Accept-Language": header}).text
+            assert word_of(page) == word, header
+        assert "ab_lang" not in str(client.cookies)  # only ?lang= sets the cookie
+
+
+def test_language_switcher_keeps_the_path(client: TestClient) -> None:
+    page = client.get("/demo?seat=3").text
+    assert 'href="/demo?seat=3&amp;lang=ru" hreflang="ru"' in page
+    assert 'href="/demo?seat=3&amp;lang=ka" hreflang="ka"' in page
+    assert 'hreflang="en" lang="en" aria-current="true"' in page
+    page = client.get("/table/K7?lang=ka").text
+    assert 'href="/table/K7?lang=en"' in page and "ბაჰარი" in page
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+def test_project_error_is_a_400_page_with_the_sentence(client: TestClient) -> None:
+    response = client.get("/fail")
+    assert response.status_code == 400
+    assert response.headers["content-type"].startswith("text/html")
+    assert STAKE_SENTENCE.replace("'", "&#39;") in response.text
+    assert 'id="errors"' in response.text and "<html" in response.text
+    assert "Traceback" not in response.text
+    russian = client.get("/fail?lang=ru")
+    assert russian.status_code == 400 and STAKE_SENTENCE_RU.replace("'", "&#39;") in russian.text
+
+
+def test_project_error_for_htmx_is_a_fragment_retargeted_to_errors(client: TestClient) -> None:
+    response = client.get("/fail", headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    assert response.headers["hx-retarget"] == "#errors"
+    assert response.headers["hx-reswap"] == "innerHTML"
+    expected = STAKE_SENTENCE.replace("'", "&#39;")
+    assert response.text.strip() == f'<p class="error" role="alert">{expected}</p>'
+    token = token_of(client.get("/demo").text)
+    posted = client.post("/fail", headers={"HX-Request": "true", "X-CSRF-Token": token})
+    assert posted.status_code == 200 and posted.headers["hx-retarget"] == "#errors"
+
+
+def test_access_error_is_a_403(client: TestClient) -> None:
+    response = client.get("/access")
+    assert response.status_code == 403
+    assert "Only the dealer can do this at table K7." in response.text
+
+
+def test_unexpected_error_shows_a_sentence_and_no_traceback(client: TestClient) -> None:
+    response = client.get("/boom")
+    assert response.status_code == 500
+    assert "Something went wrong on the server" in response.text
+    assert "secret internals" not in response.text and "Traceback" not in response.text
+    hx = client.get("/boom", headers={"HX-Request": "true"})
+    assert hx.status_code == 500 and hx.headers["hx-retarget"] == "#errors"
+
+
+def test_not_found_and_bad_forms_are_sentences(client: TestClient) -> None:
+    missing = client.get("/nowhere?lang=ru")
+    assert missing.status_code == 404 and '<html lang="ru">' in missing.text
+    assert "There is no such page." in missing.text
+    assert client.get("/static/nothing.css").status_code == 404
+    token = token_of(client.get("/demo").text)
+    invalid = client.post("/named", data={"csrf_token": token})
+    assert invalid.status_code == 422
+    assert "Some fields of the form are missing or wrong: name." in invalid.text
+    wrong_method = client.get("/named")
+    assert wrong_method.status_code == 405 and wrong_method.headers["allow"] == "POST"
+
+
+# -- live updates ------------------------------------------------------------------------------
+
+
+def test_hub_delivers_to_followers_of_that_table_only() -> None:
+    async def scenario() -> tuple[list[dict[str, object]], int]:
+        hub = Hub()
+        async with hub.subscribe("K7") as events:
+            assert hub.followers("k7") == 1
+            thread = threading.Thread(target=hub.publish, args=("k7", {"kind": "from a thread"}))
+            thread.start()
+            thread.join()
+            hub.publish("OTHER", {"kind": "elsewhere"})
+            hub.publish("K7", {"kind": "card"})
+            received = [await events.__anext__(), await events.__anext__()]
+        return received, hub.followers("K7")
+
+    received, left = asyncio.run(scenario())
+    assert received == [{"kind": "from a thread"}, {"kind": "card"}]
+    assert left == 0
+
+
+def test_hub_keeps_only_the_latest_events_for_a_slow_reader() -> None:
+    async def scenario() -> list[object]:
+        hub = Hub(queue_size=3)
+        async with hub.subscribe("K7") as events:
+            for n in range(10):
+                hub.publish("K7", {"n": n})
+            latest = [(await events.get() or {}).get("n") for _ in range(3)]
+            hub.close()
+            return [*latest, await events.get()]
+
+    assert asyncio.run(scenario()) == [7, 8, 9, None]
+
+
+def test_websocket_receives_published_events() -> None:
+    hub = Hub()
+    with TestClient(demo_app(hub)) as client, client.websocket_connect("/ws/K7") as ws:
+        assert hub.followers("K7") == 1
+        hub.publish("OTHER", {"kind": "elsewhere"})
+        hub.publish("k7", {"kind": "card", "card": "Q♥"})
+        assert ws.receive_json() == {"kind": "card", "card": "Q♥"}
+        ws.send_text("ping")
+        assert ws.receive_text() == "pong"
+    assert hub.followers("K7") == 0
+
+
+def test_websocket_refuses_bad_codes_and_other_sites(client: TestClient) -> None:
+    with client.websocket_connect("/ws/no%20such!") as ws:
+        assert ws.receive() == {"type": "websocket.close", "code": 1008, "reason": ""}
+    with (
+        pytest.raises(WebSocketDisconnect) as refused,
+        client.websocket_connect("/ws/K7", headers={"Origin": "http://evil.example"}),
+    ):
+        pass
+    assert refused.value.code == 1008
+
+
+def test_live_page_loads_live_js_and_names_its_socket(client: TestClient) -> None:
+    page = client.get("/table/K7").text
+    assert 'data-live-path="/ws/K7"' in page
+    assert re.search(r'<script src="/static/live\.js\?v=\w+" defer>', page)
+    assert 'id="live-status"' in page and "hidden" in page
+    assert "live.js" not in client.get("/demo").text
+    fragment = client.get("/table/K7/count").text
+    assert fragment == "0"
+
+
+# -- registration of the page routes --------------------------------------------------------------
+
+
+def test_create_app_registers_the_pages_module_when_it_exists(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[tuple[object, object]] = []
+    module = types.ModuleType("demo_pages_for_test")
+    module.__spec__ = ModuleSpec("demo_pages_for_test", None)
+    module.register = lambda app, site: calls.append((app, site))  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "demo_pages_for_test", module)
+    app = create_app(database_url="sqlite://", pages_module="demo_pages_for_test")
+    assert calls == [(app, app.state.site)]
+    assert app.state.site.database_url == "sqlite://"
+    assert create_app(pages_module="no_such_package.pages") is not None
+
+
+# -- serve -------------------------------------------------------------------------------------
+
+
+def test_serve_help() -> None:
+    result = CliRunner().invoke(cli_app, ["serve", "--help"])
+    assert result.exit_code == 0
+    for option in ("--host", "--port", "--db", "--lang"):
+        assert option in result.output
+
+
+def test_serve_runs_uvicorn_with_the_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import uvicorn
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    runs: list[tuple[FastAPI, str, int]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, host, port, **_: runs.append((app, host, port)))
+    db = tmp_path / "club.sqlite3"
+    result = CliRunner().invoke(
+        cli_app, ["serve", "--db", str(db), "--port", "8123", "--lang", "en"]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Open http://127.0.0.1:8123/ in a browser on this computer")
+    assert len(result.output.strip().splitlines()) == 1
+    app, host, port = runs[0]
+    assert (host, port) == ("127.0.0.1", 8123)
+    assert app.state.site.database_url == f"sqlite:///{db.resolve()}"
+    secret_file = tmp_path / "data" / "andar-bahar" / "web-secret"
+    assert app.state.site.secret == load_or_create_secret(secret_file)
+    assert secret_file.stat().st_mode & 0o077 == 0
+
+
+# -- a real browser ------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class _Server:
+    """The demo app under uvicorn in a thread, stoppable and restartable on one port."""
+
+    def __init__(self, app: FastAPI, port: int) -> None:
+        import uvicorn
+
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=port, log_level="error", timeout_graceful_shutdown=1
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> _Server:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+def _browser(playwright):  # type: ignore[no-untyped-def]
+    try:
+        return playwright.chromium.launch()
+    except Exception:
+        for name in ("chromium", "chromium-browser", "google-chrome"):
+            path = shutil.which(name)
+            if path:
+                return playwright.chromium.launch(executable_path=path)
+    pytest.skip("no Chromium for Playwright here")
+
+
+def test_in_a_browser_htmx_csrf_errors_and_live_updates() -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    hub = Hub()
+    with sync_api.sync_playwright() as playwright:
+        browser = _browser(playwright)
+        try:
+            context = browser.new_context(viewport={"width": 360, "height": 740})
+            page = context.new_page()
+            problems: list[str] = []
+            page.on("pageerror", lambda error: problems.append(str(error)))
+            page.on(
+                "console",
+                lambda message: (
+                    problems.append(message.text)
+                    if "Content Security Policy" in message.text
+                    else None
+                ),
+            )
+            with _Server(demo_app(hub), port):
+                page.goto(f"{base}/table/K7?lang=ka")
+                page.wait_for_function("() => window.htmx && window.htmx.version.startsWith('2.')")
+                # one column at 360 px, nothing wider than the screen
+                assert page.evaluate("() => document.documentElement.scrollWidth") <= 360
+                font = page.evaluate("() => getComputedStyle(document.body).fontFamily")
+                assert font.startswith('"Noto Sans Georgian"')
+                page.wait_for_function("() => document.getElementById('live-status').hidden")
+                deadline = time.monotonic() + 5
+                while hub.followers("K7") == 0:
+                    assert time.monotonic() < deadline, "live.js did not connect"
+                    time.sleep(0.05)
+                # an htmx POST carries the token from hx-headers; its event reloads #count
+                page.click("#bet")
+                page.wait_for_function(
+                    "() => document.getElementById('answer').textContent === 'placed'"
+                )
+                page.wait_for_function("() => document.getElementById('count').textContent === '1'")
+                # an event published by someone else reloads the fragment too
+                with page.expect_request(lambda request: request.url.endswith("/K7/count")):
+                    hub.publish("K7", {"kind": "card"})
+                # an error shows in #errors, in Georgian
+                page.click("#bad")
+                page.wait_for_selector("#errors p.error[role=alert]")
+                assert "ფსონის თანხა" in page.inner_text("#errors")
+                assert page.inner_text("#answer") == "placed"
+                # a forged token: 403, and htmx shows the refusal in #errors as well
+                page.click("#forged")
+                page.wait_for_function(
+                    "(text) => document.getElementById('errors').textContent.includes(text)",
+                    arg=CSRF_REFUSED.localized(translations("ka")),
+                )
+                assert page.inner_text("#answer") == "placed"
+                # on a laptop the aside stands beside the content
+                page.set_viewport_size({"width": 1280, "height": 800})
+                primary = page.locator(".primary").bounding_box()
+                aside = page.locator(".secondary").bounding_box()
+                assert primary and aside and aside["x"] >= primary["x"] + primary["width"]
+                page.set_viewport_size({"width": 360, "height": 740})
+                aside = page.locator(".secondary").bounding_box()
+                assert aside and aside["x"] < 40  # one column on a phone
+            # the server is down: the badge shows
+            page.wait_for_function(
+                "() => !document.getElementById('live-status').hidden", timeout=10000
+            )
+            with _Server(demo_app(), port):
+                page.wait_for_function(
+                    "() => document.getElementById('live-status').hidden", timeout=15000
+                )
+                # the page reloads its fragments after reconnecting (a fresh app counts 0)
+                page.wait_for_function(
+                    "() => document.getElementById('count').textContent === '0'", timeout=5000
+                )
+            assert problems == []
+        finally:
+            browser.close()
