@@ -10,6 +10,7 @@ Card.parse('Q♥')
 (<Row.BAHAR: 'bahar'>, 3)
 """
 
+from andar_bahar._version import __version__
 from andar_bahar.bets import Bet, CardsBet, MainBet
 from andar_bahar.cards import FULL_DECK, Card, Colour, Rank, Suit, check_complete
 from andar_bahar.errors import (
@@ -34,8 +35,6 @@ from andar_bahar.rules import (
     load_procedure,
 )
 from andar_bahar.settlement import Outcome, Settlement, settle
-
-__version__ = "0.1.0"
 
 __all__ = [
     "FULL_DECK",

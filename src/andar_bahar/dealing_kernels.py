@@ -27,6 +27,29 @@ _CHUNK = 1 << 16
 _DRAWS_PER_ROUND = 16  # mean use is 14 (centre + 13 cards); the buffer is refilled as needed
 
 
+def _lemire(word: int, n: int, bits: int) -> int:
+    """A uniform integer in ``[0, n)`` from a random *bits*-bit word, or ``-1`` to reject it.
+
+    Lemire's multiply-and-shift: ``word × n`` spread over ``n`` buckets of
+    ``2**bits`` words each; the low part rejects the ``2**bits mod n`` words that
+    would make some buckets larger than others, so there is no modulo bias. The
+    kernel calls it with 32-bit words; a test enumerates every 16-bit word.
+
+    >>> [_lemire(w, 3, 2) for w in range(4)]  # 2**2 mod 3 = 1 word rejected
+    [-1, 0, 1, 2]
+    """
+    m = int(word) * int(n)
+    low = m & ((1 << bits) - 1)
+    # the division runs only when rejection is possible at all (low < n): rarely
+    if low < n and low < ((1 << bits) - n) % n:
+        return -1
+    return m >> bits
+
+
+lemire = _lemire
+"""The draw in use: compiled with numba once the kernel is (the same code)."""
+
+
 def _kernel_py(
     buf: NDArray[np.uint32],
     deck: NDArray[np.int8],
@@ -44,21 +67,21 @@ def _kernel_py(
         j = 0
         if chosen_rank:
             while True:  # the target rank, uniform over 13
-                m = np.uint64(buf[pos]) * np.uint64(13)
+                drawn = lemire(buf[pos], 13, 32)
                 pos += 1
-                if (m & np.uint64(0xFFFFFFFF)) >= np.uint64((4294967296 - 13) % 13):
+                if drawn >= 0:
                     break
-            target = np.int64(m >> np.uint64(32))
+            target = np.int64(drawn)
         first_row = 0
         k = 0
         for j in range(52):
             n = 52 - j
             while True:
-                m = np.uint64(buf[pos]) * np.uint64(n)
+                drawn = lemire(buf[pos], n, 32)
                 pos += 1
-                if (m & np.uint64(0xFFFFFFFF)) >= np.uint64((4294967296 - n) % n):
+                if drawn >= 0:
                     break
-            i = j + np.int64(m >> np.uint64(32))
+            i = j + drawn
             card = deck[i]
             deck[i] = deck[j]
             deck[j] = card
@@ -86,6 +109,8 @@ def _compile() -> tuple[Callable[..., int] | None, str]:
         import numba
     except ImportError:
         return None, "numpy"
+    global lemire
+    lemire = numba.njit(cache=True, nogil=True)(_lemire)  # the kernel calls it by this name
     compiled: Callable[..., int] = numba.njit(cache=True, nogil=True)(_kernel_py)
     return compiled, f"numba {numba.__version__}"
 

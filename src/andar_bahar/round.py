@@ -32,6 +32,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any, TypeAlias, TypeVar
 
+from andar_bahar._version import __version__
 from andar_bahar.bets import Bet, Wager
 from andar_bahar.cards import FULL_DECK, Card, Rank, check_complete, check_distinct, shuffled
 from andar_bahar.errors import ActionError, AndarBaharError, BetError, DeckError
@@ -697,6 +698,7 @@ class Round:
         """The round as plain data: rules, paytable, deck and every operation."""
         data: dict[str, Any] = {
             "format": FORMAT,
+            "engine": __version__,
             "procedure": self.procedure.to_dict(),
             "paytable": self.paytable.to_toml(),
         }
@@ -809,7 +811,23 @@ def _operation_to_dict(op: Operation) -> dict[str, Any]:
         return {"op": "deal", "card": str(op.card)}
     if isinstance(op, RoundVoided):
         return {"op": "void"}
-    return {"op": "settle"}
+    # What was paid, as the engine worked it out then; `history verify` recomputes it.
+    return {"op": "settle", "paid": settlement_to_list(op.settlement)}
+
+
+def settlement_to_list(settlement: Settlement) -> list[dict[str, str]]:
+    """Every settled bet as text: player, bet, stake, outcome, win, returned."""
+    return [
+        {
+            "player": b.player,
+            "bet": str(b.bet),
+            "stake": format_amount(b.stake),
+            "outcome": b.outcome.value,
+            "win": format_amount(b.win),
+            "returned": format_amount(b.returned),
+        }
+        for b in settlement.bets
+    ]
 
 
 def _check_player(player: str) -> str:

@@ -60,7 +60,8 @@ def deal(
     """Deal one round and show the layout."""
     translator = translator_for(lang)
     rules = build_procedure(procedure, start, target_mode, window)
-    rng = random.Random(seed) if seed is not None else random.SystemRandom()
+    # --seed: a reproducible training deal; without it, the operating system's secure source.
+    rng = random.Random(seed) if seed is not None else random.SystemRandom()  # noqa: S311
     top = Card.parse_many(cards) if cards else ()
     deck = stacked_deck(top, rng)
     rank = _target_rank(rules, target, rng)
@@ -145,7 +146,7 @@ def settle(
     rnd = Round(rules, table)
     if rules.has_centre:
         if target is not None:
-            _target_rank(rules, target, random.Random(0))
+            _target_rank(rules, target, random.SystemRandom())
         if not given:
             raise ActionError(Message(N_("Give the round's cards, the centre card first.")))
         wagers = [_parse_bet_option(text) for text in bet]

@@ -1,0 +1,75 @@
+"""``andar-bahar history list|verify``: the stored rounds, and the replay check."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from andar_bahar.cli.common import LangOption, app, guarded, translator_for
+from andar_bahar.cli.play import database_url
+from andar_bahar.messages import N_, NP_, Message
+
+history_app = typer.Typer(
+    help="The stored rounds: list them, or verify every settlement.", no_args_is_help=True
+)
+app.add_typer(history_app, name="history")
+
+DbOption = Annotated[
+    str | None,
+    typer.Option(
+        "--db", help="The database: a file (SQLite) or a URL; default: the one in your data folder."
+    ),
+]
+
+
+@history_app.command("verify")
+@guarded
+def verify_command(db: DbOption = None, lang: LangOption = None) -> None:
+    """Replay every stored round with this engine and report any settlement that differs.
+
+    Exit code 0 when every round agrees, 1 when one does not.
+    """
+    from andar_bahar.storage import Storage
+    from andar_bahar.verification import verify
+
+    translator = translator_for(lang)
+    with Storage.open(database_url(db)) as storage:
+        report = verify(storage)
+    for discrepancy in report.discrepancies:
+        typer.echo(discrepancy.localized(translator))
+    typer.echo(
+        Message(
+            NP_(
+                "{n} round replayed: {bad} differs (engines: {engines}).",
+                "{n} rounds replayed: {bad} differ (engines: {engines}).",
+            ),
+            n=report.checked,
+            bad=len(report.discrepancies),
+            engines=", ".join(sorted(report.engines)) or "—",
+        ).localized(translator)
+    )
+    if not report.ok:
+        raise typer.Exit(code=1)
+
+
+@history_app.command("list")
+@guarded
+def list_command(
+    db: DbOption = None,
+    limit: Annotated[int, typer.Option("--limit", help="How many rounds, newest first.")] = 20,
+    lang: LangOption = None,
+) -> None:
+    """The last rounds of the trainer's history."""
+    from andar_bahar.storage import Storage
+
+    translator = translator_for(lang)
+    with Storage.open(database_url(db)) as storage:
+        rounds = storage.recent_rounds(limit)
+    if not rounds:
+        typer.echo(Message(N_("No rounds are stored yet.")).localized(translator))
+    for stored in rounds:
+        typer.echo(
+            f"{stored.id:>5}  {stored.created_at:%Y-%m-%d %H:%M}  {stored.procedure:<12} "
+            f"{stored.winner:<6} {stored.cards_dealt:>2}"
+        )
