@@ -34,16 +34,13 @@ def test_the_lint_rule_holds_and_every_exception_is_marked() -> None:
     )  # fmt: skip
     assert result.returncode == 0, result.stdout
     marked = [
-        f"{path.relative_to(ROOT)}:{number}"
+        str(path.relative_to(ROOT))
         for path in (ROOT / "src").rglob("*.py")
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        for line in path.read_text(encoding="utf-8").splitlines()
         if "noqa: S311" in line
     ]
-    # Only the seeded training paths: `deal --seed` and the trainer's `--seed`.
-    assert sorted(marked) == [
-        "src/andar_bahar/cli/rounds.py:64",
-        "src/andar_bahar/tui/app.py:76",
-    ]
+    # Only the seeded training paths, once each: `deal --seed` and the trainer's `--seed`.
+    assert sorted(marked) == ["src/andar_bahar/cli/rounds.py", "src/andar_bahar/tui/app.py"]
 
 
 def test_live_shuffles_draw_from_the_secure_source(monkeypatch: pytest.MonkeyPatch) -> None:
