@@ -36,6 +36,7 @@ __all__ = [
     "OddsReport",
     "Outcome",
     "OutcomeDistribution",
+    "Percent",
     "bet_odds",
     "first_match_distribution",
     "odds_report",
@@ -274,7 +275,7 @@ class OddsReport:
                 paytable=self.paytable.name,
                 bet=b.bet,
                 given=_Given(b.given),
-                edge=_Percent(b.expected_return, signed=True),
+                edge=Percent(b.expected_return, signed=True),
             )
             for b in self.warnings
         ]
@@ -303,7 +304,7 @@ class _Given:
         )
 
 
-class _Percent:
+class Percent:
     """A fraction shown as a percentage with two decimals (display only)."""
 
     def __init__(self, value: Fraction, *, signed: bool = False) -> None:

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from andar_bahar._version import __version__
 from andar_bahar.errors import AndarBaharError
-from andar_bahar.messages import N_, Message
+from andar_bahar.messages import N_, Message, Translator
 from andar_bahar.money import as_decimal, format_amount
 from andar_bahar.round import Round, settlement_to_list
 from andar_bahar.storage import Storage
@@ -43,12 +43,12 @@ __all__ = ["Discrepancy", "VerifyReport", "verify"]
 class Discrepancy:
     """One stored round whose replay does not give what was stored."""
 
-    where: str
+    where: Message
     """``history round 12`` or ``table K7Q2MX round 3``."""
     problem: Message
 
-    def localized(self, translator: object) -> str:
-        return f"{self.where}: {self.problem.localized(translator)}"  # type: ignore[arg-type]
+    def localized(self, translator: Translator | None) -> str:
+        return f"{self.where.localized(translator)}: {self.problem.localized(translator)}"
 
 
 @dataclass(slots=True)
@@ -72,9 +72,9 @@ def verify(storage: Storage) -> VerifyReport:
     return report
 
 
-def _records(session: Session) -> Iterator[tuple[str, str, dict[str, Decimal] | None]]:
+def _records(session: Session) -> Iterator[tuple[Message, str, dict[str, Decimal] | None]]:
     for row in session.scalars(select(RoundRow).order_by(RoundRow.id)):
-        yield f"history round {row.id}", row.record, None
+        yield Message(N_("history round {id}"), id=row.id), row.record, None
     tables = {t.id: t.code for t in session.scalars(select(ClubTableRow))}
     players = {p.id: p.name for p in session.scalars(select(TablePlayerRow))}
     for table_round in session.scalars(
@@ -84,12 +84,16 @@ def _records(session: Session) -> Iterator[tuple[str, str, dict[str, Decimal] | 
         for entry in session.scalars(select(LedgerRow).where(LedgerRow.round_id == table_round.id)):
             account = players.get(entry.player_id, "") if entry.player_id is not None else "house"
             nets[account] = nets.get(account, Decimal(0)) + entry.amount
-        where = f"table {tables.get(table_round.table_id, '?')} round {table_round.number}"
+        where = Message(
+            N_("table {code} round {n}"),
+            code=tables.get(table_round.table_id, "?"),
+            n=table_round.number,
+        )
         yield where, table_round.record, nets
 
 
 def _check(
-    where: str, record: str, ledger: dict[str, Decimal] | None, report: VerifyReport
+    where: Message, record: str, ledger: dict[str, Decimal] | None, report: VerifyReport
 ) -> None:
     try:
         data = json.loads(record)

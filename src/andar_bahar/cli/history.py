@@ -41,8 +41,8 @@ def verify_command(db: DbOption = None, lang: LangOption = None) -> None:
     typer.echo(
         Message(
             NP_(
-                "{n} round replayed: {bad} differs (engines: {engines}).",
-                "{n} rounds replayed: {bad} differ (engines: {engines}).",
+                "{n} round replayed; with a difference: {bad} (engines: {engines}).",
+                "{n} rounds replayed; with a difference: {bad} (engines: {engines}).",
             ),
             n=report.checked,
             bad=len(report.discrepancies),

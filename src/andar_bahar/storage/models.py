@@ -16,7 +16,6 @@ Drill times are whole milliseconds, so sums and means stay exact.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-
 from decimal import Decimal
 
 from sqlalchemy import (
@@ -35,22 +34,22 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
-    "ROUND_STATUSES",
-    "TABLE_KINDS",
-    "AuditRow",
-    "ClubTableRow",
-    "DecimalText",
-    "IdempotencyRow",
-    "LedgerRow",
-    "TablePlayerRow",
-    "TableRoundRow",
     "GAME_KINDS",
     "NAMING_CONVENTION",
+    "ROUND_STATUSES",
+    "TABLE_KINDS",
     "WINNERS",
+    "AuditRow",
     "Base",
+    "ClubTableRow",
+    "DecimalText",
     "DrillAttemptRow",
     "GameRow",
+    "IdempotencyRow",
+    "LedgerRow",
     "RoundRow",
+    "TablePlayerRow",
+    "TableRoundRow",
     "UTCDateTime",
 ]
 

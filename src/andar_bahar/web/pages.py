@@ -33,7 +33,7 @@ from andar_bahar.bets import Bet, MainBet
 from andar_bahar.errors import AccessError, AndarBaharError, ParameterError, PaytableError
 from andar_bahar.messages import N_, Message
 from andar_bahar.money import format_amount
-from andar_bahar.odds import odds_report
+from andar_bahar.odds import Percent, odds_report
 from andar_bahar.paytables import PAYTABLES, MainKey, Odds, Paytable, find_paytable, load_paytable
 from andar_bahar.rules import PROCEDURES, BetWindow, Procedure, Row, StartRule, TargetMode
 from andar_bahar.storage import Storage
@@ -112,7 +112,9 @@ def register(app: FastAPI, site: Site) -> None:
     ) -> Response:
         rules = _procedure(procedure, start, target, window)
         table = await _paytable(paytable, paytable_file)
-        return render(request, "odds_fragment.html", report=odds_report(rules, table))
+        return render(
+            request, "odds_fragment.html", report=odds_report(rules, table), percent=Percent
+        )
 
     @app.post("/tables")
     async def create_table(

@@ -167,7 +167,7 @@ class RoundSummary:
     status: str
     winner: str | None
     cards_dealt: int | None
-    centre: str | None
+    centre: Card | None
     commitment: str | None
     settled_at: datetime | None
 
@@ -882,10 +882,10 @@ def _card(text: str | None) -> Card | None:
     return Card.parse(text) if text is not None and text.strip() else None
 
 
-def _centre(record: str) -> str | None:
+def _centre(record: str) -> Card | None:
     for op in json.loads(record).get("operations", []):
         if op.get("op") == "centre":
-            return str(op["card"])
+            return Card.parse(str(op["card"]))
     return None
 
 

@@ -3,7 +3,8 @@
    Opens ws(s)://host/ws/CODE; every message fires the htmx event "table-changed" on
    <body>, so each fragment with hx-trigger="table-changed from:body" reloads itself.
    Reconnects with backoff (0.5 s doubling to 30 s), shows #live-status while down,
-   and fires "table-changed" once back, for what was missed meanwhile. */
+   and fires "table-changed" whenever the socket opens (the first time too), for what
+   was missed meanwhile. */
 (function () {
   "use strict";
 
@@ -95,9 +96,9 @@
       delay = MIN_DELAY;
       lastHeard = Date.now();
       showDown(false);
-      if (openedBefore || failed) {
-        changed({ reconnected: true });
-      }
+      // Fetch the fragments once the socket is open, the first time too: an event
+      // published between this page's render and this moment reached no one here.
+      changed({ reconnected: openedBefore || failed });
       openedBefore = true;
       failed = false;
     };
