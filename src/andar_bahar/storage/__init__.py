@@ -480,7 +480,9 @@ def _create_engine(url: str) -> Engine:
     else:
         if not database.startswith("file:"):
             Path(database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(parsed)
+        # Wait up to 30 s for another program's write (the trainer and the server may
+        # share one file) rather than fail at once.
+        engine = create_engine(parsed, connect_args={"timeout": 30})
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
     return engine

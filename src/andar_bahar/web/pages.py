@@ -26,6 +26,7 @@ from decimal import Decimal
 from typing import Annotated, Any, TypeVar
 
 from fastapi import FastAPI, File, Form, Request, UploadFile
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
 
@@ -59,7 +60,7 @@ def register(app: FastAPI, site: Site) -> None:
 
     async def authorize(websocket: WebSocket, code: str) -> bool:
         try:
-            service.state(code)
+            await run_in_threadpool(service.state, code)
         except AndarBaharError:
             return False
         return True
@@ -133,9 +134,12 @@ def register(app: FastAPI, site: Site) -> None:
     ) -> Response:
         rules = _procedure(procedure, start, target, window)
         table = await _paytable(paytable, paytable_file)
-        created = service.create_table(
-            name=name, kind=kind, procedure=rules, paytable=table, pin=pin,
-            rounds=_whole(rounds, "rounds"), scoring=bool(scoring) or kind == "betting",
+        planned = _whole(rounds, "rounds")
+        created = await run_in_threadpool(
+            lambda: service.create_table(
+                name=name, kind=kind, procedure=rules, paytable=table, pin=pin,
+                rounds=planned, scoring=bool(scoring) or kind == "betting",
+            )
         )  # fmt: skip
         response = redirect(request, f"/dealer/{created.code}")
         set_cookie(response, request, f"dealer_{created.code}", dealers.sign(created.dealer_token))
@@ -205,7 +209,8 @@ def register(app: FastAPI, site: Site) -> None:
         paytable_file: Annotated[UploadFile | None, File()] = None,
     ) -> Response:
         table = await _paytable(paytable, paytable_file)
-        service.change_paytable(code, dealer_token(request, code), table, reason)
+        token = dealer_token(request, code)
+        await run_in_threadpool(service.change_paytable, code, token, table, reason)
         publish(code, "paytable")
         return redirect(request, f"/dealer/{code.upper()}")
 
@@ -286,18 +291,24 @@ def register(app: FastAPI, site: Site) -> None:
             str(data.get("target", "")), str(data.get("window", "")),
         )  # fmt: skip
         table = find_paytable(str(data.get("paytable", "trainer-default")))
-        created = service.create_table(
-            name=str(data.get("name", "")), kind=str(data.get("kind", "betting")),
-            procedure=rules, paytable=table, pin=str(data.get("pin", "")),
-            rounds=_whole(str(data.get("rounds", "10")), "rounds"),
+        rounds = _whole(str(data.get("rounds", "10")), "rounds")
+        created = await run_in_threadpool(
+            lambda: service.create_table(
+                name=str(data.get("name", "")), kind=str(data.get("kind", "betting")),
+                procedure=rules, paytable=table, pin=str(data.get("pin", "")), rounds=rounds,
+            )
         )  # fmt: skip
         return JSONResponse({"code": created.code, "dealer_token": created.dealer_token})
 
     @app.post("/api/tables/{code}/players")
     async def api_admit(request: Request, code: str) -> JSONResponse:
         data = await _json(request)
-        service.admit_player(
-            code, bearer(request), str(data.get("name", "")), str(data.get("balance", "0"))
+        await run_in_threadpool(
+            service.admit_player,
+            code,
+            bearer(request),
+            str(data.get("name", "")),
+            str(data.get("balance", "0")),
         )
         publish(code, "admitted")
         return JSONResponse({"ok": True})
@@ -305,14 +316,16 @@ def register(app: FastAPI, site: Site) -> None:
     @app.post("/api/tables/{code}/join")
     async def api_join(request: Request, code: str) -> JSONResponse:
         data = await _json(request)
-        token = service.join(code, str(data.get("name", "")))
+        token = await run_in_threadpool(service.join, code, str(data.get("name", "")))
         publish(code, "joined")
         return JSONResponse({"token": token})
 
     @app.post("/api/tables/{code}/rounds")
     async def api_open(request: Request, code: str) -> JSONResponse:
         data = await _json(request)
-        opened = service.open_round(code, bearer(request), physical=bool(data.get("physical")))
+        physical = bool(data.get("physical"))
+        token = bearer(request)
+        opened = await run_in_threadpool(lambda: service.open_round(code, token, physical=physical))
         publish(code, "open")
         return JSONResponse(_round_json(opened))
 
@@ -330,16 +343,19 @@ def register(app: FastAPI, site: Site) -> None:
         }
         if action not in steps:
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
-        result = steps[action]()
+        result = await run_in_threadpool(steps[action])
         publish(code, action)
         return JSONResponse(_round_json(result))
 
     @app.post("/api/tables/{code}/bets")
     async def api_bet(request: Request, code: str) -> JSONResponse:
         data = await _json(request)
-        placed = service.place_bet(
-            code, bearer(request), str(data.get("bet", "")), str(data.get("stake", "")),
-            key=str(data.get("key", "")),
+        token = bearer(request)
+        placed = await run_in_threadpool(
+            lambda: service.place_bet(
+                code, token, str(data.get("bet", "")), str(data.get("stake", "")),
+                key=str(data.get("key", "")),
+            )
         )  # fmt: skip
         publish(code, "bet")
         return JSONResponse(
@@ -354,7 +370,9 @@ def register(app: FastAPI, site: Site) -> None:
     @app.post("/api/tables/{code}/markers")
     async def api_marker(request: Request, code: str) -> JSONResponse:
         data = await _json(request)
-        service.place_marker(code, bearer(request), str(data.get("row", "")))
+        await run_in_threadpool(
+            service.place_marker, code, bearer(request), str(data.get("row", ""))
+        )
         publish(code, "marker")
         return JSONResponse({"ok": True})
 

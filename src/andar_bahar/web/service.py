@@ -38,6 +38,7 @@ import hmac
 import json
 import random
 import secrets
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -231,6 +232,9 @@ class TableService:
     ) -> None:
         self.storage = storage
         self._sessions = sessionmaker(storage.engine, expire_on_commit=False)
+        # SQLite has one writer at a time: the threads of one server take turns here
+        # rather than time out on the database's own lock under load.
+        self._lock = threading.Lock() if storage.engine.dialect.name == "sqlite" else None
         # Live dealing uses the operating system's secure source; tests may seed one.
         self._rng = rng if rng is not None else secrets.SystemRandom()
         self._now = now
@@ -239,7 +243,11 @@ class TableService:
 
     @contextmanager
     def _tx(self) -> Iterator[Session]:
-        with self._sessions.begin() as session:
+        if self._lock is None:
+            with self._sessions.begin() as session:
+                yield session
+            return
+        with self._lock, self._sessions.begin() as session:
             yield session
 
     def _table(self, session: Session, code: str, *, lock: bool = True) -> ClubTableRow:
