@@ -27,7 +27,7 @@ MAX_CARDS_DEALT = 49
 """The most cards a round can deal, centre not counted: 48 non-matching cards and
 the match, in both target modes (51 − 3 + 1 and 52 − 4 + 1)."""
 
-_CARDS_RE = re.compile(r"^cards:(\d+)(?:\s*(?:-|–|\.\.)\s*(\d+)|(\+))?$")
+_CARDS_RE = re.compile(r"^cards:(\d{1,3})(?:\s*(?:-|–|\.\.)\s*(\d{1,3})|(\+))?$")
 
 
 class Bet:

@@ -92,13 +92,30 @@ class Message:
         return self.localized(None)
 
 
+_MAX_QUOTED = 200
+
+
 def render(value: object, translator: Translator | None) -> str:
-    """Render one parameter: localizable values in the user's language, others as text."""
+    r"""Render one parameter: localizable values in the user's language, others as text.
+
+    Text from outside (what a user typed, a value of a file) is shown on one line and at
+    most 200 characters, so that every sentence stays one readable line.
+
+    >>> render("Q\nX", None), len(render("9" * 500, None))
+    ('Q\\nX', 200)
+    """
     if isinstance(value, Localizable):
         return value.localized(translator)
     if isinstance(value, (list, tuple)):
         return ", ".join(render(item, translator) for item in value)
-    return str(value)
+    try:
+        text = str(value)
+    except ValueError:  # an integer too long to write (Python's 4,300-digit limit)
+        text = "…"
+    text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    if len(text) > _MAX_QUOTED:
+        text = text[: _MAX_QUOTED - 1] + "…"
+    return text
 
 
 @dataclass(frozen=True, slots=True)

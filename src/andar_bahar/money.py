@@ -21,23 +21,29 @@ from fractions import Fraction
 from andar_bahar.errors import BetError
 from andar_bahar.messages import N_, Message, Translator
 
-__all__ = ["Amount", "as_decimal", "format_amount", "parse_stake", "to_decimal"]
+__all__ = [
+    "MAX_DIGITS",
+    "MAX_PLACES",
+    "Amount",
+    "as_decimal",
+    "check_amount",
+    "format_amount",
+    "parse_stake",
+    "to_decimal",
+]
 
 
-def parse_stake(text: str | int | Decimal) -> Decimal:
-    """Read a stake written by a person (a decimal point or comma); refuse anything else."""
-    if isinstance(text, bool):
-        text = str(text)
-    if isinstance(text, int):
-        return Decimal(text)
-    if isinstance(text, Decimal):
-        value = text
-    else:
-        cleaned = text.strip().replace(",", ".").replace("\u00a0", "").replace(" ", "")
-        try:
-            value = Decimal(cleaned)
-        except InvalidOperation:
-            value = Decimal("NaN")
+MAX_DIGITS = 15
+"""An amount has at most 15 digits before the decimal point …"""
+MAX_PLACES = 6
+"""… and at most 6 after it: far beyond any club's chips, and exact in every sum."""
+
+
+_SMALLEST = Decimal(1).scaleb(-MAX_PLACES)
+
+
+def check_amount(value: Decimal, text: object) -> Decimal:
+    """*value* if it is a finite amount within the bounds (−0 read as 0), else a BetError."""
     if not value.is_finite():
         raise BetError(
             Message(
@@ -45,7 +51,49 @@ def parse_stake(text: str | int | Decimal) -> Decimal:
                 text=text,
             )
         )
+    if value.is_zero():
+        return Decimal(0)
+    if (
+        not -MAX_PLACES <= value.adjusted() < MAX_DIGITS
+        or value != value.quantize(_SMALLEST)  # more decimal places than a chip can have
+    ):
+        raise BetError(
+            Message(
+                N_(
+                    "The amount '{text}' is out of range: write at most {digits} digits"
+                    " before the decimal point and {places} after it."
+                ),
+                text=text,
+                digits=MAX_DIGITS,
+                places=MAX_PLACES,
+            )
+        )
     return value
+
+
+def parse_stake(text: str | int | Decimal) -> Decimal:
+    """Read a stake written by a person (a decimal point or comma); refuse anything else.
+
+    >>> parse_stake("-0"), parse_stake("1e30")
+    Traceback (most recent call last):
+    ...
+    andar_bahar.errors.BetError: The amount '1e30' is out of range: write at most 15 digits before the decimal point and 6 after it.
+    """
+    if isinstance(text, bool):
+        text = str(text)
+    if isinstance(text, int):
+        return check_amount(Decimal(text), text)
+    if isinstance(text, Decimal):
+        return check_amount(text, text)
+    cleaned = text.strip().replace(",", ".").replace("\u00a0", "").replace(" ", "")
+    if len(cleaned) > 40:
+        value = Decimal("NaN")
+    else:
+        try:
+            value = Decimal(cleaned)
+        except InvalidOperation:
+            value = Decimal("NaN")
+    return check_amount(value, text)
 
 
 def to_decimal(value: Fraction) -> Decimal:

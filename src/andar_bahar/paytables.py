@@ -18,6 +18,7 @@ Decimal('108')
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import re
 import tomllib
@@ -31,7 +32,14 @@ from typing import Any
 from andar_bahar.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
 from andar_bahar.errors import BetError, PaytableError
 from andar_bahar.messages import N_, Message, Sentence, Translator, translate
-from andar_bahar.money import Amount, as_decimal, decimal_sign, format_amount
+from andar_bahar.money import (
+    MAX_PLACES,
+    Amount,
+    as_decimal,
+    check_amount,
+    decimal_sign,
+    format_amount,
+)
 from andar_bahar.rules import Row
 
 __all__ = [
@@ -45,8 +53,11 @@ __all__ = [
     "load_paytable",
 ]
 
+MAX_ODDS = 1_000_000
+"""No bet pays more than a million to one (the longest published pays are hundreds)."""
+
 _ODDS_RE = re.compile(
-    r"^\s*(?P<x>\d+(?:[.,]\d+)?(?:/\d+)?)\s*(?P<how>to|for|:|к|за|-ზე)?\s*(?:1)?\s*(?:-ზე)?\s*$",
+    r"^\s*(?P<x>\d{1,15}(?:[.,]\d{1,15})?(?:/\d{1,15})?)\s*(?P<how>to|for|:|к|за|-ზე)?\s*(?:1)?\s*(?:-ზე)?\s*$",
     re.IGNORECASE,
 )
 
@@ -73,8 +84,26 @@ class Odds:
         andar_bahar.errors.PaytableError: The odds '1 for 1' pay nothing: "X for 1" must have X greater than 1.
         """
         if isinstance(text, (int, Decimal)) and not isinstance(text, bool):
+            if isinstance(text, Decimal) and not text.is_finite():
+                raise PaytableError(
+                    Message(
+                        N_(
+                            "The odds '{text}' cannot be read: write them as '0.9 to 1' or '3.5 for 1'."
+                        ),
+                        text=text,
+                    )
+                )
             value = Fraction(text)
             how = "to"
+        elif len(str(text)) > 40:
+            raise PaytableError(
+                Message(
+                    N_(
+                        "The odds '{text}' cannot be read: write them as '0.9 to 1' or '3.5 for 1'."
+                    ),
+                    text=text,
+                )
+            )
         else:
             match = _ODDS_RE.match(str(text))
             if match is None:
@@ -109,6 +138,18 @@ class Odds:
         if value <= 0:
             raise PaytableError(
                 Message(N_("The odds '{text}' must be greater than zero."), text=text)
+            )
+        if value > MAX_ODDS or value.denominator > 10**MAX_PLACES:
+            raise PaytableError(
+                Message(
+                    N_(
+                        "The odds '{text}' are out of range: at most {most} to 1, with at most"
+                        " {places} decimal places."
+                    ),
+                    text=text,
+                    most=MAX_ODDS,
+                    places=MAX_PLACES,
+                )
             )
         return cls(value, str(text).strip())
 
@@ -391,7 +432,8 @@ class Paytable:
 
 
 def _toml_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A TOML basic string: JSON's escapes (quotes, backslashes, control characters) are TOML's."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def _check_bands(bands: Sequence[Band]) -> list[tuple[str, Message]]:
@@ -553,7 +595,7 @@ def load_paytable(text: str, *, source: str = "paytable.toml") -> Paytable:
 def _build(text: str, problems: _Problems) -> Paytable | None:
     try:
         data = tomllib.loads(text, parse_float=Decimal)
-    except tomllib.TOMLDecodeError as error:
+    except (tomllib.TOMLDecodeError, ValueError) as error:  # ValueError: an integer too long
         problems.items.append(
             Message(N_("{file} is not valid TOML: {reason}."), file=problems.source, reason=error)
         )
@@ -719,8 +761,8 @@ def _amount(value: object, entry: str, problems: _Problems) -> Decimal | None:
         problems.add(entry, Message(N_("'{value}' is not an amount"), value=value))
         return None
     try:
-        amount = Decimal(str(value).replace(",", "."))
-    except ArithmeticError:
+        amount = check_amount(Decimal(str(value).replace(",", ".")), value)
+    except (ArithmeticError, ValueError):  # BetError is a ValueError: out of range
         amount = Decimal("NaN")
     if not amount.is_finite() or amount <= 0:
         problems.add(

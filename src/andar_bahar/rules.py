@@ -280,7 +280,14 @@ class Procedure:
             raise ProcedureError(Message(N_("{where}: the field 'name' is missing."), where=where))
         name = values.pop("name")
         assert isinstance(name, str)
-        return cls(name, **values)  # type: ignore[arg-type]
+        try:
+            return cls(name, **values)  # type: ignore[arg-type]
+        except ProcedureError as error:
+            if not source:
+                raise
+            raise ProcedureError(
+                Message(N_("{where}: {problem}"), where=where, problem=error.message)
+            ) from None
 
 
 _FIELDS: dict[str, type] = {
@@ -366,7 +373,7 @@ def load_procedure(text: str, *, source: str = "procedure.toml") -> Procedure:
     """
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
+    except (tomllib.TOMLDecodeError, ValueError) as error:  # ValueError: an integer too long
         raise ProcedureError(
             Message(N_("{file} is not valid TOML: {reason}."), file=source, reason=error)
         ) from None

@@ -811,11 +811,15 @@ class TableService:
         """The deck and salt of a settled round, for anyone to check the commitment."""
         with self._tx() as session:
             table = self._table(session, code, lock=False)
-            row = session.scalars(
-                select(TableRoundRow).where(
-                    TableRoundRow.table_id == table.id, TableRoundRow.number == number
-                )
-            ).one_or_none()
+            row = (
+                session.scalars(
+                    select(TableRoundRow).where(
+                        TableRoundRow.table_id == table.id, TableRoundRow.number == number
+                    )
+                ).one_or_none()
+                if 1 <= number <= 2**31  # a number no round can have never reaches the database
+                else None
+            )
             if row is None:
                 raise ActionError(
                     Message(N_("Table {code} has no round {n}."), code=table.code, n=number)
