@@ -12,7 +12,7 @@ from decimal import Decimal
 import pytest
 
 from andar_bahar.cards import Card, shuffled
-from andar_bahar.errors import AccessError, ActionError, BetError, DeckError
+from andar_bahar.errors import AccessError, ActionError, AndarBaharError, BetError, DeckError
 from andar_bahar.paytables import find_paytable
 from andar_bahar.round import Round
 from andar_bahar.rules import find_procedure
@@ -190,7 +190,7 @@ def test_a_paytable_change_applies_from_the_next_round_and_is_audited(service) -
     assert 'name = "wizard"' in (change[0].old_value or "")
     assert 'name = "even-money"' in (change[0].new_value or "")
     assert change[0].reason == "club night" and change[0].actor == "dealer"
-    with pytest.raises(Exception, match="reason"):
+    with pytest.raises(AndarBaharError, match="reason"):
         service.change_paytable(table.code, table.dealer_token, find_paytable("wizard"), " ")
 
 
@@ -241,7 +241,7 @@ def test_bad_input_is_one_sentence_and_changes_nothing(service, call, fragment) 
     table, asha, _ = betting_table(service)
     service.open_round(table.code, table.dealer_token)
     before = service.state(table.code)
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(AndarBaharError) as caught:
         call(service, table, asha)
     assert fragment in str(caught.value)
     assert "\n" not in str(caught.value)
