@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from andar_bahar.bets import Bet
 from andar_bahar.cli.common import (
@@ -25,6 +22,7 @@ from andar_bahar.cli.common import (
     build_procedure,
     echo_json,
     guarded,
+    progress_bar,
     translator_for,
 )
 from andar_bahar.clubfiles import read_paytable
@@ -110,18 +108,6 @@ def _check_jobs(jobs: int | None) -> int:
     return jobs
 
 
-def _progress(total: int) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed:,}/{task.total:,}"),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        disable=not sys.stderr.isatty() or total < 2_000_000,
-    )
-
-
 @app.command(name="simulate")
 @guarded
 def simulate_command(
@@ -148,7 +134,7 @@ def simulate_command(
     workers = _check_jobs(jobs)
     from andar_bahar.simulation import simulate
 
-    with _progress(rounds) as bar:
+    with progress_bar(rounds, at_least=2_000_000) as bar:
         task = bar.add_task(Message(N_("simulating")).localized(translator), total=rounds)
         result = simulate(
             rules,

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from andar_bahar.clubfiles import read_procedure
 from andar_bahar.errors import AndarBaharError
@@ -30,6 +33,7 @@ __all__ = [
     "echo_json",
     "guarded",
     "paytable_app",
+    "progress_bar",
     "translator_for",
 ]
 
@@ -124,6 +128,19 @@ def build_procedure(
     if window is not None:
         changes["window"] = BetWindow(window)
     return procedure.replace(**changes) if changes else procedure
+
+
+def progress_bar(total: int, *, at_least: int) -> Progress:
+    """A progress bar on standard error, for runs of *at_least* steps at a terminal."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:,}/{task.total:,}"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=not sys.stderr.isatty() or total < at_least,
+    )
 
 
 def echo_json(data: Any) -> None:

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import secrets
-import sys
 from typing import Annotated
 
 import numpy as np
 import typer
 from numpy.typing import NDArray
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from andar_bahar.cli.common import (
     FormatOption,
@@ -19,6 +16,7 @@ from andar_bahar.cli.common import (
     app,
     echo_json,
     guarded,
+    progress_bar,
     translator_for,
 )
 from andar_bahar.errors import ParameterError
@@ -47,22 +45,10 @@ _SOURCE_NAMES = {
 }
 
 
-def _progress(total: int) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed:,}/{task.total:,}"),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        disable=not sys.stderr.isatty() or total < 50_000,
-    )
-
-
 def _decks(
     source: Source, decks: int, seed: int | None, translator: Translator
 ) -> NDArray[np.uint8]:
-    with _progress(decks) as bar:
+    with progress_bar(decks, at_least=50_000) as bar:
         task = bar.add_task(Message(N_("shuffling")).localized(translator), total=decks)
 
         def advance(n: int) -> None:
