@@ -107,16 +107,10 @@ class ClubGame:
             raise ActionError(Message(N_("No round is in play.")))
         settlement = rnd.settlement if rnd.settlement is not None else rnd.settle().settlement
         number = self.round_number
+        for player, amount, reason in settlement.postings():
+            self.ledger.append(LedgerEntry(number, player, amount, reason))
+            self.ledger.append(LedgerEntry(number, HOUSE, -amount, reason))
         for bet in settlement.bets:
-            self.ledger.append(LedgerEntry(number, bet.player, -bet.stake, f"stake {bet.bet}"))
-            self.ledger.append(LedgerEntry(number, HOUSE, bet.stake, f"stake {bet.bet}"))
-            if bet.returned:
-                self.ledger.append(
-                    LedgerEntry(number, bet.player, bet.returned, f"{bet.outcome} {bet.bet}")
-                )
-                self.ledger.append(
-                    LedgerEntry(number, HOUSE, -bet.returned, f"{bet.outcome} {bet.bet}")
-                )
             self.balances[bet.player] = as_decimal(self.balances[bet.player] + bet.net)
         self.rounds.append(settlement)
         self.current = None

@@ -130,6 +130,26 @@ class Settlement:
     def total_returned(self) -> Decimal:
         return as_decimal(sum((b.returned for b in self.bets), Decimal(0)))
 
+    def postings(self) -> tuple[tuple[str, Decimal, str], ...]:
+        """The balance changes of the round, player side: every stake out, every return in.
+
+        Each is mirrored by the house with the opposite amount, so a round's ledger sums to
+        zero (the club game and the web table both post these).
+
+        >>> from andar_bahar.paytables import find_paytable
+        >>> s = settle(winner=Row.BAHAR, cards_dealt=2, first_row=Row.ANDAR,
+        ...            paytable=find_paytable("wizard"),
+        ...            wagers=[Wager("ravi", Bet.parse("bahar"), Decimal(50))])
+        >>> s.postings()
+        (('ravi', Decimal('-50'), 'stake bahar'), ('ravi', Decimal('100'), 'win bahar'))
+        """
+        entries: list[tuple[str, Decimal, str]] = []
+        for bet in self.bets:
+            entries.append((bet.player, as_decimal(-bet.stake), f"stake {bet.bet}"))
+            if bet.returned:
+                entries.append((bet.player, bet.returned, f"{bet.outcome.value} {bet.bet}"))
+        return tuple(entries)
+
     @property
     def house_net(self) -> Decimal:
         """What the house gains (negative when it pays out more than it takes)."""

@@ -709,30 +709,18 @@ class TableService:
                 )
             }
             now = self._now()
-            for bet in settlement.bets:
-                entries = [(players[bet.player], -bet.stake, f"stake {bet.bet}")]
-                if bet.returned:
-                    entries.append(
-                        (players[bet.player], bet.returned, f"{bet.outcome.value} {bet.bet}")
-                    )
-                for player_id, amount, reason in entries:
+            for player, amount, reason in settlement.postings():
+                for player_id, posted, account_reason in (
+                    (players[player], amount, reason),
+                    (None, -amount, f"{player}: {reason}"),  # the house's side
+                ):
                     session.add(
                         LedgerRow(
                             table_id=table.id,
                             round_id=row.id,
                             player_id=player_id,
-                            amount=as_decimal(amount),
-                            reason=reason,
-                            created_at=now,
-                        )
-                    )
-                    session.add(
-                        LedgerRow(
-                            table_id=table.id,
-                            round_id=row.id,
-                            player_id=None,
-                            amount=as_decimal(-amount),
-                            reason=f"{bet.player}: {reason}",
+                            amount=as_decimal(posted),
+                            reason=account_reason,
                             created_at=now,
                         )
                     )
