@@ -26,13 +26,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from andar_bahar import dealing_kernels
-from andar_bahar.bets import Bet
-from andar_bahar.odds import odds_report
-from andar_bahar.odds_tables import render_odds
-from andar_bahar.paytables import PAYTABLES, find_paytable
-from andar_bahar.rules import PROCEDURES, Row, find_procedure
-from andar_bahar.simulation import Engine, default_jobs, simulate
+from andar_bahar.chance import dealing_kernels
+from andar_bahar.chance.odds import odds_report
+from andar_bahar.chance.simulation import Engine, default_jobs, simulate
+from andar_bahar.engine.bets import Bet
+from andar_bahar.engine.paytables import PAYTABLES, find_paytable
+from andar_bahar.engine.rules import PROCEDURES, Row, find_procedure
+from andar_bahar.reports.odds_tables import render_odds
 
 
 def plain_python(rounds: int, seed: int) -> tuple[float, list[int]]:

@@ -53,9 +53,9 @@ import httpx
 from sqlalchemy import select
 from websockets.asyncio.client import ClientConnection, connect
 
-from andar_bahar.money import format_amount
-from andar_bahar.paytables import find_paytable
-from andar_bahar.round import Round
+from andar_bahar.engine.money import format_amount
+from andar_bahar.engine.paytables import find_paytable
+from andar_bahar.engine.round import Round
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow, TableRoundRow
 from andar_bahar.web.service import TableService

@@ -18,8 +18,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from andar_bahar.cards import FULL_DECK
-from andar_bahar.paytables import PAYTABLES
+from andar_bahar.engine.cards import FULL_DECK
+from andar_bahar.engine.paytables import PAYTABLES
 
 # -- text ----------------------------------------------------------------------------------
 

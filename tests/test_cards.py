@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from andar_bahar.cards import (
+from andar_bahar.engine.cards import (
     FULL_DECK,
     Card,
     Colour,
@@ -19,7 +19,7 @@ from andar_bahar.cards import (
     cut,
     shuffled,
 )
-from andar_bahar.errors import CardError, DeckError
+from andar_bahar.engine.errors import CardError, DeckError
 
 cards = st.sampled_from(FULL_DECK)
 

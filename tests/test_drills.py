@@ -12,9 +12,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from andar_bahar.bets import Bet, CardsBet, MainBet
-from andar_bahar.cards import Suit
-from andar_bahar.drills import (
+from andar_bahar.chance.odds import bet_odds, outcome_distribution
+from andar_bahar.engine.bets import Bet, CardsBet, MainBet
+from andar_bahar.engine.cards import Suit
+from andar_bahar.engine.errors import ActionError
+from andar_bahar.engine.paytables import (
+    PAYTABLES,
+    Band,
+    MainKey,
+    Odds,
+    Paytable,
+    Rounding,
+    find_paytable,
+)
+from andar_bahar.engine.rules import (
+    PROCEDURES,
+    BetWindow,
+    Procedure,
+    Row,
+    StartRule,
+    find_procedure,
+)
+from andar_bahar.games.drills import (
     STAKES,
     AnswerKind,
     Drill,
@@ -25,19 +44,7 @@ from andar_bahar.drills import (
     parse_amount,
     parse_row,
 )
-from andar_bahar.errors import ActionError
 from andar_bahar.i18n import translations
-from andar_bahar.odds import bet_odds, outcome_distribution
-from andar_bahar.paytables import (
-    PAYTABLES,
-    Band,
-    MainKey,
-    Odds,
-    Paytable,
-    Rounding,
-    find_paytable,
-)
-from andar_bahar.rules import PROCEDURES, BetWindow, Procedure, Row, StartRule, find_procedure
 
 # A club's table unlike every preset: half chips rounded half-up, main pays keyed by
 # the row dealt first, "for 1" side bets and an exact-count band.
@@ -355,7 +362,7 @@ def test_odds_answer_is_the_bet_with_the_lower_house_edge(
     bets = [Bet.parse(name) for name in question.options]
     assert len(bets) == 2 and bets[0] != bets[1]
     assert all(table.offers(bet) for bet in bets)
-    # Source: andar_bahar.odds.bet_odds, exact house edges under the procedure (given
+    # Source: andar_bahar.chance.odds.bet_odds, exact house edges under the procedure (given
     # the centre card's colour when the drill shows one).
     colour = drill.centre.colour if drill.centre is not None else None
     distribution = outcome_distribution(rules, centre=colour)

@@ -33,8 +33,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from andar_bahar.cli import app
-from andar_bahar.fairness import (
+from andar_bahar.chance.fairness import (
     AuditReport,
     TestResult,
     _adjacency_weights,
@@ -45,6 +44,7 @@ from andar_bahar.fairness import (
     live_decks,
     simulator_decks,
 )
+from andar_bahar.cli import app
 
 runner = CliRunner()
 NAMES = ["card-position", "adjacency", "cards-dealt", "andar-rate", "runs", "coverage"]

@@ -52,9 +52,9 @@ from sqlalchemy import event as sa_event
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from andar_bahar.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
-from andar_bahar.cards import FULL_DECK, Card, check_complete
-from andar_bahar.errors import (
+from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
+from andar_bahar.engine.cards import FULL_DECK, Card, check_complete
+from andar_bahar.engine.errors import (
     AccessError,
     ActionError,
     AndarBaharError,
@@ -64,10 +64,10 @@ from andar_bahar.errors import (
     PaytableError,
     ProcedureError,
 )
-from andar_bahar.money import as_decimal, format_amount, parse_stake
-from andar_bahar.paytables import PAYTABLES, Odds, Paytable, check_paytable, load_paytable
-from andar_bahar.round import Round
-from andar_bahar.rules import PROCEDURES, BetWindow, Procedure, load_procedure
+from andar_bahar.engine.money import as_decimal, format_amount, parse_stake
+from andar_bahar.engine.paytables import PAYTABLES, Odds, Paytable, check_paytable, load_paytable
+from andar_bahar.engine.round import Round
+from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure, load_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow
 from andar_bahar.web.app import create_app

@@ -11,7 +11,7 @@ import pytest
 from babel.messages.pofile import read_po
 
 from andar_bahar.i18n import LANGUAGES, detect_language, translations
-from andar_bahar.messages import NP_, Message
+from andar_bahar.i18n.messages import NP_, Message
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "src" / "andar_bahar" / "locale"
@@ -82,7 +82,7 @@ def test_the_language_comes_from_the_environment() -> None:
 
 
 def test_russian_uses_the_decimal_comma() -> None:
-    from andar_bahar.paytables import Odds
+    from andar_bahar.engine.paytables import Odds
 
     assert Odds.parse("0.9 to 1").localized(translations("ru")) == "0,9:1"
     assert Odds.parse("0.9 to 1").localized(translations("ka")) == "0,9:1"

@@ -1,6 +1,6 @@
 """Exact odds (SPEC §2–§7; issue 3's acceptance list).
 
-Every expected value here is derived independently of :mod:`andar_bahar.odds`:
+Every expected value here is derived independently of :mod:`andar_bahar.chance.odds`:
 by ``math.comb`` over the positions of the matching cards, by a sequential
 product of "this card misses" probabilities, by conditioning on the first
 dealt card, by brute-force enumeration of small piles, or from a published
@@ -19,9 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from andar_bahar.bets import MAX_CARDS_DEALT, CardsBet, MainBet
-from andar_bahar.cards import Colour
-from andar_bahar.odds import (
+from andar_bahar.chance.odds import (
     OddsReport,
     _deal,
     _Pile,
@@ -31,8 +29,10 @@ from andar_bahar.odds import (
     outcome_distribution,
     percent_text,
 )
-from andar_bahar.paytables import PAYTABLES, Band, MainKey, Odds, Paytable, find_paytable
-from andar_bahar.rules import (
+from andar_bahar.engine.bets import MAX_CARDS_DEALT, CardsBet, MainBet
+from andar_bahar.engine.cards import Colour
+from andar_bahar.engine.paytables import PAYTABLES, Band, MainKey, Odds, Paytable, find_paytable
+from andar_bahar.engine.rules import (
     PROCEDURES,
     BetWindow,
     Procedure,

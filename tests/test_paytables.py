@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from andar_bahar.bets import Bet, CardsBet
-from andar_bahar.errors import BetError, PaytableError
-from andar_bahar.paytables import (
+from andar_bahar.engine.bets import Bet, CardsBet
+from andar_bahar.engine.errors import BetError, PaytableError
+from andar_bahar.engine.paytables import (
     PAYTABLES,
     MainKey,
     Odds,
@@ -21,7 +21,7 @@ from andar_bahar.paytables import (
     find_paytable,
     load_paytable,
 )
-from andar_bahar.rules import Row
+from andar_bahar.engine.rules import Row
 
 
 @pytest.mark.parametrize(

@@ -18,9 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from andar_bahar import cards, dealing_kernels
-from andar_bahar.paytables import find_paytable
-from andar_bahar.rules import find_procedure
+from andar_bahar.chance import dealing_kernels
+from andar_bahar.engine import cards
+from andar_bahar.engine.paytables import find_paytable
+from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.web.service import TableService
 

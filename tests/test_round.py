@@ -10,13 +10,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from andar_bahar.bets import Bet
-from andar_bahar.cards import FULL_DECK, Card, Rank, shuffled
-from andar_bahar.errors import ActionError, BetError, DeckError
-from andar_bahar.paytables import find_paytable
-from andar_bahar.round import CardDealt, Phase, Round, stacked_deck
-from andar_bahar.rules import PROCEDURES, BetWindow, Row, StartRule, TargetMode, find_procedure
-from andar_bahar.settlement import Outcome
+from andar_bahar.engine.bets import Bet
+from andar_bahar.engine.cards import FULL_DECK, Card, Rank, shuffled
+from andar_bahar.engine.errors import ActionError, BetError, DeckError
+from andar_bahar.engine.paytables import find_paytable
+from andar_bahar.engine.round import CardDealt, Phase, Round, stacked_deck
+from andar_bahar.engine.rules import (
+    PROCEDURES,
+    BetWindow,
+    Row,
+    StartRule,
+    TargetMode,
+    find_procedure,
+)
+from andar_bahar.engine.settlement import Outcome
 
 WIZARD = find_paytable("wizard")
 ALL_PROCEDURES = [

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from andar_bahar.cards import Card
-from andar_bahar.errors import ProcedureError
-from andar_bahar.rules import (
+from andar_bahar.engine.cards import Card
+from andar_bahar.engine.errors import ProcedureError
+from andar_bahar.engine.rules import (
     PROCEDURES,
     BetWindow,
     Procedure,

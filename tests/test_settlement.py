@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from andar_bahar.bets import Bet, Wager
-from andar_bahar.paytables import find_paytable
-from andar_bahar.rules import Row
-from andar_bahar.settlement import Outcome, settle
+from andar_bahar.engine.bets import Bet, Wager
+from andar_bahar.engine.paytables import find_paytable
+from andar_bahar.engine.rules import Row
+from andar_bahar.engine.settlement import Outcome, settle
 
 WIZARD = find_paytable("wizard")
 
@@ -65,7 +65,7 @@ def test_spec_120_on_andar_wins_108() -> None:
 
 
 def test_first_row_keyed_pays_follow_the_first_row() -> None:
-    from andar_bahar.paytables import load_paytable
+    from andar_bahar.engine.paytables import load_paytable
 
     table = load_paytable(
         'name = "c"\nkeyed_by = "first-row"\n[main]\nfirst = "0.9 to 1"\nsecond = "1 to 1"\n'

@@ -23,11 +23,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from andar_bahar import dealing_kernels, simulation
-from andar_bahar.bets import Bet, CardsBet, MainBet
-from andar_bahar.errors import ParameterError
-from andar_bahar.odds import odds_report
-from andar_bahar.paytables import (
+from andar_bahar.chance import dealing_kernels, simulation
+from andar_bahar.chance.odds import odds_report
+from andar_bahar.chance.simulation import BLOCK, Engine, System, session_study, simulate, statistics
+from andar_bahar.engine.bets import Bet, CardsBet, MainBet
+from andar_bahar.engine.errors import ParameterError
+from andar_bahar.engine.paytables import (
     PAYTABLES,
     Band,
     MainKey,
@@ -36,8 +37,14 @@ from andar_bahar.paytables import (
     Rounding,
     find_paytable,
 )
-from andar_bahar.rules import PROCEDURES, Procedure, Row, StartRule, TargetMode, find_procedure
-from andar_bahar.simulation import BLOCK, Engine, System, session_study, simulate, statistics
+from andar_bahar.engine.rules import (
+    PROCEDURES,
+    Procedure,
+    Row,
+    StartRule,
+    TargetMode,
+    find_procedure,
+)
 
 A, B = Row.ANDAR, Row.BAHAR
 CLASSIC = find_procedure("classic")

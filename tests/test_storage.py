@@ -20,9 +20,10 @@ from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, make_url, text
 
 from andar_bahar import Card, Round, find_paytable, find_procedure
-from andar_bahar.clubgame import ClubGame
-from andar_bahar.errors import ActionError, ParameterError
-from andar_bahar.money import format_amount
+from andar_bahar.engine.errors import ActionError, ParameterError
+from andar_bahar.engine.money import format_amount
+from andar_bahar.games.clubgame import ClubGame
+from andar_bahar.games.teaching import TeachingGame
 from andar_bahar.storage import (
     MIGRATIONS,
     DrillStats,
@@ -31,7 +32,6 @@ from andar_bahar.storage import (
     default_database_url,
 )
 from andar_bahar.storage.models import Base
-from andar_bahar.teaching import TeachingGame
 
 START = datetime(2025, 3, 1, 18, 0, tzinfo=UTC)
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import Button, DataTable, Input, Label, Select, Static, Switch
 
-from andar_bahar.cards import Card, shuffled
-from andar_bahar.drills import DrillKind
-from andar_bahar.paytables import find_paytable
-from andar_bahar.round import Round
-from andar_bahar.rules import Row, find_procedure
+from andar_bahar.engine.cards import Card, shuffled
+from andar_bahar.engine.paytables import find_paytable
+from andar_bahar.engine.round import Round
+from andar_bahar.engine.rules import Row, find_procedure
+from andar_bahar.games.drills import DrillKind
 from andar_bahar.tui.app import TrainerApp
 from andar_bahar.tui.club import ClubRoundScreen
 from andar_bahar.tui.drills import DrillScreen

@@ -43,11 +43,11 @@ try:
 except ImportError:  # pragma: no cover - playwright is a dev dependency
     pytest.skip("Playwright is not installed", allow_module_level=True)
 
-from andar_bahar.bets import Bet, Wager
+from andar_bahar.engine.bets import Bet, Wager
+from andar_bahar.engine.paytables import find_paytable
+from andar_bahar.engine.rules import Row
+from andar_bahar.engine.settlement import settle
 from andar_bahar.i18n import format_number
-from andar_bahar.paytables import find_paytable
-from andar_bahar.rules import Row
-from andar_bahar.settlement import settle
 from andar_bahar.web.app import create_app
 from andar_bahar.web.live import Hub
 
@@ -359,7 +359,7 @@ def test_a_betting_round_from_the_laptop_and_two_phones(
         expect(player.locator("#round .centre .card")).to_have_text(centre)
         assert same_document(player), "a player's page was reloaded"
 
-    # The expected balances: andar_bahar.settlement.settle on the outcome read from the
+    # The expected balances: andar_bahar.engine.settlement.settle on the outcome read from the
     # API (GET /api/tables/{code}): winner, cards dealt, first row, and the bets placed.
     state = club.api(code)
     played = state["round"]

@@ -31,10 +31,10 @@ from starlette.websockets import WebSocketDisconnect
 from typer.testing import CliRunner
 
 from andar_bahar.cli import app as cli_app
-from andar_bahar.errors import AccessError
+from andar_bahar.engine.errors import AccessError
+from andar_bahar.engine.money import parse_stake
 from andar_bahar.i18n import translations
-from andar_bahar.messages import N_, Message
-from andar_bahar.money import parse_stake
+from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web import Hub, add_live_routes, create_app, hub_of, redirect, render
 from andar_bahar.web.security import CSRF_REFUSED, load_or_create_secret
 

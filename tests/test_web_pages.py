@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from andar_bahar.cards import Card
+from andar_bahar.engine.cards import Card
 from andar_bahar.web.app import create_app
 
 

@@ -33,11 +33,11 @@ import pytest
 from sqlalchemy import select
 from websockets.sync.client import connect
 
-from andar_bahar.cards import Card
-from andar_bahar.money import format_amount
-from andar_bahar.paytables import find_paytable
-from andar_bahar.round import Round
-from andar_bahar.rules import find_procedure
+from andar_bahar.engine.cards import Card
+from andar_bahar.engine.money import format_amount
+from andar_bahar.engine.paytables import find_paytable
+from andar_bahar.engine.round import Round
+from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow, TableRoundRow
 from andar_bahar.web.service import TableService

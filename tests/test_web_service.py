@@ -11,11 +11,11 @@ from decimal import Decimal
 
 import pytest
 
-from andar_bahar.cards import Card, shuffled
-from andar_bahar.errors import AccessError, ActionError, AndarBaharError, BetError, DeckError
-from andar_bahar.paytables import find_paytable
-from andar_bahar.round import Round
-from andar_bahar.rules import find_procedure
+from andar_bahar.engine.cards import Card, shuffled
+from andar_bahar.engine.errors import AccessError, ActionError, AndarBaharError, BetError, DeckError
+from andar_bahar.engine.paytables import find_paytable
+from andar_bahar.engine.round import Round
+from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.web.service import CreatedTable, TableService, commitment_of
 

@@ -11,9 +11,9 @@ Card.parse('Q♥')
 """
 
 from andar_bahar._version import __version__
-from andar_bahar.bets import Bet, CardsBet, MainBet
-from andar_bahar.cards import FULL_DECK, Card, Colour, Rank, Suit, check_complete
-from andar_bahar.errors import (
+from andar_bahar.engine.bets import Bet, CardsBet, MainBet
+from andar_bahar.engine.cards import FULL_DECK, Card, Colour, Rank, Suit, check_complete
+from andar_bahar.engine.errors import (
     ActionError,
     AndarBaharError,
     BetError,
@@ -23,9 +23,9 @@ from andar_bahar.errors import (
     ProcedureError,
     RulesError,
 )
-from andar_bahar.paytables import Odds, Paytable, find_paytable, load_paytable
-from andar_bahar.round import Round, RoundResult
-from andar_bahar.rules import (
+from andar_bahar.engine.paytables import Odds, Paytable, find_paytable, load_paytable
+from andar_bahar.engine.round import Round, RoundResult
+from andar_bahar.engine.rules import (
     BetWindow,
     Procedure,
     Row,
@@ -34,7 +34,7 @@ from andar_bahar.rules import (
     find_procedure,
     load_procedure,
 )
-from andar_bahar.settlement import Outcome, Settlement, settle
+from andar_bahar.engine.settlement import Outcome, Settlement, settle
 
 __all__ = [
     "FULL_DECK",

@@ -9,7 +9,8 @@ from typing import Annotated
 
 import typer
 
-from andar_bahar.bets import Bet
+from andar_bahar.chance.odds import odds_report
+from andar_bahar.chance.simulation_options import Engine, System
 from andar_bahar.cli.common import (
     FormatOption,
     LangOption,
@@ -25,14 +26,13 @@ from andar_bahar.cli.common import (
     progress_bar,
     translator_for,
 )
-from andar_bahar.clubfiles import read_paytable
-from andar_bahar.errors import ParameterError
-from andar_bahar.messages import N_, Message
-from andar_bahar.money import parse_stake
-from andar_bahar.odds import odds_report
-from andar_bahar.odds_tables import odds_csv, render_odds, render_simulation, render_study
-from andar_bahar.paytables import PAYTABLES, Paytable
-from andar_bahar.simulation_options import Engine, System
+from andar_bahar.engine.bets import Bet
+from andar_bahar.engine.clubfiles import read_paytable
+from andar_bahar.engine.errors import ParameterError
+from andar_bahar.engine.money import parse_stake
+from andar_bahar.engine.paytables import PAYTABLES, Paytable
+from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.reports.odds_tables import odds_csv, render_odds, render_simulation, render_study
 
 PaytableOption = Annotated[
     str | None,
@@ -82,7 +82,7 @@ def odds(
     table = read_paytable(paytable or rules.paytable)
     report = odds_report(rules, table)
     if plot is not None:
-        from andar_bahar.charts import plot_cards_dealt
+        from andar_bahar.chance.charts import plot_cards_dealt
 
         plot_cards_dealt(report, plot, translator)
     if output is OddsFormat.JSON:
@@ -95,7 +95,7 @@ def odds(
 
 def _check_jobs(jobs: int | None) -> int:
     if jobs is None:
-        from andar_bahar.simulation import default_jobs
+        from andar_bahar.chance.simulation import default_jobs
 
         return default_jobs()
     if jobs < 1:
@@ -132,7 +132,7 @@ def simulate_command(
     if rounds < 1:
         raise ParameterError(Message(N_("--rounds must be at least 1, not {value}."), value=rounds))
     workers = _check_jobs(jobs)
-    from andar_bahar.simulation import simulate
+    from andar_bahar.chance.simulation import simulate
 
     with progress_bar(rounds, at_least=2_000_000) as bar:
         task = bar.add_task(Message(N_("simulating")).localized(translator), total=rounds)
@@ -198,7 +198,7 @@ def sessions(
     table = read_paytable(paytable or rules.paytable)
     the_bet = Bet.parse(bet)
     table.check_offers(the_bet)
-    from andar_bahar.simulation import session_study
+    from andar_bahar.chance.simulation import session_study
 
     study = session_study(
         rules,
@@ -213,7 +213,7 @@ def sessions(
         engine=engine,
     )
     if plot is not None:
-        from andar_bahar.charts import plot_sessions
+        from andar_bahar.chance.charts import plot_sessions
 
         plot_sessions(study, plot, translator)
     if output is TextOrJson.JSON:

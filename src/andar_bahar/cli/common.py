@@ -13,11 +13,11 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from andar_bahar.clubfiles import read_procedure
-from andar_bahar.errors import AndarBaharError
+from andar_bahar.engine.clubfiles import read_procedure
+from andar_bahar.engine.errors import AndarBaharError
+from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure, StartRule, TargetMode
 from andar_bahar.i18n import detect_language, translations
-from andar_bahar.messages import Translator
-from andar_bahar.rules import PROCEDURES, BetWindow, Procedure, StartRule, TargetMode
+from andar_bahar.i18n.messages import Translator
 
 __all__ = [
     "FormatOption",

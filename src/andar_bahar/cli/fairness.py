@@ -9,6 +9,16 @@ import numpy as np
 import typer
 from numpy.typing import NDArray
 
+from andar_bahar.chance.fairness import (
+    ALPHA,
+    CARDS,
+    AuditReport,
+    Source,
+    audit,
+    broken_decks,
+    live_decks,
+    simulator_decks,
+)
 from andar_bahar.cli.common import (
     FormatOption,
     LangOption,
@@ -19,20 +29,10 @@ from andar_bahar.cli.common import (
     progress_bar,
     translator_for,
 )
-from andar_bahar.errors import ParameterError
-from andar_bahar.fairness import (
-    ALPHA,
-    CARDS,
-    AuditReport,
-    Source,
-    audit,
-    broken_decks,
-    live_decks,
-    simulator_decks,
-)
-from andar_bahar.messages import N_, Message, Translator
-from andar_bahar.money import decimal_sign
-from andar_bahar.report import table_text
+from andar_bahar.engine.errors import ParameterError
+from andar_bahar.engine.money import decimal_sign
+from andar_bahar.i18n.messages import N_, Message, Translator
+from andar_bahar.reports.report import table_text
 
 MIN_DECKS = 5 * CARDS
 """The fewest decks audited: 5 expected in each card × position cell, as χ² needs."""

@@ -8,7 +8,7 @@ import typer
 
 from andar_bahar.cli.common import LangOption, app, guarded, translator_for
 from andar_bahar.cli.play import database_url
-from andar_bahar.messages import N_, NP_, Message
+from andar_bahar.i18n.messages import N_, NP_, Message
 
 history_app = typer.Typer(
     help="The stored rounds: list them, or verify every settlement.", no_args_is_help=True
@@ -31,7 +31,7 @@ def verify_command(db: DbOption = None, lang: LangOption = None) -> None:
     Exit code 0 when every round agrees, 1 when one does not.
     """
     from andar_bahar.storage import Storage
-    from andar_bahar.verification import verify
+    from andar_bahar.storage.verification import verify
 
     translator = translator_for(lang)
     with Storage.open(database_url(db)) as storage:

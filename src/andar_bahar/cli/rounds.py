@@ -7,8 +7,6 @@ from typing import Annotated
 
 import typer
 
-from andar_bahar.bets import Bet
-from andar_bahar.cards import Card, Rank
 from andar_bahar.cli.common import (
     FormatOption,
     LangOption,
@@ -23,14 +21,16 @@ from andar_bahar.cli.common import (
     guarded,
     translator_for,
 )
-from andar_bahar.clubfiles import read_paytable
-from andar_bahar.errors import ActionError, DeckError
-from andar_bahar.messages import N_, Message
-from andar_bahar.money import format_amount
-from andar_bahar.paytables import PAYTABLES
-from andar_bahar.report import render_layout, render_settlement
-from andar_bahar.round import Round, stacked_deck
-from andar_bahar.rules import Procedure
+from andar_bahar.engine.bets import Bet
+from andar_bahar.engine.cards import Card, Rank
+from andar_bahar.engine.clubfiles import read_paytable
+from andar_bahar.engine.errors import ActionError, DeckError
+from andar_bahar.engine.money import format_amount
+from andar_bahar.engine.paytables import PAYTABLES
+from andar_bahar.engine.round import Round, stacked_deck
+from andar_bahar.engine.rules import Procedure
+from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.reports.report import render_layout, render_settlement
 
 
 @app.command()

@@ -11,7 +11,7 @@ import typer
 
 from andar_bahar.cli.common import LangOption, app, guarded, translator_for
 from andar_bahar.cli.play import database_url
-from andar_bahar.messages import N_, Message
+from andar_bahar.i18n.messages import N_, Message
 
 __all__ = ["address_line", "serve"]
 

@@ -8,12 +8,12 @@ from typing import Annotated
 import typer
 
 from andar_bahar.cli.common import LangOption, app, echo_json, guarded, paytable_app, translator_for
-from andar_bahar.clubfiles import read_paytable, read_text
-from andar_bahar.errors import PaytableError
-from andar_bahar.messages import N_, Message
-from andar_bahar.paytables import check_paytable
-from andar_bahar.report import render_paytable
-from andar_bahar.rules import PROCEDURES
+from andar_bahar.engine.clubfiles import read_paytable, read_text
+from andar_bahar.engine.errors import PaytableError
+from andar_bahar.engine.paytables import check_paytable
+from andar_bahar.engine.rules import PROCEDURES
+from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.reports.report import render_paytable
 
 
 class PaytableFormat(StrEnum):

@@ -52,12 +52,12 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
-from andar_bahar.errors import ActionError, AndarBaharError, ParameterError
-from andar_bahar.messages import N_, Message
-from andar_bahar.money import format_amount
-from andar_bahar.paytables import Paytable, load_paytable
-from andar_bahar.round import Round
-from andar_bahar.rules import Procedure
+from andar_bahar.engine.errors import ActionError, AndarBaharError, ParameterError
+from andar_bahar.engine.money import format_amount
+from andar_bahar.engine.paytables import Paytable, load_paytable
+from andar_bahar.engine.round import Round
+from andar_bahar.engine.rules import Procedure
+from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.models import (
     GAME_KINDS,
     DrillAttemptRow,

@@ -13,7 +13,7 @@ from textual.widgets import Button, Footer, Header, Label, Select, Static
 
 from andar_bahar import __version__
 from andar_bahar.i18n import LANGUAGES, translations
-from andar_bahar.messages import N_, Message, Translator
+from andar_bahar.i18n.messages import N_, Message, Translator
 from andar_bahar.tui.common import tr, trainer
 
 if TYPE_CHECKING:

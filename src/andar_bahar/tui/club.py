@@ -9,15 +9,15 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, Static, Switch
 
-from andar_bahar.clubfiles import read_paytable
-from andar_bahar.clubgame import ClubGame
-from andar_bahar.errors import AndarBaharError, BetError
-from andar_bahar.messages import N_, Message
-from andar_bahar.money import format_amount
-from andar_bahar.odds import odds_report
-from andar_bahar.report import money
-from andar_bahar.round import Round
-from andar_bahar.rules import PROCEDURES
+from andar_bahar.chance.odds import odds_report
+from andar_bahar.engine.clubfiles import read_paytable
+from andar_bahar.engine.errors import AndarBaharError, BetError
+from andar_bahar.engine.money import format_amount
+from andar_bahar.engine.round import Round
+from andar_bahar.engine.rules import PROCEDURES
+from andar_bahar.games.clubgame import ClubGame
+from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.reports.report import money
 from andar_bahar.tui.common import tr, trainer
 from andar_bahar.tui.panel import RoundPanel
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, cast
 
 from textual.dom import DOMNode
 
-from andar_bahar.messages import Message
+from andar_bahar.i18n.messages import Message
 
 if TYPE_CHECKING:
     from andar_bahar.tui.app import TrainerApp

@@ -11,11 +11,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, Static
 
-from andar_bahar.drills import Drill, DrillKind, check_answers, make_drill
-from andar_bahar.messages import N_, Message
-from andar_bahar.odds import percent_text
-from andar_bahar.report import render_layout
-from andar_bahar.rules import Row
+from andar_bahar.chance.odds import percent_text
+from andar_bahar.engine.rules import Row
+from andar_bahar.games.drills import Drill, DrillKind, check_answers, make_drill
+from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.reports.report import render_layout
 from andar_bahar.tui.common import tr, trainer
 
 __all__ = ["DrillScreen"]

@@ -8,8 +8,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, DataTable, Footer, Header, Label, Static
 
-from andar_bahar.messages import N_, Message
-from andar_bahar.round import Round
+from andar_bahar.engine.round import Round
+from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.tui.common import tr, trainer
 from andar_bahar.tui.layout import LayoutView
 

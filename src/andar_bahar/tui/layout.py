@@ -5,10 +5,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from andar_bahar.cards import Card, Colour
-from andar_bahar.messages import N_, Message, Translator
-from andar_bahar.round import Round
-from andar_bahar.rules import Row
+from andar_bahar.engine.cards import Card, Colour
+from andar_bahar.engine.round import Round
+from andar_bahar.engine.rules import Row
+from andar_bahar.i18n.messages import N_, Message, Translator
 
 __all__ = ["LayoutView", "layout_text"]
 

@@ -7,12 +7,12 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
-from andar_bahar.clubfiles import read_paytable
-from andar_bahar.errors import AndarBaharError
-from andar_bahar.messages import N_, Message, Translator
-from andar_bahar.odds import OddsReport, odds_report, percent_text
-from andar_bahar.odds_tables import render_odds
-from andar_bahar.rules import PROCEDURES, BetWindow
+from andar_bahar.chance.odds import OddsReport, odds_report, percent_text
+from andar_bahar.engine.clubfiles import read_paytable
+from andar_bahar.engine.errors import AndarBaharError
+from andar_bahar.engine.rules import PROCEDURES, BetWindow
+from andar_bahar.i18n.messages import N_, Message, Translator
+from andar_bahar.reports.odds_tables import render_odds
 from andar_bahar.tui.common import tr, trainer
 
 __all__ = ["OddsScreen", "text_chart"]

@@ -10,10 +10,10 @@ from textual.message import Message as TextualMessage
 from textual.timer import Timer
 from textual.widgets import Button, Input, Label, Select
 
-from andar_bahar.cards import Card
-from andar_bahar.errors import AndarBaharError
-from andar_bahar.messages import N_, Message
-from andar_bahar.round import Round
+from andar_bahar.engine.cards import Card
+from andar_bahar.engine.errors import AndarBaharError
+from andar_bahar.engine.round import Round
+from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.tui.common import tr, trainer
 from andar_bahar.tui.layout import LayoutView
 

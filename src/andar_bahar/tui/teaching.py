@@ -9,11 +9,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, Static, Switch
 
-from andar_bahar.errors import AndarBaharError
-from andar_bahar.messages import N_, NP_, Message
-from andar_bahar.round import Round
-from andar_bahar.rules import PROCEDURES, Row
-from andar_bahar.teaching import TRAINER, TeachingGame
+from andar_bahar.engine.errors import AndarBaharError
+from andar_bahar.engine.round import Round
+from andar_bahar.engine.rules import PROCEDURES, Row
+from andar_bahar.games.teaching import TRAINER, TeachingGame
+from andar_bahar.i18n.messages import N_, NP_, Message
 from andar_bahar.tui.common import tr, trainer
 from andar_bahar.tui.panel import RoundPanel
 

@@ -38,8 +38,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ExceptionHandler
 from starlette.websockets import WebSocket
 
-from andar_bahar.errors import AccessError, AndarBaharError
-from andar_bahar.messages import N_, Localizable, Message
+from andar_bahar.engine.errors import AccessError, AndarBaharError
+from andar_bahar.i18n.messages import N_, Localizable, Message
 from andar_bahar.web.context import RequestInfo, is_htmx, localize, request_info
 from andar_bahar.web.language import LANG_PARAMETER, LANGUAGE_NAMES
 from andar_bahar.web.live import Hub
@@ -304,8 +304,8 @@ def error_response(
 ) -> Response:
     """A refusal in the user's language: an error page, or for htmx a fragment for ``#errors``.
 
-    *message* is a :class:`~andar_bahar.messages.Message`, an error or any
-    :class:`~andar_bahar.messages.Localizable`. The fragment is
+    *message* is a :class:`~andar_bahar.i18n.messages.Message`, an error or any
+    :class:`~andar_bahar.i18n.messages.Localizable`. The fragment is
     ``<p class="error" role="alert">…</p>`` with ``HX-Retarget: #errors``, sent
     with *htmx_status* (default: *status_code*).
     """

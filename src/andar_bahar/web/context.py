@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from starlette.requests import HTTPConnection
 
 from andar_bahar.i18n import translations
-from andar_bahar.messages import render
+from andar_bahar.i18n.messages import render
 from andar_bahar.web.language import LANG_COOKIE, LANG_PARAMETER, choose_language
 
 __all__ = [
@@ -66,7 +66,7 @@ def translator(conn: HTTPConnection) -> gettext.GNUTranslations:
 
 
 def localize(conn: HTTPConnection, value: object) -> str:
-    """A :class:`~andar_bahar.messages.Message` (or an error, or any value) in the request's language."""
+    """A :class:`~andar_bahar.i18n.messages.Message` (or an error, or any value) in the request's language."""
     return render(value, translator(conn))
 
 

@@ -30,13 +30,20 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
 
-from andar_bahar.bets import Bet, MainBet
-from andar_bahar.errors import AccessError, AndarBaharError, ParameterError, PaytableError
-from andar_bahar.messages import N_, Message
-from andar_bahar.money import format_amount
-from andar_bahar.odds import Percent, odds_report
-from andar_bahar.paytables import PAYTABLES, MainKey, Odds, Paytable, find_paytable, load_paytable
-from andar_bahar.rules import PROCEDURES, BetWindow, Procedure, Row, StartRule, TargetMode
+from andar_bahar.chance.odds import Percent, odds_report
+from andar_bahar.engine.bets import Bet, MainBet
+from andar_bahar.engine.errors import AccessError, AndarBaharError, ParameterError, PaytableError
+from andar_bahar.engine.money import format_amount
+from andar_bahar.engine.paytables import (
+    PAYTABLES,
+    MainKey,
+    Odds,
+    Paytable,
+    find_paytable,
+    load_paytable,
+)
+from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure, Row, StartRule, TargetMode
+from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage import Storage
 from andar_bahar.web.app import Site, redirect, render
 from andar_bahar.web.live import add_live_routes

@@ -41,7 +41,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as ASGIMessage
 
-from andar_bahar.messages import N_, Message
+from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.context import CSRF_COOKIE, INFO_KEY, RequestInfo
 from andar_bahar.web.language import LANG_COOKIE, LANG_PARAMETER, choose_language
 

@@ -2,7 +2,7 @@
 
 The server keeps no game state of its own. Each action reads the table and its
 open round (locking the table's row), rebuilds the round from its exact record
-(:meth:`andar_bahar.round.Round.loads`), applies the step through the engine,
+(:meth:`andar_bahar.engine.round.Round.loads`), applies the step through the engine,
 and writes the new record — and, on settlement, the ledger — before it
 commits. A server killed at any moment therefore restarts with the last
 committed state: the same deck, the same bets, nothing lost and nothing twice.
@@ -12,8 +12,8 @@ round is settled only its SHA-256 commitment is shown, and the public view of a
 round (:class:`PublicRound`) never holds an undealt card.
 
 >>> from andar_bahar.storage import Storage
->>> from andar_bahar.rules import find_procedure
->>> from andar_bahar.paytables import find_paytable
+>>> from andar_bahar.engine.rules import find_procedure
+>>> from andar_bahar.engine.paytables import find_paytable
 >>> import random
 >>> service = TableService(Storage.open("sqlite://"), rng=random.Random(5))
 >>> table = service.create_table(name="Friday", kind="betting", pin="2468",
@@ -49,15 +49,15 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from andar_bahar.bets import Bet
-from andar_bahar.cards import Card, Rank, shuffled
-from andar_bahar.errors import AccessError, ActionError, BetError, ParameterError
-from andar_bahar.messages import N_, Message
-from andar_bahar.money import as_decimal, format_amount, parse_stake
-from andar_bahar.paytables import Paytable, load_paytable
-from andar_bahar.round import CardDealt, Round, RoundResult
-from andar_bahar.rules import Procedure, Row
-from andar_bahar.settlement import Settlement
+from andar_bahar.engine.bets import Bet
+from andar_bahar.engine.cards import Card, Rank, shuffled
+from andar_bahar.engine.errors import AccessError, ActionError, BetError, ParameterError
+from andar_bahar.engine.money import as_decimal, format_amount, parse_stake
+from andar_bahar.engine.paytables import Paytable, load_paytable
+from andar_bahar.engine.round import CardDealt, Round, RoundResult
+from andar_bahar.engine.rules import Procedure, Row
+from andar_bahar.engine.settlement import Settlement
+from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage import Storage, utc_now
 from andar_bahar.storage.models import (
     AuditRow,

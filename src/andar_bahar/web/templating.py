@@ -43,7 +43,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from andar_bahar.i18n import format_number, translations
-from andar_bahar.messages import render
+from andar_bahar.i18n.messages import render
 
 __all__ = ["gettext_callables", "make_environment", "static_version"]
 

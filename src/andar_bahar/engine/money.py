@@ -7,7 +7,7 @@ Decimal('12.5')
 >>> parse_stake("abc")
 Traceback (most recent call last):
 ...
-andar_bahar.errors.BetError: The stake 'abc' is not a number: write an amount such as 100 or 12.5.
+andar_bahar.engine.errors.BetError: The stake 'abc' is not a number: write an amount such as 100 or 12.5.
 >>> format_amount(Decimal("2.50"))
 '2.5'
 """
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from andar_bahar.errors import BetError
-from andar_bahar.messages import N_, Message, Translator
+from andar_bahar.engine.errors import BetError
+from andar_bahar.i18n.messages import N_, Message, Translator
 
 __all__ = [
     "MAX_DIGITS",
@@ -77,7 +77,7 @@ def parse_stake(text: str | int | Decimal) -> Decimal:
     >>> parse_stake("-0"), parse_stake("1e30")
     Traceback (most recent call last):
     ...
-    andar_bahar.errors.BetError: The amount '1e30' is out of range: write at most 15 digits before the decimal point and 6 after it.
+    andar_bahar.engine.errors.BetError: The amount '1e30' is out of range: write at most 15 digits before the decimal point and 6 after it.
     """
     if isinstance(text, bool):
         text = str(text)

@@ -29,10 +29,9 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
-from andar_bahar.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
-from andar_bahar.errors import BetError, PaytableError
-from andar_bahar.messages import N_, Message, Sentence, Translator, translate
-from andar_bahar.money import (
+from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
+from andar_bahar.engine.errors import BetError, PaytableError
+from andar_bahar.engine.money import (
     MAX_PLACES,
     Amount,
     as_decimal,
@@ -40,7 +39,8 @@ from andar_bahar.money import (
     decimal_sign,
     format_amount,
 )
-from andar_bahar.rules import Row
+from andar_bahar.engine.rules import Row
+from andar_bahar.i18n.messages import N_, Message, Sentence, Translator, translate
 
 __all__ = [
     "PAYTABLES",
@@ -81,7 +81,7 @@ class Odds:
         >>> Odds.parse("1 for 1")
         Traceback (most recent call last):
         ...
-        andar_bahar.errors.PaytableError: The odds '1 for 1' pay nothing: "X for 1" must have X greater than 1.
+        andar_bahar.engine.errors.PaytableError: The odds '1 for 1' pay nothing: "X for 1" must have X greater than 1.
         """
         if isinstance(text, (int, Decimal)) and not isinstance(text, bool):
             if isinstance(text, Decimal) and not text.is_finite():
@@ -310,7 +310,7 @@ class Paytable:
         >>> find_paytable("wizard").check_offers(Bet.parse("cards:3-7"))
         Traceback (most recent call last):
         ...
-        andar_bahar.errors.BetError: The paytable 'wizard' has no bet cards:3-7; it offers andar, bahar, cards:1-5, cards:6-10, cards:11-15, cards:16-25, cards:26-30, cards:31-35, cards:36-40, cards:41-49.
+        andar_bahar.engine.errors.BetError: The paytable 'wizard' has no bet cards:3-7; it offers andar, bahar, cards:1-5, cards:6-10, cards:11-15, cards:16-25, cards:26-30, cards:31-35, cards:36-40, cards:41-49.
         """
         if not self.offers(bet):
             raise BetError(
@@ -531,7 +531,7 @@ def find_paytable(name: str) -> Paytable:
     >>> find_paytable("vegas")
     Traceback (most recent call last):
     ...
-    andar_bahar.errors.PaytableError: Unknown paytable 'vegas': choose one of trainer-default, wizard, even-money, andar-0.95, or give a .toml file.
+    andar_bahar.engine.errors.PaytableError: Unknown paytable 'vegas': choose one of trainer-default, wizard, even-money, andar-0.95, or give a .toml file.
     """
     paytable = PAYTABLES.get(name.strip().lower())
     if paytable is None:

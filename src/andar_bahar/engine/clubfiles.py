@@ -1,17 +1,17 @@
 """Reading a club's files: procedures and paytables by preset name or TOML path.
 
 This is the I/O edge for club files; the parsing and validation are pure and
-live in :mod:`andar_bahar.rules` and :mod:`andar_bahar.paytables`.
+live in :mod:`andar_bahar.engine.rules` and :mod:`andar_bahar.engine.paytables`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from andar_bahar.errors import PaytableError, ProcedureError, RulesError
-from andar_bahar.messages import N_, Message
-from andar_bahar.paytables import PAYTABLES, Paytable, find_paytable, load_paytable
-from andar_bahar.rules import PROCEDURES, Procedure, find_procedure, load_procedure
+from andar_bahar.engine.errors import PaytableError, ProcedureError, RulesError
+from andar_bahar.engine.paytables import PAYTABLES, Paytable, find_paytable, load_paytable
+from andar_bahar.engine.rules import PROCEDURES, Procedure, find_procedure, load_procedure
+from andar_bahar.i18n.messages import N_, Message
 
 __all__ = ["is_file_name", "read_paytable", "read_procedure", "read_text"]
 

@@ -2,10 +2,10 @@
 
 Two engines:
 
-- ``cards`` deals real shuffled decks (see :mod:`andar_bahar.dealing_kernels`)
+- ``cards`` deals real shuffled decks (see :mod:`andar_bahar.chance.dealing_kernels`)
   and settles every bet — an independent check of the exact odds;
 - ``outcomes`` samples each round's outcome from the exact distribution of
-  :mod:`andar_bahar.odds` with exact integer weights — much faster, for long
+  :mod:`andar_bahar.chance.odds` with exact integer weights — much faster, for long
   session studies.
 
 Work is cut into fixed blocks of rounds; block *i* draws from the child
@@ -15,8 +15,8 @@ its outcome ``(first_row, winner, cards_dealt)``; the counts of outcomes are
 integers, and every figure derived from them (means, variances) is an exact
 :class:`~fractions.Fraction` until it is shown.
 
->>> from andar_bahar.rules import find_procedure
->>> from andar_bahar.paytables import find_paytable
+>>> from andar_bahar.engine.rules import find_procedure
+>>> from andar_bahar.engine.paytables import find_paytable
 >>> result = simulate(find_procedure("classic"), find_paytable("wizard"), rounds=20_000, seed=1)
 >>> result.rounds, result.engine.startswith(("cards", "outcomes"))
 (20000, True)
@@ -39,14 +39,14 @@ from functools import reduce
 import numpy as np
 from numpy.typing import NDArray
 
-from andar_bahar import dealing_kernels
-from andar_bahar.bets import Bet
-from andar_bahar.errors import ParameterError
-from andar_bahar.messages import N_, Message
-from andar_bahar.odds import OutcomeDistribution, bet_odds, outcome_distribution
-from andar_bahar.paytables import Paytable, Rounding
-from andar_bahar.rules import Procedure, Row, TargetMode
-from andar_bahar.simulation_options import Engine, System
+from andar_bahar.chance import dealing_kernels
+from andar_bahar.chance.odds import OutcomeDistribution, bet_odds, outcome_distribution
+from andar_bahar.chance.simulation_options import Engine, System
+from andar_bahar.engine.bets import Bet
+from andar_bahar.engine.errors import ParameterError
+from andar_bahar.engine.paytables import Paytable, Rounding
+from andar_bahar.engine.rules import Procedure, Row, TargetMode
+from andar_bahar.i18n.messages import N_, Message
 
 __all__ = [
     "BLOCK",
@@ -462,8 +462,8 @@ def session_study(
     longer cover the base *stake*; a stake the bankroll cannot cover is cut to
     the bankroll, and to the table maximum if there is one.
 
-    >>> from andar_bahar.rules import find_procedure
-    >>> from andar_bahar.paytables import find_paytable
+    >>> from andar_bahar.engine.rules import find_procedure
+    >>> from andar_bahar.engine.paytables import find_paytable
     >>> study = session_study(find_procedure("classic"), find_paytable("wizard"),
     ...     bet=Bet.parse("bahar"), system=System.MARTINGALE, bankroll=100, stake=1,
     ...     rounds=200, sessions=1000, seed=5)

@@ -8,7 +8,7 @@ with the match) and ``chosen-rank`` (four cards match among 52).
 An *outcome* is ``(first_row, winner, cards_dealt)``; every bet of every
 paytable is settled by the outcome alone.
 
->>> from andar_bahar.rules import find_procedure
+>>> from andar_bahar.engine.rules import find_procedure
 >>> dist = outcome_distribution(find_procedure("classic"))
 >>> dist.probability_of(Row.ANDAR), dist.mean_cards_dealt
 (Fraction(429, 833), Fraction(13, 1))
@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 
-from andar_bahar.bets import Bet, MainBet
-from andar_bahar.cards import Colour
-from andar_bahar.messages import N_, Message, Translator
-from andar_bahar.money import decimal_sign
-from andar_bahar.paytables import MainKey, Paytable
-from andar_bahar.rules import BetWindow, Procedure, Row, StartRule, TargetMode
+from andar_bahar.engine.bets import Bet, MainBet
+from andar_bahar.engine.cards import Colour
+from andar_bahar.engine.money import decimal_sign
+from andar_bahar.engine.paytables import MainKey, Paytable
+from andar_bahar.engine.rules import BetWindow, Procedure, Row, StartRule, TargetMode
+from andar_bahar.i18n.messages import N_, Message, Translator
 
 __all__ = [
     "BetOdds",
@@ -154,7 +154,7 @@ def outcome_distribution(
 ) -> OutcomeDistribution:
     """The exact outcome distribution of *procedure*, optionally given the centre's colour.
 
-    >>> from andar_bahar.rules import find_procedure
+    >>> from andar_bahar.engine.rules import find_procedure
     >>> first_card = outcome_distribution(find_procedure("first-card"))
     >>> first_card.probability_of(Row.ANDAR)
     Fraction(1, 2)
@@ -224,8 +224,8 @@ def bet_odds(
     Expected return per unit staked: Σ P(win in outcome) × odds − P(lose).
     Rounding to the chip unit is not applied: the figures are per unit staked.
 
-    >>> from andar_bahar.paytables import find_paytable
-    >>> from andar_bahar.rules import find_procedure
+    >>> from andar_bahar.engine.paytables import find_paytable
+    >>> from andar_bahar.engine.rules import find_procedure
     >>> andar = bet_odds(MainBet(Row.ANDAR), find_paytable("wizard"),
     ...                  outcome_distribution(find_procedure("classic")))
     >>> andar.house_edge
@@ -333,8 +333,8 @@ def odds_report(
     """Every bet of *paytable* under *procedure*: overall, and per centre colour where
     bets stay open after the centre card and its colour changes the odds.
 
-    >>> from andar_bahar.paytables import find_paytable
-    >>> from andar_bahar.rules import find_procedure
+    >>> from andar_bahar.engine.paytables import find_paytable
+    >>> from andar_bahar.engine.rules import find_procedure
     >>> report = odds_report(find_procedure("home"), find_paytable("trainer-default"))
     >>> [(str(b.bet), b.given_text, str(b.probability)) for b in report.bets[:2]]
     [('andar', None, '1/2'), ('bahar', None, '1/2')]

@@ -5,8 +5,8 @@ against the house.
 
 >>> import random
 >>> from decimal import Decimal
->>> from andar_bahar.rules import find_procedure
->>> from andar_bahar.paytables import find_paytable
+>>> from andar_bahar.engine.rules import find_procedure
+>>> from andar_bahar.engine.paytables import find_paytable
 >>> game = ClubGame(find_procedure("classic"), find_paytable("wizard"),
 ...                 {"Asha": Decimal(500), "Ravi": Decimal(300)})
 >>> rnd = game.start_round(rng=random.Random(3))
@@ -26,14 +26,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from andar_bahar.cards import shuffled
-from andar_bahar.errors import ActionError, BetError
-from andar_bahar.messages import N_, Message
-from andar_bahar.money import Amount, as_decimal, parse_stake
-from andar_bahar.paytables import Paytable
-from andar_bahar.round import Round
-from andar_bahar.rules import Procedure
-from andar_bahar.settlement import Settlement
+from andar_bahar.engine.cards import shuffled
+from andar_bahar.engine.errors import ActionError, BetError
+from andar_bahar.engine.money import Amount, as_decimal, parse_stake
+from andar_bahar.engine.paytables import Paytable
+from andar_bahar.engine.round import Round
+from andar_bahar.engine.rules import Procedure
+from andar_bahar.engine.settlement import Settlement
+from andar_bahar.i18n.messages import N_, Message
 
 __all__ = ["HOUSE", "ClubGame", "LedgerEntry"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from andar_bahar.messages import N_, Translator, translate
+from andar_bahar.i18n.messages import N_, Translator, translate
 
 __all__ = ["Engine", "System"]
 

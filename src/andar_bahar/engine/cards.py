@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Self
 
-from andar_bahar.errors import CardError, DeckError
-from andar_bahar.messages import N_, NP_, Message, Translator, translate
+from andar_bahar.engine.errors import CardError, DeckError
+from andar_bahar.i18n.messages import N_, NP_, Message, Translator, translate
 
 __all__ = [
     "FULL_DECK",
@@ -264,7 +264,7 @@ def check_complete(cards: Iterable[Card]) -> None:
     >>> check_complete(FULL_DECK[1:] + FULL_DECK[5:6])
     Traceback (most recent call last):
     ...
-    andar_bahar.errors.DeckError: The deck is not complete: missing 2♠; repeated 3♥. Check the deck and count it again.
+    andar_bahar.engine.errors.DeckError: The deck is not complete: missing 2♠; repeated 3♥. Check the deck and count it again.
     """
     counts = Counter(cards)
     missing = [card for card in FULL_DECK if card not in counts]
@@ -304,7 +304,7 @@ def check_distinct(cards: Sequence[Card]) -> None:
     >>> check_distinct(Card.parse_many("Q♥ 4♣ Q♥"))
     Traceback (most recent call last):
     ...
-    andar_bahar.errors.DeckError: Card Q♥ appears more than once; each card is in the deck only once.
+    andar_bahar.engine.errors.DeckError: Card Q♥ appears more than once; each card is in the deck only once.
     """
     counts = Counter(cards)
     repeated = [card for card in cards if counts[card] > 1]

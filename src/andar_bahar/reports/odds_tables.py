@@ -9,16 +9,16 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from andar_bahar.bets import MainBet
-from andar_bahar.messages import N_, Message, Translator
-from andar_bahar.money import decimal_sign
-from andar_bahar.odds import BetOdds, OddsReport, percent_text
-from andar_bahar.paytables import MainKey
-from andar_bahar.report import table_text
-from andar_bahar.rules import Row
+from andar_bahar.chance.odds import BetOdds, OddsReport, percent_text
+from andar_bahar.engine.bets import MainBet
+from andar_bahar.engine.money import decimal_sign
+from andar_bahar.engine.paytables import MainKey
+from andar_bahar.engine.rules import Row
+from andar_bahar.i18n.messages import N_, Message, Translator
+from andar_bahar.reports.report import table_text
 
 if TYPE_CHECKING:
-    from andar_bahar.simulation import SessionStudy, SimulationResult
+    from andar_bahar.chance.simulation import SessionStudy, SimulationResult
 
 __all__ = ["odds_csv", "render_odds", "render_simulation", "render_study"]
 
@@ -57,9 +57,9 @@ def _pays(odds: BetOdds, report: OddsReport, translator: Translator | None) -> s
 def render_odds(report: OddsReport, translator: Translator | None = None) -> str:
     """The odds table: every bet's chance, pay, expected return and house edge.
 
-    >>> from andar_bahar.paytables import find_paytable
-    >>> from andar_bahar.rules import find_procedure
-    >>> from andar_bahar.odds import odds_report
+    >>> from andar_bahar.engine.paytables import find_paytable
+    >>> from andar_bahar.engine.rules import find_procedure
+    >>> from andar_bahar.chance.odds import odds_report
     >>> print(render_odds(odds_report(find_procedure("classic"), find_paytable("wizard"))))
     ... # doctest: +ELLIPSIS
     Procedure: classic — ...

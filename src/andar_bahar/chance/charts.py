@@ -12,10 +12,10 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from andar_bahar.errors import ParameterError
-from andar_bahar.messages import N_, Message, Translator
-from andar_bahar.odds import OddsReport, percent_text
-from andar_bahar.simulation import SessionStudy
+from andar_bahar.chance.odds import OddsReport, percent_text
+from andar_bahar.chance.simulation import SessionStudy
+from andar_bahar.engine.errors import ParameterError
+from andar_bahar.i18n.messages import N_, Message, Translator
 
 __all__ = ["plot_cards_dealt", "plot_sessions"]
 

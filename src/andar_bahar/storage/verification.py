@@ -23,10 +23,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from andar_bahar._version import __version__
-from andar_bahar.errors import AndarBaharError
-from andar_bahar.messages import N_, Message, Translator
-from andar_bahar.money import as_decimal, format_amount
-from andar_bahar.round import Round, settlement_to_list
+from andar_bahar.engine.errors import AndarBaharError
+from andar_bahar.engine.money import as_decimal, format_amount
+from andar_bahar.engine.round import Round, settlement_to_list
+from andar_bahar.i18n.messages import N_, Message, Translator
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import (
     ClubTableRow,

@@ -2,7 +2,7 @@
 
 Gaming test labs (GLI, iTech Labs, eCOGRA) ask for this evidence. :func:`audit`
 takes many shuffled decks (rows of card indices 0–51, see
-:data:`~andar_bahar.cards.FULL_DECK`) and runs six tests, each with a p-value
+:data:`~andar_bahar.engine.cards.FULL_DECK`) and runs six tests, each with a p-value
 (the chance that a fair shuffle gives a result at least as far from what is
 expected):
 
@@ -10,7 +10,7 @@ expected):
 2. **adjacent cards** — how often card *b* lies just below card *a* (52 × 51 ordered pairs);
 3. **cards dealt** — the classic round dealt from each deck (the top card is the
    centre; cards are dealt until the first of its rank) against the exact odds
-   of :mod:`andar_bahar.odds`;
+   of :mod:`andar_bahar.chance.odds`;
 4. **Andar rate** — Andar wins when an odd number of cards is dealt: 429/833;
 5. **runs** — the Wald–Wolfowitz runs test on the winning rows of consecutive
    decks (one deck must not tell anything about the next);
@@ -20,7 +20,7 @@ expected):
 A test passes when its p-value is at least *alpha* (0.01 by default: each test
 rejects a fair shuffle in one run out of a hundred); coverage passes when
 nothing is missing. The decks come from :func:`live_decks` (the live shuffle,
-:func:`andar_bahar.cards.shuffled` with the operating system's secure source),
+:func:`andar_bahar.engine.cards.shuffled` with the operating system's secure source),
 :func:`simulator_decks` (the simulator's numpy PCG64 streams) or
 :func:`broken_decks` (the classic "swap with any position" mistake, the
 negative control that must fail). See ``docs/randomness.md``.
@@ -45,11 +45,11 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from andar_bahar.cards import FULL_DECK, shuffled
-from andar_bahar.messages import N_, NP_, Message, Translator
-from andar_bahar.money import decimal_sign
-from andar_bahar.odds import outcome_distribution
-from andar_bahar.rules import Row, find_procedure
+from andar_bahar.chance.odds import outcome_distribution
+from andar_bahar.engine.cards import FULL_DECK, shuffled
+from andar_bahar.engine.money import decimal_sign
+from andar_bahar.engine.rules import Row, find_procedure
+from andar_bahar.i18n.messages import N_, NP_, Message, Translator
 
 __all__ = [
     "ALPHA",
@@ -172,12 +172,12 @@ def _chunks(n: int) -> Iterable[tuple[int, int]]:
 
 
 def live_decks(n: int, *, progress: Progress | None = None) -> NDArray[np.uint8]:
-    """*n* decks shuffled by the live shuffle itself: :func:`andar_bahar.cards.shuffled`.
+    """*n* decks shuffled by the live shuffle itself: :func:`andar_bahar.engine.cards.shuffled`.
 
     Nothing is replaced: each deck is ``shuffled()`` with its default source,
     :class:`random.SystemRandom` (the operating system's secure source, the one
     the club table uses), and each card is then written as its index in
-    :data:`~andar_bahar.cards.FULL_DECK`.
+    :data:`~andar_bahar.engine.cards.FULL_DECK`.
     """
     index = {card: i for i, card in enumerate(FULL_DECK)}
     decks = np.empty((n, CARDS), dtype=np.uint8)
@@ -193,8 +193,8 @@ def simulator_decks(
 ) -> NDArray[np.uint8]:
     """*n* decks from the simulator's generator: numpy PCG64 seeded by a :class:`~numpy.random.SeedSequence`.
 
-    As in :mod:`andar_bahar.simulation`, block *i* of
-    :data:`~andar_bahar.simulation.BLOCK` decks draws from the child stream
+    As in :mod:`andar_bahar.chance.simulation`, block *i* of
+    :data:`~andar_bahar.chance.simulation.BLOCK` decks draws from the child stream
     ``SeedSequence(seed, spawn_key=(i,))``; each deck is a full Fisher–Yates
     shuffle by :meth:`numpy.random.Generator.permuted`, the simulator's numpy
     path (its bounded draws are 32-bit words masked to the next power of two
@@ -204,7 +204,7 @@ def simulator_decks(
     >>> bool((simulator_decks(3, seed=5) == simulator_decks(3, seed=5)).all())
     True
     """
-    from andar_bahar.simulation import BLOCK
+    from andar_bahar.chance.simulation import BLOCK
 
     decks = np.empty((n, CARDS), dtype=np.uint8)
     ordered = np.arange(CARDS, dtype=np.uint8)

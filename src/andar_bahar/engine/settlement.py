@@ -1,7 +1,7 @@
 """Settlement: a finished round, its bets and a paytable → exact payouts (SPEC §7).
 
->>> from andar_bahar.paytables import find_paytable
->>> from andar_bahar.bets import Bet, Wager
+>>> from andar_bahar.engine.paytables import find_paytable
+>>> from andar_bahar.engine.bets import Bet, Wager
 >>> wizard = find_paytable("wizard")
 >>> s = settle(
 ...     winner=Row.ANDAR, cards_dealt=7, first_row=Row.ANDAR, paytable=wizard,
@@ -21,11 +21,11 @@ from decimal import Decimal
 from enum import StrEnum
 from fractions import Fraction
 
-from andar_bahar.bets import Bet, Wager
-from andar_bahar.messages import N_, Translator, translate
-from andar_bahar.money import as_decimal
-from andar_bahar.paytables import Odds, Paytable
-from andar_bahar.rules import Row
+from andar_bahar.engine.bets import Bet, Wager
+from andar_bahar.engine.money import as_decimal
+from andar_bahar.engine.paytables import Odds, Paytable
+from andar_bahar.engine.rules import Row
+from andar_bahar.i18n.messages import N_, Translator, translate
 
 __all__ = ["Outcome", "PlayerTotals", "SettledBet", "Settlement", "settle"]
 
@@ -136,7 +136,7 @@ class Settlement:
         Each is mirrored by the house with the opposite amount, so a round's ledger sums to
         zero (the club game and the web table both post these).
 
-        >>> from andar_bahar.paytables import find_paytable
+        >>> from andar_bahar.engine.paytables import find_paytable
         >>> s = settle(winner=Row.BAHAR, cards_dealt=2, first_row=Row.ANDAR,
         ...            paytable=find_paytable("wizard"),
         ...            wagers=[Wager("ravi", Bet.parse("bahar"), Decimal(50))])
@@ -169,7 +169,7 @@ def settle(
     Pure and exact: amounts are :class:`~decimal.Decimal`, odds
     :class:`~fractions.Fraction`; nothing is ever a binary float.
 
-    >>> from andar_bahar.paytables import find_paytable
+    >>> from andar_bahar.engine.paytables import find_paytable
     >>> void = settle(winner=None, cards_dealt=0, first_row=None,
     ...               paytable=find_paytable("wizard"),
     ...               wagers=[Wager("ravi", Bet.parse("bahar"), Decimal(50))])

@@ -3,7 +3,7 @@
 Catalogues are the ``.po`` files under ``locale/``; they are compiled in memory
 with Babel when first used, so a source checkout never holds a stale ``.mo``.
 Adapters (the command line, the terminal app, the web) choose the language;
-the core only builds :class:`~andar_bahar.messages.Message` values.
+the core only builds :class:`~andar_bahar.i18n.messages.Message` values.
 
 >>> t = translations("ru")
 >>> Message(N_("Andar")).localized(t), Message(N_("Bahar")).localized(translations("ka"))
@@ -28,7 +28,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 
-from andar_bahar.messages import N_, NP_, Message, Translator
+from andar_bahar.i18n.messages import N_, NP_, Message, Translator
 
 __all__ = [
     "DOMAIN",

@@ -1,10 +1,10 @@
 """The project's errors: one root, split by the question a user interface must answer.
 
 Every error is a :class:`ValueError` whose text is one sentence saying what was
-wrong, where, and how to fix it. The text is a :class:`~andar_bahar.messages.Message`
+wrong, where, and how to fix it. The text is a :class:`~andar_bahar.i18n.messages.Message`
 so that an adapter can show it in the user's language.
 
->>> from andar_bahar.cards import Card
+>>> from andar_bahar.engine.cards import Card
 >>> try:
 ...     Card.parse("Z♥")
 ... except CardError as error:
@@ -16,7 +16,7 @@ True
 
 from __future__ import annotations
 
-from andar_bahar.messages import Message, Translator
+from andar_bahar.i18n.messages import Message, Translator
 
 __all__ = [
     "AccessError",

@@ -25,12 +25,12 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from andar_bahar.cards import shuffled
-from andar_bahar.errors import ActionError, BetError
-from andar_bahar.messages import N_, Message
-from andar_bahar.paytables import Paytable, find_paytable
-from andar_bahar.round import Round
-from andar_bahar.rules import Procedure, Row, find_procedure
+from andar_bahar.engine.cards import shuffled
+from andar_bahar.engine.errors import ActionError, BetError
+from andar_bahar.engine.paytables import Paytable, find_paytable
+from andar_bahar.engine.round import Round
+from andar_bahar.engine.rules import Procedure, Row, find_procedure
+from andar_bahar.i18n.messages import N_, Message
 
 __all__ = ["TRAINER", "RoundScore", "Standing", "TeachingGame"]
 

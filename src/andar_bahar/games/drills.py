@@ -12,7 +12,7 @@ read forgivingly: ``Андар``, ``ბაჰარი``, ``a`` or ``B`` for a r
 ``13.5`` for an amount; anything else is simply a wrong answer.
 
 >>> import random
->>> from andar_bahar.rules import find_procedure
+>>> from andar_bahar.engine.rules import find_procedure
 >>> drill = make_drill(DrillKind.LAYOUT, random.Random(22), procedure=find_procedure("classic"))
 >>> [(q.key, str(q.prompt), q.expected) for q in drill.questions]
 [('winner', 'Which row won?', 'bahar'), ('cards', 'How many cards were dealt (the centre card not counted)?', '4')]
@@ -48,16 +48,16 @@ from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from fractions import Fraction
 
-from andar_bahar.bets import Bet, MainBet, Wager
-from andar_bahar.cards import FULL_DECK, Card, Rank, shuffled
-from andar_bahar.errors import ActionError, AndarBaharError, BetError
-from andar_bahar.messages import N_, NP_, Message, Translator
-from andar_bahar.money import Amount, format_amount, to_decimal
-from andar_bahar.odds import BetOdds, bet_odds, outcome_distribution, percent_text
-from andar_bahar.paytables import PAYTABLES, MainKey, Paytable, find_paytable
-from andar_bahar.round import Round, RoundResult
-from andar_bahar.rules import PROCEDURES, BetWindow, Procedure, Row, StartRule
-from andar_bahar.settlement import Outcome, SettledBet, settle
+from andar_bahar.chance.odds import BetOdds, bet_odds, outcome_distribution, percent_text
+from andar_bahar.engine.bets import Bet, MainBet, Wager
+from andar_bahar.engine.cards import FULL_DECK, Card, Rank, shuffled
+from andar_bahar.engine.errors import ActionError, AndarBaharError, BetError
+from andar_bahar.engine.money import Amount, format_amount, to_decimal
+from andar_bahar.engine.paytables import PAYTABLES, MainKey, Paytable, find_paytable
+from andar_bahar.engine.round import Round, RoundResult
+from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure, Row, StartRule
+from andar_bahar.engine.settlement import Outcome, SettledBet, settle
+from andar_bahar.i18n.messages import N_, NP_, Message, Translator
 
 __all__ = [
     "STAKES",
@@ -265,7 +265,7 @@ def _is_correct(question: Question, given: str) -> bool:
 def check_answers(drill: Drill, answers: Mapping[str, str]) -> DrillResult:
     """Check *answers* (question key → text as typed); a missing or unreadable one is wrong.
 
-    >>> from andar_bahar.rules import find_procedure
+    >>> from andar_bahar.engine.rules import find_procedure
     >>> drill = make_drill(DrillKind.FIRST_ROW, random.Random(1), procedure=find_procedure("home"))
     >>> [str(fact) for fact in drill.facts]
     ["Start rule: centre card's colour: black → Andar first, red → Bahar first", 'Centre card (joker): A♥']
@@ -295,7 +295,7 @@ def make_drill(
 ) -> Drill:
     """A new drill of *kind*, drawn from *rng* (a preset procedure and paytable unless given).
 
-    >>> from andar_bahar.rules import find_procedure
+    >>> from andar_bahar.engine.rules import find_procedure
     >>> drill = make_drill(DrillKind.ODDS, random.Random(2), procedure=find_procedure("classic"),
     ...                    paytable=find_paytable("wizard"))
     >>> print(drill.questions[0].prompt)

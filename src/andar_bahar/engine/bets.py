@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from andar_bahar.errors import BetError
-from andar_bahar.messages import N_, NP_, Message, Translator
-from andar_bahar.rules import Row
+from andar_bahar.engine.errors import BetError
+from andar_bahar.engine.rules import Row
+from andar_bahar.i18n.messages import N_, NP_, Message, Translator
 
 __all__ = ["MAX_CARDS_DEALT", "Bet", "CardsBet", "MainBet", "Wager", "parse_bet"]
 
@@ -110,7 +110,7 @@ def parse_bet(text: str) -> Bet:
     >>> parse_bet("middle")
     Traceback (most recent call last):
     ...
-    andar_bahar.errors.BetError: Unknown bet 'middle': write andar, bahar, cards:A-B (a band) or cards:N (an exact count).
+    andar_bahar.engine.errors.BetError: Unknown bet 'middle': write andar, bahar, cards:A-B (a band) or cards:N (an exact count).
     """
     cleaned = text.strip().lower()
     if cleaned in ("andar", "bahar"):

@@ -5,8 +5,8 @@ Every step follows one rhythm: ``can_x(...)`` says whether it is allowed now,
 a frozen record that is appended to :attr:`Round.operations`. The same machine
 is driven from a shuffled deck or by a dealer typing the cards of a real one.
 
->>> from andar_bahar.paytables import find_paytable
->>> from andar_bahar.rules import find_procedure
+>>> from andar_bahar.engine.paytables import find_paytable
+>>> from andar_bahar.engine.rules import find_procedure
 >>> rnd = Round(find_procedure("classic"), find_paytable("wizard"))      # a real deck
 >>> rnd.place_bet("asha", "andar", "120")
 BetPlaced(player='asha', bet=MainBet(row=<Row.ANDAR: 'andar'>), stake=Decimal('120'))
@@ -33,14 +33,14 @@ from enum import StrEnum
 from typing import Any, TypeAlias, TypeVar
 
 from andar_bahar._version import __version__
-from andar_bahar.bets import Bet, Wager
-from andar_bahar.cards import FULL_DECK, Card, Rank, check_complete, check_distinct, shuffled
-from andar_bahar.errors import ActionError, AndarBaharError, BetError, DeckError
-from andar_bahar.messages import N_, Message
-from andar_bahar.money import Amount, as_decimal, format_amount, parse_stake
-from andar_bahar.paytables import Paytable, load_paytable
-from andar_bahar.rules import BetWindow, Procedure, Row
-from andar_bahar.settlement import Settlement, settle
+from andar_bahar.engine.bets import Bet, Wager
+from andar_bahar.engine.cards import FULL_DECK, Card, Rank, check_complete, check_distinct, shuffled
+from andar_bahar.engine.errors import ActionError, AndarBaharError, BetError, DeckError
+from andar_bahar.engine.money import Amount, as_decimal, format_amount, parse_stake
+from andar_bahar.engine.paytables import Paytable, load_paytable
+from andar_bahar.engine.rules import BetWindow, Procedure, Row
+from andar_bahar.engine.settlement import Settlement, settle
+from andar_bahar.i18n.messages import N_, Message
 
 __all__ = [
     "BetPlaced",
@@ -712,8 +712,8 @@ class Round:
     def dumps(self) -> str:
         """The round as JSON text; :meth:`loads` replays it into an equal round.
 
-        >>> from andar_bahar.paytables import find_paytable
-        >>> from andar_bahar.rules import find_procedure
+        >>> from andar_bahar.engine.paytables import find_paytable
+        >>> from andar_bahar.engine.rules import find_procedure
         >>> rnd = Round(find_procedure("home"), find_paytable("wizard"))
         >>> _ = rnd.place_marker("nino", "andar")
         >>> _ = rnd.turn_centre(Card.parse("Q♥"))

@@ -10,12 +10,12 @@ import unicodedata
 from collections.abc import Sequence
 from decimal import Decimal
 
+from andar_bahar.engine.paytables import Paytable
+from andar_bahar.engine.round import RoundResult
+from andar_bahar.engine.rules import Row, StartRule
+from andar_bahar.engine.settlement import Settlement
 from andar_bahar.i18n import format_number, language_of
-from andar_bahar.messages import N_, NP_, Message, Translator
-from andar_bahar.paytables import Paytable
-from andar_bahar.round import RoundResult
-from andar_bahar.rules import Row, StartRule
-from andar_bahar.settlement import Settlement
+from andar_bahar.i18n.messages import N_, NP_, Message, Translator
 
 __all__ = ["render_layout", "render_paytable", "render_settlement"]
 
@@ -33,10 +33,10 @@ def _pad(text: str, width: int) -> str:
 def render_layout(result: RoundResult, translator: Translator | None = None) -> str:
     """The round as a dealer sees it: the centre card, both rows in order, the match.
 
-    >>> from andar_bahar.cards import Card
-    >>> from andar_bahar.round import Round
-    >>> from andar_bahar.rules import find_procedure
-    >>> from andar_bahar.paytables import find_paytable
+    >>> from andar_bahar.engine.cards import Card
+    >>> from andar_bahar.engine.round import Round
+    >>> from andar_bahar.engine.rules import find_procedure
+    >>> from andar_bahar.engine.paytables import find_paytable
     >>> rnd = Round(find_procedure("home"), find_paytable("wizard"))
     >>> _ = rnd.turn_centre(Card.parse("Q♥"))
     >>> for card in Card.parse_many("4♣ 7♦ Q♠"):
@@ -242,7 +242,7 @@ def table_text(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 def render_paytable(paytable: Paytable, translator: Translator | None = None) -> str:
     """The paytable as the trainer shows it: every bet "to 1", as written, and the rules.
 
-    >>> from andar_bahar.paytables import find_paytable
+    >>> from andar_bahar.engine.paytables import find_paytable
     >>> print(render_paytable(find_paytable("wizard")))  # doctest: +ELLIPSIS
     Paytable: wizard
     ...

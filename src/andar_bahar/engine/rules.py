@@ -11,7 +11,7 @@ per choice. Presets are looked up by name; a club writes its own in TOML.
 >>> Procedure("mine", start=StartRule.CENTRE_COLOUR, target=TargetMode.CHOSEN_RANK)
 Traceback (most recent call last):
 ...
-andar_bahar.errors.ProcedureError: Procedure 'mine': the start rule 'centre-colour' needs a centre card, but the target mode 'chosen-rank' turns none; choose the start rule 'andar' or 'first-card-colour'.
+andar_bahar.engine.errors.ProcedureError: Procedure 'mine': the start rule 'centre-colour' needs a centre card, but the target mode 'chosen-rank' turns none; choose the start rule 'andar' or 'first-card-colour'.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from andar_bahar.cards import Card, Colour
-from andar_bahar.errors import ProcedureError
-from andar_bahar.messages import N_, Message, Translator, translate
+from andar_bahar.engine.cards import Card, Colour
+from andar_bahar.engine.errors import ProcedureError
+from andar_bahar.i18n.messages import N_, Message, Translator, translate
 
 __all__ = [
     "PROCEDURES",
@@ -347,7 +347,7 @@ def find_procedure(name: str) -> Procedure:
     >>> find_procedure("casino")
     Traceback (most recent call last):
     ...
-    andar_bahar.errors.ProcedureError: Unknown procedure 'casino': choose one of classic, home, first-card, mangatha, or give a .toml file.
+    andar_bahar.engine.errors.ProcedureError: Unknown procedure 'casino': choose one of classic, home, first-card, mangatha, or give a .toml file.
     """
     procedure = PROCEDURES.get(name.strip().lower())
     if procedure is None:
@@ -369,7 +369,7 @@ def load_procedure(text: str, *, source: str = "procedure.toml") -> Procedure:
     >>> load_procedure('name = "club"\nstart = "left"', source="club.toml")
     Traceback (most recent call last):
     ...
-    andar_bahar.errors.ProcedureError: club.toml: field 'start' is 'left'; choose one of andar, centre-colour, first-card-colour.
+    andar_bahar.engine.errors.ProcedureError: club.toml: field 'start' is 'left'; choose one of andar, centre-colour, first-card-colour.
     """
     try:
         data = tomllib.loads(text)
