@@ -90,6 +90,8 @@ class PublicRound:
     result: RoundResult | None
     settlement: Settlement | None
     commitment: str | None
+    bets_deadline: datetime | None = None
+    """The bet timer: bets are refused from this moment on and closed at it (UTC)."""
 
     @property
     def finished(self) -> bool:
@@ -136,6 +138,8 @@ class TableState:
     rounds_settled: int
     rounds_planned: int
     scoring: bool
+    version: int = 0
+    """The table's version this state was read at (live pages carry it)."""
 
     @property
     def teaching(self) -> bool:
@@ -172,6 +176,7 @@ def public_round(row: TableRoundRow, rnd: Round) -> PublicRound:
         result=rnd.result_or_none,
         settlement=rnd.settlement,
         commitment=row.commitment,
+        bets_deadline=row.bets_deadline if rnd.bets_open and row.status == "open" else None,
     )
 
 

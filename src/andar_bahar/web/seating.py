@@ -58,6 +58,7 @@ class Seating(TableStore):
             raise ParameterError(Message(N_("A lesson has 1 to 1000 rounds, not {n}."), n=rounds))
         rules = procedure.replace(markers_only=kind == "teaching")
         token = secrets.token_urlsafe(24)
+        hashed = pin_hash(pin.strip())  # slow on purpose: never inside the transaction
         with self._tx() as session:
             for _ in range(20):
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(_CODE_LENGTH))
@@ -74,7 +75,7 @@ class Seating(TableStore):
                 kind=kind,
                 procedure_json=json.dumps(rules.to_dict()),
                 paytable_toml=paytable.to_toml(),
-                pin_hash=pin_hash(pin.strip()),
+                pin_hash=hashed,
                 dealer_token_hash=token_hash(token),
                 rounds_planned=rounds,
                 scoring=scoring,
@@ -86,19 +87,29 @@ class Seating(TableStore):
         return CreatedTable(code, token)
 
     def dealer_login(self, code: str, pin: str) -> str:
-        """A new dealer token for whoever knows the PIN (the old ones stop working)."""
+        """A new dealer token for whoever knows the PIN (the old ones stop working).
+
+        The PIN is checked (scrypt, slow on purpose) outside any transaction and
+        lock: a wrong PIN never holds up the table's players.
+        """
+        with self._read() as session:
+            table = self._table(session, code, lock=False)
+            stored, shown = table.pin_hash, table.code
+        if not pin_matches(pin.strip(), stored):
+            raise AccessError(Message(N_("The PIN is not right for table {code}."), code=shown))
         with self._tx() as session:
             table = self._table(session, code)
-            if not pin_matches(pin.strip(), table.pin_hash):
+            if table.pin_hash != stored:  # changed meanwhile: the PIN checked is not the one
                 raise AccessError(
                     Message(N_("The PIN is not right for table {code}."), code=table.code)
                 )
             token = secrets.token_urlsafe(24)
             table.dealer_token_hash = token_hash(token)
+            self._changed(session, table, "dealer", set())
             return token
 
     def is_dealer(self, code: str, token: str) -> bool:
-        with self._tx() as session:
+        with self._read() as session:
             table = self._table(session, code, lock=False)
             return bool(token) and hmac.compare_digest(token_hash(token), table.dealer_token_hash)
 
@@ -152,6 +163,7 @@ class Seating(TableStore):
                         created_at=now,
                     )
                 )
+            self._changed(session, table, "admit", set())
             self._audit(
                 session,
                 table,
@@ -194,10 +206,11 @@ class Seating(TableStore):
                 )
             token = secrets.token_urlsafe(24)
             player.token_hash = token_hash(token)
+            self._changed(session, table, "join", set())
             return token
 
     def player_name(self, code: str, token: str) -> str:
-        with self._tx() as session:
+        with self._read() as session:
             return self._player(session, self._table(session, code, lock=False), token).name
 
     def change_paytable(
@@ -210,6 +223,7 @@ class Seating(TableStore):
             table = self._dealer(session, code, dealer_token)
             old = table.paytable_toml
             table.paytable_toml = paytable.to_toml()
+            self._changed(session, table, "paytable")
             self._audit(
                 session, table, "dealer", "paytable", old, table.paytable_toml, reason.strip()
             )
