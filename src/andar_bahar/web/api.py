@@ -63,26 +63,32 @@ def register(app: FastAPI, club: Club) -> None:
             str(data.get("name", "")),
             str(data.get("balance", "0")),
         )
-        club.publish(code, "admitted")
         return JSONResponse({"ok": True})
 
     @app.post("/api/tables/{code}/join")
     async def api_join(request: Request, code: str) -> JSONResponse:
         data = await read_json(request)
         token = await run_in_threadpool(club.service.join, code, str(data.get("name", "")))
-        club.publish(code, "joined")
         return JSONResponse({"token": token})
 
     @app.post("/api/tables/{code}/rounds")
     async def api_open(request: Request, code: str) -> JSONResponse:
         data = await read_json(request)
         physical = bool(data.get("physical"))
+        seconds = whole_number(str(data["seconds"]), "seconds") if "seconds" in data else None
         token = bearer(request)
         opened = await run_in_threadpool(
-            lambda: club.service.open_round(code, token, physical=physical)
+            lambda: club.service.open_round(code, token, physical=physical, seconds=seconds)
         )
-        club.publish(code, "open")
         return JSONResponse(round_json(opened))
+
+    @app.post("/api/tables/{code}/timer")
+    async def api_timer(request: Request, code: str) -> JSONResponse:
+        data = await read_json(request)
+        seconds = whole_number(str(data.get("seconds", "")), "seconds")
+        token = bearer(request)
+        timed = await run_in_threadpool(lambda: club.service.set_timer(code, token, seconds))
+        return JSONResponse(round_json(timed))
 
     @app.post("/api/tables/{code}/actions/{action}")
     async def api_action(request: Request, code: str, action: str) -> JSONResponse:
@@ -99,7 +105,6 @@ def register(app: FastAPI, club: Club) -> None:
         if action not in steps:
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
         result = await run_in_threadpool(steps[action])
-        club.publish(code, action)
         return JSONResponse(round_json(result))
 
     @app.post("/api/tables/{code}/bets")
@@ -112,7 +117,6 @@ def register(app: FastAPI, club: Club) -> None:
                 key=str(data.get("key", "")),
             )
         )  # fmt: skip
-        club.publish(code, "bet")
         return JSONResponse(
             {
                 "player": placed.player,
@@ -128,7 +132,6 @@ def register(app: FastAPI, club: Club) -> None:
         await run_in_threadpool(
             club.service.place_marker, code, bearer(request), str(data.get("row", ""))
         )
-        club.publish(code, "marker")
         return JSONResponse({"ok": True})
 
     @app.get("/api/tables/{code}")
@@ -152,6 +155,7 @@ def register(app: FastAPI, club: Club) -> None:
                 ],
                 "round": round_json(state.round) if state.round else None,
                 "rounds_settled": state.rounds_settled,
+                "version": state.version,
             }
         )
 
@@ -182,6 +186,7 @@ def round_json(rnd: PublicRound) -> dict[str, Any]:
         "winner": (rnd.result.winner.value if rnd.result.winner else "void") if rnd.result else None,
         "cards_dealt": rnd.result.cards_dealt if rnd.result else None,
         "commitment": rnd.commitment,
+        "bets_deadline": rnd.bets_deadline.isoformat() if rnd.bets_deadline else None,
         "settlement": [
             {"player": b.player, "bet": str(b.bet), "stake": format_amount(b.stake), "outcome": b.outcome.value,
              "win": format_amount(b.win), "returned": format_amount(b.returned)}

@@ -43,21 +43,18 @@ def register(app: FastAPI, club: Club) -> None:
         token = club.service.join(table, name)
         response = redirect(request, f"/play/{table}")
         set_cookie(response, request, f"seat_{table}", club.seats.sign(token), max_age=SEAT_SECONDS)
-        club.publish(table, "joined")
         return response
 
     # -- a player --------------------------------------------------------------------------------
 
     @app.get("/play/{code}")
-    def player_page(request: Request, code: str, block: str | None = None) -> Response:
+    def player_page(request: Request, code: str) -> Response:
         token = club.seat_token(request, code)
         try:
             name = club.service.player_name(code, token)
         except AccessError:
             return redirect(request, f"/?code={code.upper()}")
-        return club.page(
-            request, "player.html", club.service.state(code), block, dealer=False, player=name
-        )
+        return club.page(request, "player", code, dealer=False, player=name)
 
     @app.post("/play/{code}/bet")
     def bet(
@@ -68,22 +65,19 @@ def register(app: FastAPI, club: Club) -> None:
         key: Annotated[str, Form()],
     ) -> Response:
         club.service.place_bet(code, club.seat_token(request, code), bet, stake, key=key)
-        club.publish(code, "bet")
-        return redirect(request, f"/play/{code.upper()}")
+        return club.done(request, code, "player")
 
     @app.post("/play/{code}/withdraw")
     def withdraw(
         request: Request, code: str, bet: Annotated[str, Form()], key: Annotated[str, Form()]
     ) -> Response:
         club.service.withdraw_bet(code, club.seat_token(request, code), bet, key=key)
-        club.publish(code, "bet")
-        return redirect(request, f"/play/{code.upper()}")
+        return club.done(request, code, "player")
 
     @app.post("/play/{code}/marker")
     def marker(request: Request, code: str, row: Annotated[str, Form()]) -> Response:
         club.service.place_marker(code, club.seat_token(request, code), row)
-        club.publish(code, "marker")
-        return redirect(request, f"/play/{code.upper()}")
+        return club.done(request, code, "player")
 
     # -- fairness ----------------------------------------------------------------------------------
 
