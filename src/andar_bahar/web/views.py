@@ -187,7 +187,13 @@ class Views(TableStore):
                     )
                 )
             deck = json.loads(row.record)["deck"]
-            return Reveal(number, deck, row.salt, row.commitment)
+            rnd = Round.loads(row.record)
+            turned = [rnd.centre] if rnd.centre is not None else []
+            turned += [d.card for d in rnd.dealt]
+            target = rnd.target.value if rnd.target is not None else None
+            return Reveal(
+                number, deck, row.salt, row.commitment, tuple(str(c) for c in turned), target
+            )
 
     def audit_log(self, code: str, dealer_token: str) -> list[AuditRow]:
         """Who changed what at the table, oldest first (for its dealer)."""

@@ -190,7 +190,9 @@ def downgrade() -> None:
     rows = bind.execute(sa.text("SELECT id, amount_micros FROM ledger"))
     for row_id, micros in rows.all():
         text = format((Decimal(micros) / MICROS).normalize(), "f")
-        bind.execute(sa.text("UPDATE ledger SET amount = :a WHERE id = :i"), {"a": text, "i": row_id})
+        bind.execute(
+            sa.text("UPDATE ledger SET amount = :a WHERE id = :i"), {"a": text, "i": row_id}
+        )
     with op.batch_alter_table("ledger", recreate="always") as batch:
         batch.alter_column("amount", existing_type=sa.String(length=40), nullable=False)
         batch.drop_constraint(op.f("ck_ledger_kind"), type_="check")
