@@ -213,8 +213,13 @@ class Dealing(TableStore):
         Every stake is returned at settlement; the reason is kept in the round's record and
         the audit log. A round dealt from the committed, shuffled deck cannot be void.
         """
-        why = check_text(reason, "reason", MAX_REASON)
-        return self._dealer_step(code, dealer_token, lambda rnd: rnd.void(why), audit=why)
+
+        def step(rnd: Round) -> object:
+            if not rnd.can_void():
+                return rnd.void()  # refused, with the engine's sentence
+            return rnd.void(check_text(reason, "reason", MAX_REASON))
+
+        return self._dealer_step(code, dealer_token, step, audit=reason.strip())
 
     def _dealer_step(
         self, code: str, token: str, step: Callable[[Round], object], audit: str | None = None

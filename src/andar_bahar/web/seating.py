@@ -69,12 +69,12 @@ def _seat_key(code: str) -> str:
 
 def _check_pin(pin: str) -> str:
     stripped = pin.strip()
-    if not MIN_PIN <= len(stripped) <= MAX_PIN:
+    if len(stripped) < MIN_PIN:
         raise ParameterError(
-            Message(
-                N_("The dealer's PIN needs {low} to {high} characters."), low=MIN_PIN, high=MAX_PIN
-            )
+            Message(N_("The dealer's PIN needs at least {n} characters."), n=MIN_PIN)
         )
+    if len(stripped) > MAX_PIN:
+        raise ParameterError(Message(N_("The dealer's PIN has at most {n} characters."), n=MAX_PIN))
     return stripped
 
 
