@@ -201,7 +201,9 @@ def test_a_teaching_table_scores_tokens_and_ends(service) -> None:  # type: igno
         name="Lesson", kind="teaching", pin="135791", rounds=2,
         procedure=find_procedure("home"), paytable=find_paytable("trainer-default"),
     )  # fmt: skip
-    lali = service.join(table.code, service.admit_player(table.code, table.dealer_token, "Lali", "0"))
+    lali = service.join(
+        table.code, service.admit_player(table.code, table.dealer_token, "Lali", "0")
+    )
     giorgi = service.join(
         table.code, service.admit_player(table.code, table.dealer_token, "Giorgi", "0")
     )

@@ -131,8 +131,8 @@ def reserve_attempt(
     else:
         since = now - limits.window
         scopes = [AttemptRow.client == client]
-        if table_id is not None:
-            scopes.append(AttemptRow.table_id == table_id)
+        if table_id is not None and kind == "login":  # seat codes: per address only, so that
+            scopes.append(AttemptRow.table_id == table_id)  # one guesser locks no table out
         for scope in scopes:
             failed = session.scalars(
                 select(AttemptRow.created_at)
@@ -142,7 +142,7 @@ def reserve_attempt(
             ).all()
             if len(failed) >= limits.failures:
                 raise _refusal(kind, _seconds(failed[0] + limits.window - now))
-            wait = limits.wait_after(len(failed))
+            wait = limits.wait_after(len(failed)) if kind == "login" else 0
             if wait and failed[-1] + timedelta(seconds=wait) > now:
                 raise _refusal(kind, _seconds(failed[-1] + timedelta(seconds=wait) - now))
     attempt = AttemptRow(
