@@ -72,7 +72,9 @@ def test_a_ledger_entry_altered_by_hand_is_found(database_url: str) -> None:
         name="T", kind="betting", pin="246813",
         procedure=find_procedure("classic"), paytable=find_paytable("wizard"),
     )  # fmt: skip
-    asha = service.join(table.code, service.admit_player(table.code, table.dealer_token, "Asha", "500"))
+    asha = service.join(
+        table.code, service.admit_player(table.code, table.dealer_token, "Asha", "500")
+    )
     service.open_round(table.code, table.dealer_token)
     service.place_bet(table.code, asha, "bahar", "100", key="k")
     while service.deal(table.code, table.dealer_token).status == "open":

@@ -333,9 +333,9 @@ def test_a_server_killed_with_bets_in_flight_loses_and_doubles_none(servers, dat
     names = [f"P{i}" for i in range(6)]
     seats = {}
     for name in names:
-        seat = api.call(
-            "POST", f"/api/tables/{code}/players", dealer, name=name, balance="1000"
-        )["seat_code"]
+        seat = api.call("POST", f"/api/tables/{code}/players", dealer, name=name, balance="1000")[
+            "seat_code"
+        ]
         seats[name] = api.call("POST", f"/api/tables/{code}/join", seat_code=seat)["token"]
     number = api.call("POST", f"/api/tables/{code}/rounds", dealer)["number"]
     bets = [str(b) for b in find_paytable(PAYTABLE).bets]
