@@ -71,9 +71,8 @@ from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure, load_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow, DealerSessionRow
-from andar_bahar.web.limits import MAX_CHIPS, RequestConflict, check_bet_return
-from andar_bahar.web.store import token_hash
 from andar_bahar.web.app import create_app
+from andar_bahar.web.limits import MAX_CHIPS, RequestConflict, check_bet_return
 from andar_bahar.web.service import (
     CODE_ALPHABET,
     PlacedBet,
@@ -81,6 +80,7 @@ from andar_bahar.web.service import (
     TableService,
     commitment_of,
 )
+from andar_bahar.web.store import token_hash
 from strategies import (
     LINE_BREAKS,
     RANKS,

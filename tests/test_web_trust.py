@@ -428,3 +428,25 @@ def test_the_migration_converts_an_old_text_ledger_exactly(database_url: str) ->
         "1234567890135.999999"
     )  # 12.5 - 0.000001 + win
     storage.close()
+
+
+def test_history_statement_and_audit_at_the_command_line(database_url: str) -> None:
+    from typer.testing import CliRunner
+
+    from andar_bahar.cli import app as cli
+
+    app = create_app(database_url=database_url, secret=b"t" * 32)
+    with TestClient(app) as api:
+        code, dealer = table(api)
+        seated(api, code, dealer, "Asha")
+        ok(api.post(f"/api/tables/{code}/cash", json={"name": "Asha", "amount": "40",
+                    "action": "cash-out", "reason": "bus home"}, headers=dealer))  # fmt: skip
+    app.state.service.storage.close()
+    runner = CliRunner()
+    statement = runner.invoke(cli, ["history", "statement", code, "--db", database_url])
+    assert statement.exit_code == 0, statement.output
+    assert "Asha  500  0  40  0  0  460" in statement.output
+    csv_text = runner.invoke(cli, ["history", "statement", code, "--csv", "--db", database_url])
+    assert "cash-out" in csv_text.output and "bus home" in csv_text.output
+    audit = runner.invoke(cli, ["history", "audit", code, "--db", database_url])
+    assert audit.exit_code == 0 and "cash-out" in audit.output and "admit" in audit.output
