@@ -514,11 +514,11 @@ def _alembic_config() -> Config:
 
 
 def _upgrade(engine: Engine) -> None:
-    """Run the migrations to head on one connection, in one transaction."""
+    """Run the migrations to every head on one connection, in one transaction."""
     config = _alembic_config()
     with engine.begin() as connection:
         config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+        command.upgrade(config, "heads")
 
 
 def _cannot_open(url: str, error: BaseException) -> StorageError:

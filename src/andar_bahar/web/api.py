@@ -1,0 +1,192 @@
+"""The JSON API under ``/api/``: the same table for programs.
+
+Requests carry ``Authorization: Bearer <token>`` (the dealer's or a player's) and
+no cookies, so they need no CSRF token; bodies are JSON objects only (a page on
+another site cannot send one without a CORS preflight, which is never granted).
+Errors are ``{"error": sentence}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI, Request
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import JSONResponse
+
+from andar_bahar.engine.errors import ParameterError
+from andar_bahar.engine.money import format_amount
+from andar_bahar.engine.paytables import find_paytable
+from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.web.forms import procedure_from_form, read_json, whole_number
+from andar_bahar.web.records import PublicRound
+
+if TYPE_CHECKING:
+    from andar_bahar.web.pages import Club
+
+__all__ = ["register", "round_json"]
+
+
+def register(app: FastAPI, club: Club) -> None:
+    """Add the JSON API's routes to *app*."""
+
+    def bearer(request: Request) -> str:
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        return token.strip() if scheme.lower() == "bearer" else ""
+
+    @app.post("/api/tables")
+    async def api_create(request: Request) -> JSONResponse:
+        data = await read_json(request)
+        rules = procedure_from_form(
+            str(data.get("procedure", "classic")), str(data.get("start", "")),
+            str(data.get("target", "")), str(data.get("window", "")),
+        )  # fmt: skip
+        table = find_paytable(str(data.get("paytable", "trainer-default")))
+        rounds = whole_number(str(data.get("rounds", "10")), "rounds")
+        created = await run_in_threadpool(
+            lambda: club.service.create_table(
+                name=str(data.get("name", "")), kind=str(data.get("kind", "betting")),
+                procedure=rules, paytable=table, pin=str(data.get("pin", "")), rounds=rounds,
+            )
+        )  # fmt: skip
+        return JSONResponse({"code": created.code, "dealer_token": created.dealer_token})
+
+    @app.post("/api/tables/{code}/players")
+    async def api_admit(request: Request, code: str) -> JSONResponse:
+        data = await read_json(request)
+        await run_in_threadpool(
+            club.service.admit_player,
+            code,
+            bearer(request),
+            str(data.get("name", "")),
+            str(data.get("balance", "0")),
+        )
+        club.publish(code, "admitted")
+        return JSONResponse({"ok": True})
+
+    @app.post("/api/tables/{code}/join")
+    async def api_join(request: Request, code: str) -> JSONResponse:
+        data = await read_json(request)
+        token = await run_in_threadpool(club.service.join, code, str(data.get("name", "")))
+        club.publish(code, "joined")
+        return JSONResponse({"token": token})
+
+    @app.post("/api/tables/{code}/rounds")
+    async def api_open(request: Request, code: str) -> JSONResponse:
+        data = await read_json(request)
+        physical = bool(data.get("physical"))
+        token = bearer(request)
+        opened = await run_in_threadpool(
+            lambda: club.service.open_round(code, token, physical=physical)
+        )
+        club.publish(code, "open")
+        return JSONResponse(round_json(opened))
+
+    @app.post("/api/tables/{code}/actions/{action}")
+    async def api_action(request: Request, code: str, action: str) -> JSONResponse:
+        data = await read_json(request)
+        token = bearer(request)
+        card = str(data["card"]) if data.get("card") else None
+        steps: dict[str, Callable[[], PublicRound]] = {
+            "centre": lambda: club.service.turn_centre(code, token, card),
+            "close": lambda: club.service.close_bets(code, token),
+            "deal": lambda: club.service.deal(code, token, card),
+            "void": lambda: club.service.void(code, token),
+            "settle": lambda: club.service.settle(code, token),
+        }
+        if action not in steps:
+            raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
+        result = await run_in_threadpool(steps[action])
+        club.publish(code, action)
+        return JSONResponse(round_json(result))
+
+    @app.post("/api/tables/{code}/bets")
+    async def api_bet(request: Request, code: str) -> JSONResponse:
+        data = await read_json(request)
+        token = bearer(request)
+        placed = await run_in_threadpool(
+            lambda: club.service.place_bet(
+                code, token, str(data.get("bet", "")), str(data.get("stake", "")),
+                key=str(data.get("key", "")),
+            )
+        )  # fmt: skip
+        club.publish(code, "bet")
+        return JSONResponse(
+            {
+                "player": placed.player,
+                "bet": placed.bet,
+                "stake": format_amount(placed.stake),
+                "round": placed.round,
+            }
+        )
+
+    @app.post("/api/tables/{code}/markers")
+    async def api_marker(request: Request, code: str) -> JSONResponse:
+        data = await read_json(request)
+        await run_in_threadpool(
+            club.service.place_marker, code, bearer(request), str(data.get("row", ""))
+        )
+        club.publish(code, "marker")
+        return JSONResponse({"ok": True})
+
+    @app.get("/api/tables/{code}")
+    def api_state(code: str) -> JSONResponse:
+        state = club.service.state(code)
+        return JSONResponse(
+            {
+                "code": state.code,
+                "name": state.name,
+                "kind": state.kind,
+                "procedure": state.procedure.to_dict(),
+                "paytable": state.paytable.name,
+                "players": [
+                    {
+                        "name": p.name,
+                        "joined": p.joined,
+                        "balance": format_amount(p.balance),
+                        "tokens": p.tokens,
+                    }
+                    for p in state.players
+                ],
+                "round": round_json(state.round) if state.round else None,
+                "rounds_settled": state.rounds_settled,
+            }
+        )
+
+    @app.get("/api/tables/{code}/rounds/{number}/reveal")
+    def api_reveal(code: str, number: int) -> JSONResponse:
+        reveal = club.service.reveal(code, number)
+        return JSONResponse(
+            {"number": reveal.number, "deck": reveal.deck, "salt": reveal.salt,
+             "commitment": reveal.commitment, "verified": reveal.verified}
+        )  # fmt: skip
+
+
+def round_json(rnd: PublicRound) -> dict[str, Any]:
+    """A round for programs: only what has been dealt, never the deck."""
+    return {
+        "number": rnd.number,
+        "status": rnd.status,
+        "bets_open": rnd.bets_open,
+        "physical": rnd.physical,
+        "procedure": rnd.procedure.name,
+        "paytable": rnd.paytable.name,
+        "centre": str(rnd.centre) if rnd.centre else None,
+        "target": rnd.target.value if rnd.target else None,
+        "dealt": [{"card": str(d.card), "row": d.row.value} for d in rnd.dealt],
+        "first_side": rnd.first_row.value if rnd.first_row else None,
+        "bets": [{"player": p, "bet": b, "stake": format_amount(s)} for p, b, s in rnd.wagers],
+        "markers": {name: row.value for name, row in rnd.markers.items()},
+        "winner": (rnd.result.winner.value if rnd.result.winner else "void") if rnd.result else None,
+        "cards_dealt": rnd.result.cards_dealt if rnd.result else None,
+        "commitment": rnd.commitment,
+        "settlement": [
+            {"player": b.player, "bet": str(b.bet), "stake": format_amount(b.stake), "outcome": b.outcome.value,
+             "win": format_amount(b.win), "returned": format_amount(b.returned)}
+            for b in rnd.settlement.bets
+        ]
+        if rnd.settlement
+        else None,
+    }  # fmt: skip

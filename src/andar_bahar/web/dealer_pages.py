@@ -1,0 +1,161 @@
+"""The dealer's pages: a new table (with the odds of its pairing), sign-in, the table itself.
+
+``/tables/new`` creates a table (procedure, paytable preset or a club's TOML file)
+after showing the odds and warnings of the pairing; ``/dealer/{code}`` admits
+players, opens a round, turns the centre card, closes bets, deals (the stored
+deck, or the typed cards of a real deck), settles, and changes the paytable
+(from the next round, audited).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
+
+from fastapi import FastAPI, File, Form, Request, UploadFile
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
+
+from andar_bahar.chance.odds import Percent, odds_report
+from andar_bahar.engine.errors import ParameterError
+from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.web.app import redirect, render
+from andar_bahar.web.forms import (
+    paytable_from_form,
+    procedure_choices,
+    procedure_from_form,
+    whole_number,
+)
+from andar_bahar.web.security import set_cookie
+
+if TYPE_CHECKING:
+    from andar_bahar.web.pages import Club
+
+__all__ = ["register"]
+
+
+def register(app: FastAPI, club: Club) -> None:
+    """Add the dealer's pages to *app*."""
+
+    # -- a new table -----------------------------------------------------------------------
+
+    @app.get("/tables/new")
+    def new_table(request: Request) -> Response:
+        return render(request, "new_table.html", **procedure_choices())
+
+    @app.post("/tables/preview")
+    async def preview(
+        request: Request,
+        procedure: Annotated[str, Form()] = "classic",
+        start: Annotated[str, Form()] = "",
+        target: Annotated[str, Form()] = "",
+        window: Annotated[str, Form()] = "",
+        paytable: Annotated[str, Form()] = "trainer-default",
+        paytable_file: Annotated[UploadFile | None, File()] = None,
+    ) -> Response:
+        rules = procedure_from_form(procedure, start, target, window)
+        table = await paytable_from_form(paytable, paytable_file)
+        return render(
+            request, "odds_fragment.html", report=odds_report(rules, table), percent=Percent
+        )
+
+    @app.post("/tables")
+    async def create_table(
+        request: Request,
+        name: Annotated[str, Form()],
+        pin: Annotated[str, Form()],
+        kind: Annotated[str, Form()] = "betting",
+        procedure: Annotated[str, Form()] = "classic",
+        start: Annotated[str, Form()] = "",
+        target: Annotated[str, Form()] = "",
+        window: Annotated[str, Form()] = "",
+        paytable: Annotated[str, Form()] = "trainer-default",
+        paytable_file: Annotated[UploadFile | None, File()] = None,
+        rounds: Annotated[str, Form()] = "10",
+        scoring: Annotated[str, Form()] = "",
+    ) -> Response:
+        rules = procedure_from_form(procedure, start, target, window)
+        table = await paytable_from_form(paytable, paytable_file)
+        planned = whole_number(rounds, "rounds")
+        created = await run_in_threadpool(
+            lambda: club.service.create_table(
+                name=name, kind=kind, procedure=rules, paytable=table, pin=pin,
+                rounds=planned, scoring=bool(scoring) or kind == "betting",
+            )
+        )  # fmt: skip
+        response = redirect(request, f"/dealer/{created.code}")
+        set_cookie(
+            response, request, f"dealer_{created.code}", club.dealers.sign(created.dealer_token)
+        )
+        return response
+
+    # -- the dealer ---------------------------------------------------------------------------
+
+    @app.get("/dealer/{code}/login")
+    def dealer_login_page(request: Request, code: str) -> Response:
+        return render(request, "dealer_login.html", code=code.upper())
+
+    @app.post("/dealer/{code}/login")
+    def dealer_login(request: Request, code: str, pin: Annotated[str, Form()]) -> Response:
+        token = club.service.dealer_login(code, pin)
+        response = redirect(request, f"/dealer/{code.upper()}")
+        set_cookie(response, request, f"dealer_{code.upper()}", club.dealers.sign(token))
+        return response
+
+    @app.get("/dealer/{code}")
+    def dealer_page(request: Request, code: str, block: str | None = None) -> Response:
+        token = club.dealer_token(request, code)
+        if not club.service.is_dealer(code, token):
+            return redirect(request, f"/dealer/{code.upper()}/login")
+        return club.page(
+            request, "dealer.html", club.service.state(code), block, dealer=True, token=token
+        )
+
+    @app.post("/dealer/{code}/players")
+    def admit(
+        request: Request,
+        code: str,
+        name: Annotated[str, Form()],
+        balance: Annotated[str, Form()] = "0",
+    ) -> Response:
+        club.service.admit_player(code, club.dealer_token(request, code), name, balance)
+        club.publish(code, "admitted")
+        return redirect(request, f"/dealer/{code.upper()}")
+
+    @app.post("/dealer/{code}/round/{action}")
+    def round_action(
+        request: Request,
+        code: str,
+        action: str,
+        card: Annotated[str, Form()] = "",
+        physical: Annotated[str, Form()] = "",
+    ) -> Response:
+        token = club.dealer_token(request, code)
+        steps: dict[str, Callable[[], object]] = {
+            "open": lambda: club.service.open_round(code, token, physical=bool(physical)),
+            "centre": lambda: club.service.turn_centre(code, token, card or None),
+            "target": lambda: club.service.choose_target(code, token, card),
+            "close": lambda: club.service.close_bets(code, token),
+            "deal": lambda: club.service.deal(code, token, card or None),
+            "void": lambda: club.service.void(code, token),
+            "settle": lambda: club.service.settle(code, token),
+        }
+        if action not in steps:
+            raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
+        steps[action]()
+        club.publish(code, action)
+        return redirect(request, f"/dealer/{code.upper()}")
+
+    @app.post("/dealer/{code}/paytable")
+    async def change_paytable(
+        request: Request,
+        code: str,
+        reason: Annotated[str, Form()],
+        paytable: Annotated[str, Form()] = "trainer-default",
+        paytable_file: Annotated[UploadFile | None, File()] = None,
+    ) -> Response:
+        table = await paytable_from_form(paytable, paytable_file)
+        token = club.dealer_token(request, code)
+        await run_in_threadpool(club.service.change_paytable, code, token, table, reason)
+        club.publish(code, "paytable")
+        return redirect(request, f"/dealer/{code.upper()}")

@@ -1,0 +1,134 @@
+"""Reading what browsers and programs send: forms, uploaded club files, JSON bodies.
+
+Each reader answers a bad value with one sentence (a project error), never a traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request, UploadFile
+
+from andar_bahar.engine.bets import Bet, MainBet
+from andar_bahar.engine.errors import ParameterError, PaytableError
+from andar_bahar.engine.paytables import (
+    PAYTABLES,
+    MainKey,
+    Odds,
+    Paytable,
+    find_paytable,
+    load_paytable,
+)
+from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure, Row, StartRule, TargetMode
+from andar_bahar.i18n.messages import N_, Message
+
+__all__ = [
+    "MAX_UPLOAD",
+    "paytable_from_form",
+    "paytable_rows",
+    "procedure_choices",
+    "procedure_from_form",
+    "read_json",
+    "whole_number",
+]
+
+MAX_UPLOAD = 64 * 1024
+"""The largest club paytable file accepted."""
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    # Only application/json: a page on another site cannot send that without a CORS
+    # preflight, which this server never grants, so the API needs no CSRF token.
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise ParameterError(Message(N_("The request body must be a JSON object.")))
+    try:
+        data = await request.json()
+    except ValueError:
+        raise ParameterError(Message(N_("The request body must be a JSON object."))) from None
+    if not isinstance(data, dict):
+        raise ParameterError(Message(N_("The request body must be a JSON object.")))
+    return data
+
+
+def paytable_rows(paytable: Paytable) -> list[tuple[Bet, Odds | Message]]:
+    """Every bet of *paytable* with what it pays, as the pages list them."""
+    rows: list[tuple[Bet, Odds | Message]] = []
+    for bet in paytable.bets:
+        if isinstance(bet, MainBet) and paytable.keyed_by is MainKey.FIRST_ROW:
+            first, second = paytable.main
+            rows.append(
+                (
+                    bet,
+                    Message(
+                        N_("{first} if dealt first, else {second}"), first=first, second=second
+                    ),
+                )
+            )
+        else:
+            rows.append((bet, paytable.odds_for(bet, first_row=Row.ANDAR)))
+    return rows
+
+
+def procedure_choices() -> dict[str, Any]:
+    return {
+        "procedures": PROCEDURES,
+        "paytables": PAYTABLES,
+        "starts": [s.value for s in StartRule],
+        "targets": [t.value for t in TargetMode],
+        "windows": [w.value for w in BetWindow],
+    }
+
+
+def procedure_from_form(name: str, start: str, target: str, window: str) -> Procedure:
+    if name not in PROCEDURES:
+        raise ParameterError(
+            Message(
+                N_("Unknown procedure '{name}': choose one of {names}."),
+                name=name,
+                names=", ".join(PROCEDURES),
+            )
+        )
+    changes: dict[str, object] = {}
+    for field, value, kind in (
+        ("start", start, StartRule),
+        ("target", target, TargetMode),
+        ("window", window, BetWindow),
+    ):
+        if value:
+            choices = [member.value for member in kind]
+            if value not in choices:
+                raise ParameterError(
+                    Message(
+                        N_("'{value}' is not one of {choices}."),
+                        value=value,
+                        choices=", ".join(choices),
+                    )
+                )
+            changes[field] = kind(value)
+    rules = PROCEDURES[name]
+    return rules.replace(**changes) if changes else rules
+
+
+async def paytable_from_form(name: str, upload: UploadFile | None) -> Paytable:
+    """A preset, or a club's TOML file when one is uploaded (validated, errors name the entry)."""
+    if upload is not None and upload.filename:
+        content = await upload.read(MAX_UPLOAD + 1)
+        if len(content) > MAX_UPLOAD:
+            raise PaytableError(Message(N_("The paytable file is too large: at most 64 KiB.")))
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError:
+            raise PaytableError(
+                Message(N_("The file {file} is not UTF-8 text."), file=upload.filename)
+            ) from None
+        return load_paytable(text, source=upload.filename)
+    return find_paytable(name)
+
+
+def whole_number(text: str, field: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise ParameterError(
+            Message(N_("'{field}' must be a whole number, not '{text}'."), field=field, text=text)
+        ) from None

@@ -1,0 +1,190 @@
+"""What the club table's service answers: frozen records, never database rows.
+
+A page or the JSON API gets these from :class:`~andar_bahar.web.service.TableService`.
+The public view of a round (:class:`PublicRound`) never holds an undealt card:
+until the round is settled only the deck's SHA-256 commitment is shown.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from andar_bahar.engine.cards import Card, Rank
+from andar_bahar.engine.paytables import Paytable
+from andar_bahar.engine.round import CardDealt, Round, RoundResult
+from andar_bahar.engine.rules import Procedure, Row
+from andar_bahar.engine.settlement import Settlement
+from andar_bahar.storage.models import TableRoundRow
+
+__all__ = [
+    "CreatedTable",
+    "PlacedBet",
+    "PlayerState",
+    "PublicRound",
+    "Reveal",
+    "RoundSummary",
+    "TableState",
+    "centre_of_record",
+    "commitment_of",
+    "placed_from_json",
+    "public_round",
+]
+
+
+def commitment_of(deck_text: str, salt: str) -> str:
+    """SHA-256 (hex) of ``"<deck>|<salt>"``: what is shown before the deal.
+
+    >>> commitment_of("A♠ 2♠", "00")[:16]  # the same as: printf 'A♠ 2♠|00' | sha256sum
+    'd972aa62f7948f2c'
+    """
+    return hashlib.sha256(f"{deck_text}|{salt}".encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedTable:
+    """A new table's code (for players) and the dealer's secret token."""
+
+    code: str
+    dealer_token: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerState:
+    name: str
+    joined: bool
+    balance: Decimal
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedBet:
+    """A bet as accepted (a repeated request gets the same answer)."""
+
+    player: str
+    bet: str
+    stake: Decimal
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class PublicRound:
+    """A round as a browser may see it: no undealt card, no deck until it is settled."""
+
+    number: int
+    status: str
+    bets_open: bool
+    physical: bool
+    procedure: Procedure
+    paytable: Paytable
+    centre: Card | None
+    target: Rank | None
+    dealt: tuple[CardDealt, ...]
+    first_row: Row | None
+    wagers: tuple[tuple[str, str, Decimal], ...]
+    markers: Mapping[str, Row]
+    result: RoundResult | None
+    settlement: Settlement | None
+    commitment: str | None
+
+    @property
+    def finished(self) -> bool:
+        return self.status != "open"
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSummary:
+    number: int
+    status: str
+    winner: str | None
+    cards_dealt: int | None
+    centre: Card | None
+    commitment: str | None
+    settled_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """After settlement: the deck as it was shuffled, the salt, and the commitment."""
+
+    number: int
+    deck: str
+    salt: str
+    commitment: str
+
+    @property
+    def verified(self) -> bool:
+        return commitment_of(self.deck, self.salt) == self.commitment
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """Everything a page shows about a table (for the dealer or a player)."""
+
+    code: str
+    name: str
+    kind: str
+    procedure: Procedure
+    paytable: Paytable
+    """The paytable for the next round opened."""
+    players: tuple[PlayerState, ...]
+    round: PublicRound | None
+    rounds_settled: int
+    rounds_planned: int
+    scoring: bool
+
+    @property
+    def teaching(self) -> bool:
+        return self.kind == "teaching"
+
+    @property
+    def finished(self) -> bool:
+        """A lesson is over after its planned rounds (betting tables never finish)."""
+        return self.teaching and self.rounds_settled >= self.rounds_planned
+
+    def standings(self) -> list[tuple[int, str, int]]:
+        """(place, name, tokens), equal top scores sharing the first place."""
+        ordered = sorted(self.players, key=lambda p: -p.tokens)
+        return [
+            (1 + sum(1 for o in ordered if o.tokens > p.tokens), p.name, p.tokens) for p in ordered
+        ]
+
+
+def public_round(row: TableRoundRow, rnd: Round) -> PublicRound:
+    """What a browser may see of the round *rnd* stored in *row*."""
+    return PublicRound(
+        number=row.number,
+        status=row.status,
+        bets_open=rnd.bets_open and row.status == "open",
+        physical=rnd.deck is None,
+        procedure=rnd.procedure,
+        paytable=rnd.paytable,
+        centre=rnd.centre,
+        target=rnd.target,
+        dealt=rnd.dealt,
+        first_row=rnd.first_row,
+        wagers=tuple((w.player, str(w.bet), w.stake) for w in rnd.wagers),
+        markers=rnd.markers,
+        result=rnd.result_or_none,
+        settlement=rnd.settlement,
+        commitment=row.commitment,
+    )
+
+
+def centre_of_record(record: str) -> Card | None:
+    """The centre card of a stored round record (``None`` before it is turned, or in chosen-rank)."""
+    for op in json.loads(record).get("operations", []):
+        if op.get("op") == "centre":
+            return Card.parse(str(op["card"]))
+    return None
+
+
+def placed_from_json(data: Mapping[str, object]) -> PlacedBet:
+    """A :class:`PlacedBet` from the answer kept for an idempotency key."""
+    return PlacedBet(
+        str(data["player"]), str(data["bet"]), Decimal(str(data["stake"])), int(str(data["round"]))
+    )

@@ -1,0 +1,161 @@
+"""What pages show of a table: its state, its last rounds, revealed decks, audit and ledger sums.
+
+A mixin of :class:`~andar_bahar.web.service.TableService`. Nothing here shows an
+undealt card: a deck is revealed only once its round is settled.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+from sqlalchemy import select
+
+from andar_bahar.engine.errors import AccessError, ActionError
+from andar_bahar.engine.money import as_decimal
+from andar_bahar.engine.paytables import load_paytable
+from andar_bahar.engine.round import Round
+from andar_bahar.engine.rules import Procedure
+from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.storage.models import AuditRow, LedgerRow, TablePlayerRow, TableRoundRow
+from andar_bahar.web.records import (
+    PlayerState,
+    Reveal,
+    RoundSummary,
+    TableState,
+    centre_of_record,
+    public_round,
+)
+from andar_bahar.web.store import TableStore
+
+__all__ = ["Views"]
+
+
+class Views(TableStore):
+    """The table as pages and the API show it."""
+
+    def state(self, code: str) -> TableState:
+        """The table as pages show it (no undealt card is ever part of it)."""
+        with self._tx() as session:
+            table = self._table(session, code, lock=False)
+            row = self._current(session, table)
+            rnd = Round.loads(row.record) if row is not None else None
+            settled_rounds = session.scalars(
+                select(TableRoundRow).where(
+                    TableRoundRow.table_id == table.id, TableRoundRow.status == "settled"
+                )
+            ).all()
+            tokens: dict[str, int] = {}
+            if table.kind == "teaching" and table.scoring:
+                for settled in settled_rounds:
+                    if settled.winner in ("andar", "bahar"):
+                        markers = Round.loads(settled.record).markers
+                        for name, marked in markers.items():
+                            tokens[name] = tokens.get(name, 0) + int(marked.value == settled.winner)
+            balances = self._balances(session, table)
+            joined = {
+                p.name: p.token_hash is not None
+                for p in session.scalars(
+                    select(TablePlayerRow).where(TablePlayerRow.table_id == table.id)
+                )
+            }
+            return TableState(
+                code=table.code,
+                name=table.name,
+                kind=table.kind,
+                procedure=Procedure.from_dict(json.loads(table.procedure_json), source="table"),
+                paytable=load_paytable(table.paytable_toml, source="table"),
+                players=tuple(
+                    PlayerState(name, joined[name], balance, tokens.get(name, 0))
+                    for name, balance in balances.items()
+                ),
+                round=public_round(row, rnd) if row is not None and rnd is not None else None,
+                rounds_settled=sum(1 for r in settled_rounds if r.winner != "void"),
+                rounds_planned=table.rounds_planned,
+                scoring=table.scoring,
+            )
+
+    def recent_rounds(self, code: str, limit: int = 10) -> list[RoundSummary]:
+        """The table's last rounds, newest first (SPEC §9: recall of the last ten)."""
+        with self._tx() as session:
+            table = self._table(session, code, lock=False)
+            rows = session.scalars(
+                select(TableRoundRow)
+                .where(TableRoundRow.table_id == table.id)
+                .order_by(TableRoundRow.number.desc())
+                .limit(limit)
+            ).all()
+            return [
+                RoundSummary(
+                    r.number,
+                    r.status,
+                    r.winner,
+                    r.cards_dealt,
+                    centre_of_record(r.record),
+                    r.commitment,
+                    r.settled_at,
+                )
+                for r in rows
+            ]
+
+    def reveal(self, code: str, number: int) -> Reveal:
+        """The deck and salt of a settled round, for anyone to check the commitment."""
+        with self._tx() as session:
+            table = self._table(session, code, lock=False)
+            row = (
+                session.scalars(
+                    select(TableRoundRow).where(
+                        TableRoundRow.table_id == table.id, TableRoundRow.number == number
+                    )
+                ).one_or_none()
+                if 1 <= number <= 2**31  # a number no round can have never reaches the database
+                else None
+            )
+            if row is None:
+                raise ActionError(
+                    Message(N_("Table {code} has no round {n}."), code=table.code, n=number)
+                )
+            if row.status != "settled":
+                raise AccessError(
+                    Message(
+                        N_("The deck of round {n} is shown once the round is settled."), n=number
+                    )
+                )
+            if row.salt is None or row.commitment is None:
+                raise ActionError(
+                    Message(
+                        N_("Round {n} was dealt from a real deck: there is no commitment."),
+                        n=number,
+                    )
+                )
+            deck = json.loads(row.record)["deck"]
+            return Reveal(number, deck, row.salt, row.commitment)
+
+    def audit_log(self, code: str, dealer_token: str) -> list[AuditRow]:
+        with self._tx() as session:
+            table = self._dealer(session, code, dealer_token)
+            return list(
+                session.scalars(
+                    select(AuditRow).where(AuditRow.table_id == table.id).order_by(AuditRow.id)
+                )
+            )
+
+    def round_ledger_sum(self, code: str, number: int) -> Decimal:
+        """The sum of a round's ledger entries, house included: always zero."""
+        with self._tx() as session:
+            table = self._table(session, code, lock=False)
+            amounts = session.scalars(
+                select(LedgerRow.amount)
+                .join(TableRoundRow, LedgerRow.round_id == TableRoundRow.id)
+                .where(TableRoundRow.table_id == table.id, TableRoundRow.number == number)
+            ).all()
+            return as_decimal(sum(amounts, Decimal(0)))
+
+    def ledger_total(self, code: str) -> Decimal:
+        """The sum of every ledger entry of the table: always zero."""
+        with self._tx() as session:
+            table = self._table(session, code, lock=False)
+            amounts = session.scalars(
+                select(LedgerRow.amount).where(LedgerRow.table_id == table.id)
+            ).all()
+            return as_decimal(sum(amounts, Decimal(0)))
