@@ -27,6 +27,7 @@ from andar_bahar.web.forms import (
     whole_number,
 )
 from andar_bahar.web.security import set_cookie
+from andar_bahar.web.trust_pages import remember_seat, seats_context
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
@@ -81,6 +82,7 @@ def register(app: FastAPI, club: Club) -> None:
             lambda: club.service.create_table(
                 name=name, kind=kind, procedure=rules, paytable=table, pin=pin,
                 rounds=planned, scoring=bool(scoring) or kind == "betting",
+                client=club.client(request),
             )
         )  # fmt: skip
         response = redirect(request, f"/dealer/{created.code}")
@@ -97,7 +99,7 @@ def register(app: FastAPI, club: Club) -> None:
 
     @app.post("/dealer/{code}/login")
     def dealer_login(request: Request, code: str, pin: Annotated[str, Form()]) -> Response:
-        token = club.service.dealer_login(code, pin)
+        token = club.service.dealer_login(code, pin, club.client(request))
         response = redirect(request, f"/dealer/{code.upper()}")
         set_cookie(response, request, f"dealer_{code.upper()}", club.dealers.sign(token))
         return response
@@ -107,7 +109,8 @@ def register(app: FastAPI, club: Club) -> None:
         token = club.dealer_token(request, code)
         if not club.service.is_dealer(code, token):
             return redirect(request, f"/dealer/{code.upper()}/login")
-        return club.page(request, "dealer", code, dealer=True, token=token)
+        seats = seats_context(request, club, club.service.state(code))
+        return club.page(request, "dealer", code, dealer=True, token=token, **seats)
 
     @app.post("/dealer/{code}/players")
     def admit(
@@ -116,8 +119,11 @@ def register(app: FastAPI, club: Club) -> None:
         name: Annotated[str, Form()],
         balance: Annotated[str, Form()] = "0",
     ) -> Response:
-        club.service.admit_player(code, club.dealer_token(request, code), name, balance)
-        return club.done(request, code, "dealer")
+        seat = club.service.admit_player(code, club.dealer_token(request, code), name, balance)
+        # A navigation (not live blocks): the new seat code is kept in this browser only.
+        response = redirect(request, f"/dealer/{code.upper()}")
+        remember_seat(request, response, club, code, name.strip(), seat)
+        return response
 
     @app.post("/dealer/{code}/round/{action}")
     def round_action(
@@ -126,6 +132,7 @@ def register(app: FastAPI, club: Club) -> None:
         action: str,
         card: Annotated[str, Form()] = "",
         physical: Annotated[str, Form()] = "",
+        reason: Annotated[str, Form()] = "",
         seconds: Annotated[str, Form()] = "",
     ) -> Response:
         token = club.dealer_token(request, code)
@@ -138,7 +145,7 @@ def register(app: FastAPI, club: Club) -> None:
             "target": lambda: club.service.choose_target(code, token, card),
             "close": lambda: club.service.close_bets(code, token),
             "deal": lambda: club.service.deal(code, token, card or None),
-            "void": lambda: club.service.void(code, token),
+            "void": lambda: club.service.void(code, token, reason),
             "settle": lambda: club.service.settle(code, token),
             "timer": lambda: club.service.set_timer(code, token, timer or 0),
         }

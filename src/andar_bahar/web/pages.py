@@ -35,10 +35,11 @@ from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
 from andar_bahar.storage import Storage
-from andar_bahar.web import api, dealer_pages, player_pages
+from andar_bahar.web import api, dealer_pages, player_pages, trust_pages
 from andar_bahar.web.app import Site, redirect, render
 from andar_bahar.web.context import is_htmx
 from andar_bahar.web.forms import paytable_rows
+from andar_bahar.web.limits import Limits
 from andar_bahar.web.live_pages import (
     LIVE_PAGES,
     LivePage,
@@ -49,6 +50,7 @@ from andar_bahar.web.live_pages import (
 from andar_bahar.web.notify import Listener, psycopg_dsn
 from andar_bahar.web.security import Signer
 from andar_bahar.web.service import TableService
+from andar_bahar.web.views import Viewer, visible_to
 
 __all__ = ["LIVE_PAGES", "Club", "LivePage", "register"]
 
@@ -79,9 +81,21 @@ class Club:
         """The player's token from this browser's cookie ("" when there is none)."""
         return self.seats.unsign(conn.cookies.get(f"seat_{code.upper()}", "")) or ""
 
+    @staticmethod
+    def client(request: Request) -> str:
+        """The address a request came from (what guessing is counted by)."""
+        return request.client.host if request.client else "unknown"
+
     def page(self, request: Request, page: str, code: str, **extra: object) -> Response:
-        """The live table page *page* (``player``, ``dealer``) of table *code*, as it is now."""
+        """The live table page *page* (``player``, ``dealer``) of table *code*, as it is now.
+
+        The table as the viewer may see it (:func:`~andar_bahar.web.views.visible_to`):
+        ``extra`` names the ``player`` (or ``dealer=True``).
+        """
         state, recent = self.service.snapshot(code)
+        player = extra.get("player")
+        sight = Viewer(dealer=extra.get("dealer") is True, player=str(player) if player else None)
+        state = visible_to(state, sight)
         context: dict[str, Any] = {
             "state": state,
             "round": state.round,
@@ -105,6 +119,8 @@ class Club:
 def register(app: FastAPI, site: Site) -> None:
     """Add the pages, the JSON API and the live route to *app*."""
     service = TableService(Storage.open(site.database_url))
+    if isinstance(app.state.limits, Limits):
+        service.limits = app.state.limits
     app.state.service = service
     renderer = TableRenderer(service, site.env)
     club = Club(site, service, site.signer("seat"), site.signer("dealer"), renderer)
@@ -117,6 +133,7 @@ def register(app: FastAPI, site: Site) -> None:
     add_table_socket(app, club)
     player_pages.register(app, club)
     dealer_pages.register(app, club)
+    trust_pages.register(app, club)
     api.register(app, club)
 
 
