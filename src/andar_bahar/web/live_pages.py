@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -37,6 +37,8 @@ from andar_bahar.web.forms import paytable_rows
 from andar_bahar.web.live import Rendered, Viewer, add_live_route
 from andar_bahar.web.records import RoundSummary, TableState
 from andar_bahar.web.templating import gettext_callables
+from andar_bahar.web.views import Viewer as Sight
+from andar_bahar.web.views import visible_to
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -92,18 +94,27 @@ LIVE_PAGES: Mapping[str, LivePage] = {
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """A table read once: its state and its last rounds."""
+    """A table read once: its whole state (as its dealer sees it) and its last rounds."""
 
     state: TableState
     recent: list[RoundSummary]
+    seen: dict[tuple[bool, str | None], TableState] = field(default_factory=dict)
+
+    def seen_by(self, viewer: Viewer) -> TableState:
+        """What *viewer* may see of the table (:func:`~andar_bahar.web.views.visible_to`):
+        everything for the dealer, their own for a player, neither for anyone else."""
+        sight = (viewer.role == "dealer", viewer.player if viewer.role == "player" else None)
+        if sight not in self.seen:
+            self.seen[sight] = visible_to(self.state, Sight(dealer=sight[0], player=sight[1]))
+        return self.seen[sight]
 
 
 def block_context(snapshot: Snapshot, viewer: Viewer, *, answering: bool = False) -> dict[str, Any]:
-    """What a live block sees: the table, the viewer, the language (no request).
+    """What a live block sees: the table as *viewer* may see it, the language (no request).
 
     *answering*: the blocks answer the viewer's own action (forms come fresh, not kept).
     """
-    state = snapshot.state
+    state = snapshot.seen_by(viewer)
     rnd = state.round
     return {
         "lang": viewer.lang,
@@ -181,9 +192,10 @@ class TableRenderer:
 
     def shared(self, snapshot: Snapshot, group: tuple[str, str, str]) -> Rendered:
         page, role, lang = group
-        viewer = Viewer(page, role, lang)
+        viewer = Viewer(page, role, lang)  # no player: what every viewer of the group may see
         return Rendered(
-            self.blocks(snapshot, viewer, LIVE_PAGES[page].shared), shared_data(snapshot.state)
+            self.blocks(snapshot, viewer, LIVE_PAGES[page].shared),
+            shared_data(snapshot.seen_by(viewer)),
         )
 
     def private(self, snapshot: Snapshot, viewer: Viewer, *, answering: bool = False) -> Rendered:
@@ -192,10 +204,11 @@ class TableRenderer:
         names = LIVE_PAGES[viewer.page].private
         blocks = self.blocks(snapshot, viewer, names, answering=answering)
         data: dict[str, Any] = {}
-        for player in snapshot.state.players:
+        state = snapshot.seen_by(viewer)
+        for player in state.players:
             if player.name == viewer.player:
                 data["balance"] = format_amount(player.balance)
-        rnd = snapshot.state.round
+        rnd = state.round
         if rnd is not None and rnd.settlement is not None:
             mine = [b for b in rnd.settlement.bets if b.player == viewer.player]
             if mine:
@@ -210,7 +223,8 @@ class TableRenderer:
         page, role, lang = viewer.group
         names = LIVE_PAGES[page].shared
         shared = self.blocks(snapshot, Viewer(page, role, lang), names, answering=True)
-        return Rendered({**shared, **own.blocks}, {**shared_data(snapshot.state), **own.data})
+        group_view = snapshot.seen_by(Viewer(page, role, lang))
+        return Rendered({**shared, **own.blocks}, {**shared_data(group_view), **own.data})
 
 
 def viewer_of(club: Club, conn: HTTPConnection, code: str, page: str) -> Viewer | None:
