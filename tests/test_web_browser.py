@@ -618,6 +618,13 @@ def swap_the_deck(database: str, code: str, number: int) -> str:
             .where(TableRoundRow.id == row.id)
             .values(record=json.dumps(record, ensure_ascii=False), salt=salt, commitment=commitment)
         )
+        # As any change of a table, it moves the table's version on (the server keeps the
+        # open round in memory for as long as the version stays the same).
+        connection.execute(
+            update(ClubTableRow)
+            .where(ClubTableRow.id == table_id)
+            .values(version=ClubTableRow.version + 1)
+        )
     return commitment
 
 
@@ -658,6 +665,9 @@ def test_the_verify_page_flags_a_deck_other_than_the_one_seen_while_betting(
     seen = kept_commitment(phone, code, 2)
     swapped = swap_the_deck(club.database, code, 2)
     assert swapped != seen
+    # Bets close before anything else is shown: the live page shows the new commitment
+    # only once betting is over (shown while bets were open, it is flagged as seen twice).
+    club.post(f"/api/tables/{code}/actions/close", {}, token)
     play_out(club, code, token)
     phone.goto(f"{club.url}/verify/{code}/2")
     expect(phone.locator("#verify")).to_have_attribute("data-commitment", swapped)

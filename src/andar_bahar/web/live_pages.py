@@ -215,17 +215,6 @@ class TableRenderer:
                 data["net"] = format_amount(sum((b.net for b in mine), Decimal(0)))
         return Rendered(blocks, data)
 
-    def answer(self, snapshot: Snapshot, viewer: Viewer, *, complete: bool) -> Rendered:
-        """The blocks that answer *viewer*'s own action: every block, or only its own ones."""
-        own = self.private(snapshot, viewer, answering=True)
-        if not complete:
-            return own
-        page, role, lang = viewer.group
-        names = LIVE_PAGES[page].shared
-        shared = self.blocks(snapshot, Viewer(page, role, lang), names, answering=True)
-        group_view = snapshot.seen_by(Viewer(page, role, lang))
-        return Rendered({**shared, **own.blocks}, {**shared_data(group_view), **own.data})
-
 
 def viewer_of(club: Club, conn: HTTPConnection, code: str, page: str) -> Viewer | None:
     """Who the page or socket is, from its cookies (``None``: it may not follow *page*)."""
@@ -243,23 +232,27 @@ def viewer_of(club: Club, conn: HTTPConnection, code: str, page: str) -> Viewer 
 
 
 def answer(club: Club, request: Request, code: str, page: str) -> JSONResponse:
-    """The answer to an htmx action on a live page: the blocks it changed for this viewer.
+    """The answer to an htmx action on a live page: what it changed for this viewer, at once.
 
-    The dealer's page gets all its blocks (``complete``: the page is then at ``v``);
-    a player's page its own blocks — the live message that follows brings the rest.
+    A player's page gets its own blocks (with a fresh bet form: a new key); the rest
+    comes with the live message that follows. The dealer's page gets the round's
+    values only (``data``): its blocks come with that live message, rendered once for
+    every dealer's page of the table. ``live.js`` resets the form the action came from.
     """
-    viewer = viewer_of(club, request, code, page)
+    viewer = viewer_of(club, request, code, page) or Viewer(
+        page, "public", request_info(request).lang
+    )
     snapshot = club.renderer.read(code)
-    if viewer is None:
-        viewer = Viewer(page, "public", request_info(request).lang)
-    complete = viewer.role == "dealer"
-    rendered = club.renderer.answer(snapshot, viewer, complete=complete)
+    if viewer.player is not None:
+        rendered = club.renderer.private(snapshot, viewer, answering=True)
+    else:
+        rendered = Rendered({}, shared_data(snapshot.seen_by(viewer)))
     body = {
         "v": snapshot.state.version,
         "kind": "answer",
-        "complete": complete,
+        "complete": False,
         "blocks": rendered.blocks,
-        "data": rendered.data,
+        "data": {**shared_data(snapshot.seen_by(viewer)), **rendered.data},
     }
     return JSONResponse(body, headers={LIVE_HEADER: "1"})
 

@@ -22,18 +22,19 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import random
 import secrets
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import event, func, select
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, defer, sessionmaker
 from sqlalchemy.pool import StaticPool
 
 from andar_bahar.engine.cards import Card
@@ -51,7 +52,7 @@ from andar_bahar.storage.models import (
     TableRoundRow,
 )
 from andar_bahar.web.notify import TableEvent, channel_of
-from andar_bahar.web.records import PublicRound, public_round
+from andar_bahar.web.records import PublicRound, RoundSummary, TableState, public_round
 
 __all__ = [
     "CODE_ALPHABET",
@@ -63,6 +64,8 @@ __all__ = [
 ]
 
 _LOCKED, _CHANGES, _WROTE, _ON_COMMIT = "ab_locked", "ab_changes", "ab_wrote", "ab_on_commit"
+ROUND_ONLY = frozenset({"bet", "marker", "close", "centre", "target", "deal", "void", "timer"})
+"""Changes of the open round alone: no balance, player, paytable or other round changes."""
 
 
 @dataclass(slots=True)
@@ -163,6 +166,8 @@ class TableStore:
         # table id → (version, round id, round): see _round_of and _public_of.
         self._rounds: dict[int, tuple[int, int, Round]] = {}
         self._publics: dict[int, tuple[int, int, PublicRound]] = {}
+        # table id → (version, the table as its dealer sees it, its last rounds).
+        self._snapshots: dict[int, tuple[int, TableState, list[RoundSummary]]] = {}
         # Settled rounds never change: their centre card and markers, once read.
         self._centres: dict[int, Card | None] = {}
         self._markers: dict[int, dict[str, str]] = {}
@@ -321,8 +326,10 @@ class TableStore:
 
     @staticmethod
     def _current(session: Session, table: ClubTableRow) -> TableRoundRow | None:
+        # The record is read only if it is needed (the round is not kept in memory).
         return session.scalars(
             select(TableRoundRow)
+            .options(defer(TableRoundRow.record))
             .where(TableRoundRow.table_id == table.id)
             .order_by(TableRoundRow.number.desc())
             .limit(1)
@@ -362,9 +369,43 @@ class TableStore:
             known = self._rounds.get(table.id)
             if known is None or known[0] < table.version:
                 self._rounds[table.id] = (table.version, row.id, rnd)
-            self._publics[table.id] = (table.version, row.id, public_round(row, rnd))
+            public = public_round(row, rnd)
+            self._publics[table.id] = (table.version, row.id, public)
+            change = session.info.get(_CHANGES, {}).get(table.id)
+            if change is not None and change.kind in ROUND_ONLY:
+                self._moved_on(table.id, table.version, public)
 
         self._on_commit(session, keep)
+
+    def _moved_on(self, table_id: int, version: int, public: PublicRound) -> None:
+        """A change of the round alone: the table kept at the previous version, with it."""
+        kept = self._snapshots.get(table_id)
+        if kept is None or kept[0] != version - 1:
+            return
+        state, recent = kept[1], kept[2]
+        if state.round is None or state.round.number != public.number:
+            return
+        summary = [
+            RoundSummary(
+                public.number,
+                public.status,
+                (public.result.winner.value if public.result.winner else "void")
+                if public.result
+                else None,
+                public.result.cards_dealt if public.result else None,
+                public.centre,
+                public.commitment,
+                r.settled_at,
+            )
+            if r.number == public.number
+            else r
+            for r in recent
+        ]
+        self._snapshots[table_id] = (
+            version,
+            replace(state, round=public, version=version),
+            summary,
+        )
 
     def _public_of(self, table: ClubTableRow, row: TableRoundRow) -> PublicRound:
         """What a page may see of the round in *row* at the version read with *table*."""
@@ -378,7 +419,8 @@ class TableStore:
 
     @staticmethod
     def _save(row: TableRoundRow, rnd: Round) -> None:
-        row.record = rnd.dumps()
+        # Round.to_dict() as compact JSON (Round.loads reads it as it reads Round.dumps()).
+        row.record = json.dumps(rnd.to_dict(), ensure_ascii=False, separators=(",", ":"))
         if rnd.finished and row.status == "open":
             row.status = "finished"
             result = rnd.result
