@@ -115,12 +115,12 @@ def serve(url: str, port: int, workers: int) -> None:
     """Run :func:`bench_app` as ``serve`` runs its app (this is the server's process)."""
     import uvicorn
 
-    from andar_bahar.cli.serve import WORKER_DB, WORKER_KEY
+    from andar_bahar.cli.serve import UVICORN, WORKER_DB, WORKER_KEY
 
     os.environ[WORKER_DB], os.environ[WORKER_KEY] = url, secrets.token_hex(32)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     uvicorn.run("bench_web_load:bench_app", factory=True, workers=workers, host=HOST, port=port,
-                log_level="warning", ws="auto")  # fmt: skip
+                **UVICORN)  # fmt: skip
 
 
 def free_port() -> int:

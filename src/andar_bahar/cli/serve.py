@@ -13,7 +13,7 @@ import ipaddress
 import os
 import socket
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 __all__ = ["address_line", "serve", "worker_app"]
 
+UVICORN: dict[str, Any] = {"log_level": "warning", "ws": "auto", "ws_per_message_deflate": False}
+"""uvicorn's settings: live messages are small and many, so they are not compressed
+(compressing each one for each phone would cost more CPU than the Wi-Fi saves)."""
 WORKER_DB = "ANDAR_BAHAR_SERVE_DB"
 WORKER_KEY = "ANDAR_BAHAR_SERVE_KEY"
 """How the parent of ``--workers`` tells its workers the database and the secret."""
@@ -160,12 +163,12 @@ def serve(
     if workers == 1:
         application = create_app(database_url=url, secret=secret)
         typer.echo(line)
-        uvicorn.run(application, host=host, port=port, log_level="warning", ws="auto")
+        uvicorn.run(application, host=host, port=port, **UVICORN)
         return
     Storage.open(url).close()  # the schema brought up to date once, before the workers start
     os.environ[WORKER_DB], os.environ[WORKER_KEY] = url, secret.hex()
     typer.echo(line)
     uvicorn.run(
         "andar_bahar.cli.serve:worker_app", factory=True, workers=workers, host=host,
-        port=port, log_level="warning", ws="auto",
+        port=port, **UVICORN,
     )  # fmt: skip
