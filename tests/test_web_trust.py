@@ -8,11 +8,13 @@ ledgers. Every test runs on SQLite and, where ANDAR_BAHAR_TEST_POSTGRES_URL is s
 
 from __future__ import annotations
 
+import functools
 import statistics
 import threading
 import time
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +22,9 @@ import sqlalchemy as sa
 from alembic import command
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import DBAPIError, IntegrityError
+from typer.testing import CliRunner
 
+from andar_bahar.cli import app as cli_app
 from andar_bahar.storage import Storage, _alembic_config
 from andar_bahar.web import store
 from andar_bahar.web.app import create_app
@@ -291,6 +295,69 @@ def test_table_creation_is_limited_per_address(database_url: str) -> None:
         assert fourth.status_code == 429 and "Too many new tables" in fourth.json()["error"]
         assert int(fourth.headers["Retry-After"]) > 3000
     app.state.service.storage.close()
+
+
+# -- behind a reverse proxy ------------------------------------------------------------------
+
+
+def served(monkeypatch: pytest.MonkeyPatch, folder: Path, *options: str) -> tuple[Any, Any]:
+    """The app as ``andar-bahar serve OPTIONS`` hands it to uvicorn, and as uvicorn wraps it
+    (its proxy-headers middleware), with one new table per address an hour."""
+    import uvicorn
+
+    from andar_bahar.web import app as web_app
+    from andar_bahar.web.limits import Limits
+
+    runs: list[tuple[Any, dict[str, Any]]] = []
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder / "data"))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: runs.append((app, kwargs)))
+    one_table = functools.partial(create_app, limits=Limits(tables_per_hour=1))
+    monkeypatch.setattr(web_app, "create_app", one_table)
+    db = str(folder / "club.sqlite3")
+    result = CliRunner().invoke(cli_app, ["serve", "--db", db, "--lang", "en", *options])
+    assert result.exit_code == 0, result.output
+    application, kwargs = runs[-1]
+    config = uvicorn.Config(application, **kwargs)
+    config.load()
+    return application, config.loaded_app
+
+
+def new_table(client: TestClient, forwarded_for: str) -> int:
+    headers = {"X-Forwarded-For": forwarded_for}
+    return client.post(
+        "/api/tables", json={"name": "Club", "pin": PIN}, headers=headers
+    ).status_code
+
+
+def test_behind_a_proxy_the_limits_count_the_forwarded_address(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    application, loaded = served(monkeypatch, tmp_path, "--proxy", "127.0.0.1")
+    proxy = TestClient(loaded, client=("127.0.0.1", 40000))
+    phone = TestClient(loaded, client=("192.168.1.50", 40000))  # on the club's network
+    assert new_table(proxy, "203.0.113.7") == 200
+    assert new_table(proxy, "203.0.113.7") == 429  # the same person again
+    assert new_table(proxy, "198.51.100.2") == 200  # someone else behind the same proxy
+    assert new_table(phone, "203.0.113.99") == 200  # a phone is no proxy: its header …
+    assert new_table(phone, "198.51.100.3") == 429  # … is not believed
+    application.state.service.storage.close()
+
+
+def test_without_a_proxy_x_forwarded_for_is_not_believed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    application, loaded = served(monkeypatch, tmp_path)
+    local = TestClient(loaded, client=("127.0.0.1", 40000))  # uvicorn alone would believe it
+    assert new_table(local, "203.0.113.7") == 200
+    assert new_table(local, "198.51.100.2") == 429  # the header changes nothing
+    application.state.service.storage.close()
+
+
+def test_a_proxy_that_is_no_address_is_refused_with_a_sentence(tmp_path: Path) -> None:
+    db = str(tmp_path / "club.sqlite3")
+    result = CliRunner().invoke(cli_app, ["serve", "--db", db, "--proxy", "*", "--lang", "en"])
+    assert result.exit_code == 2
+    assert "The proxy '*' is not an IP address or network" in result.output
 
 
 # -- the ledger --------------------------------------------------------------------------------
