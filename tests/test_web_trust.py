@@ -67,17 +67,31 @@ def ok(response: Any) -> dict[str, Any]:
     return data
 
 
+def a_bet(api: TestClient, stake: str) -> tuple[str, dict[str, str], dict[str, str]]:
+    """A table with Asha seated (500 chips), a round open and her bet on Andar placed."""
+    code, dealer = table(api)
+    asha = seated(api, code, dealer, "Asha")
+    ok(api.post(f"/api/tables/{code}/rounds", json={}, headers=dealer))
+    ok(api.post(f"/api/tables/{code}/bets", json={"bet": "andar", "stake": stake, "key": "1"},
+                headers=asha))  # fmt: skip
+    return code, dealer, asha
+
+
+def settle_round(api: TestClient, code: str, dealer: dict[str, str]) -> dict[str, Any]:
+    """Deal the stored deck to the match and settle; the settled round."""
+    deal = f"/api/tables/{code}/actions/deal"
+    while ok(api.post(deal, json={}, headers=dealer))["status"] == "open":
+        pass
+    return ok(api.post(f"/api/tables/{code}/actions/settle", json={}, headers=dealer))
+
+
 # -- voids -----------------------------------------------------------------------------------
 
 
 def test_a_void_is_refused_on_the_committed_deck_and_kept_with_its_reason_on_a_real_one(
     api: TestClient,
 ) -> None:
-    code, dealer = table(api)
-    asha = seated(api, code, dealer, "Asha")
-    ok(api.post(f"/api/tables/{code}/rounds", json={}, headers=dealer))
-    ok(api.post(f"/api/tables/{code}/bets", json={"bet": "bahar", "stake": "100", "key": "1"},
-                headers=asha))  # fmt: skip
+    code, dealer, asha = a_bet(api, "100")
     ok(api.post(f"/api/tables/{code}/actions/deal", json={}, headers=dealer))  # the centre
     refused = api.post(f"/api/tables/{code}/actions/void", json={"reason": "misdeal"},
                        headers=dealer)  # fmt: skip
@@ -86,12 +100,7 @@ def test_a_void_is_refused_on_the_committed_deck_and_kept_with_its_reason_on_a_r
     assert ok(api.get(f"/api/tables/{code}", headers=dealer))["round"]["status"] == "open"
 
     # A real deck: the round is played on, void only with a reason, shown to everyone.
-    while (
-        ok(api.post(f"/api/tables/{code}/actions/deal", json={}, headers=dealer))["status"]
-        == "open"
-    ):
-        pass
-    ok(api.post(f"/api/tables/{code}/actions/settle", json={}, headers=dealer))
+    settle_round(api, code, dealer)
     ok(api.post(f"/api/tables/{code}/rounds", json={"physical": True}, headers=dealer))
     ok(api.post(f"/api/tables/{code}/bets", json={"bet": "andar", "stake": "50", "key": "2"},
                 headers=asha))  # fmt: skip
@@ -366,20 +375,11 @@ def test_a_proxy_that_is_no_address_is_refused_with_a_sentence(tmp_path: Path) -
 def test_a_top_up_and_a_cash_out_appear_in_the_statement_and_the_ledger_sums_to_zero(
     api: TestClient,
 ) -> None:
-    code, dealer = table(api)
-    asha = seated(api, code, dealer, "Asha")
-    ok(api.post(f"/api/tables/{code}/rounds", json={}, headers=dealer))
-    ok(api.post(f"/api/tables/{code}/bets", json={"bet": "andar", "stake": "100", "key": "1"},
-                headers=asha))  # fmt: skip
+    code, dealer, asha = a_bet(api, "100")
     early = api.post(f"/api/tables/{code}/cash", json={"name": "Asha", "amount": "50",
                      "action": "cash-out"}, headers=dealer)  # fmt: skip
     assert early.status_code == 400 and "has bets in round 1" in early.json()["error"]
-    while (
-        ok(api.post(f"/api/tables/{code}/actions/deal", json={}, headers=dealer))["status"]
-        == "open"
-    ):
-        pass
-    settled = ok(api.post(f"/api/tables/{code}/actions/settle", json={}, headers=dealer))
+    settled = settle_round(api, code, dealer)
     won = settled["winner"] == "andar"
     after_round = 500 + (90 if won else -100)  # wizard: Andar pays 0.9 to 1
     up = ok(api.post(f"/api/tables/{code}/cash", json={"name": "Asha", "amount": "200",
@@ -411,17 +411,8 @@ def test_a_top_up_and_a_cash_out_appear_in_the_statement_and_the_ledger_sums_to_
 
 
 def test_deleting_a_player_or_a_round_with_postings_is_refused(api: TestClient) -> None:
-    code, dealer = table(api)
-    asha = seated(api, code, dealer, "Asha")
-    ok(api.post(f"/api/tables/{code}/rounds", json={}, headers=dealer))
-    ok(api.post(f"/api/tables/{code}/bets", json={"bet": "andar", "stake": "10", "key": "1"},
-                headers=asha))  # fmt: skip
-    while (
-        ok(api.post(f"/api/tables/{code}/actions/deal", json={}, headers=dealer))["status"]
-        == "open"
-    ):
-        pass
-    ok(api.post(f"/api/tables/{code}/actions/settle", json={}, headers=dealer))
+    code, dealer, _ = a_bet(api, "10")
+    settle_round(api, code, dealer)
     engine = api.app.state.service.storage.engine  # type: ignore[attr-defined]
     for statement in ("DELETE FROM table_players", "DELETE FROM table_rounds",
                       "DELETE FROM club_tables"):  # fmt: skip
