@@ -80,7 +80,7 @@ def test_settle_seed_001_example_3_json() -> None:
     data = json.loads(out)
     assert data["winner"] == "andar" and data["cards_dealt"] == 7
     assert data["bets"][0] == {
-        "bet": "andar", "stake": "120", "pays": "0.9 to 1", "outcome": "win",
+        "player": "player", "bet": "andar", "stake": "120", "pays": "0.9 to 1", "outcome": "win",
         "win": "108", "returned": "228",
     }  # fmt: skip
     assert data["bets"][1]["win"] == "350"

@@ -28,6 +28,7 @@ def test_odds_json_contract() -> None:
     andar = data["bets"][0]
     assert set(andar) == {
         "bet", "given", "probability", "pays", "expected_return", "house_edge", "player_advantage",
+        "variance", "standard_deviation", "hit_every",
     }  # fmt: skip
     # Exact values (issue 3): P(Andar) = 429/833; house edge of 0.9 to 1 = 179/8330.
     assert andar["bet"] == "andar" and andar["given"] is None

@@ -546,6 +546,9 @@ def test_report_json_contract() -> None:
         "expected_return",
         "house_edge",
         "player_advantage",
+        "variance",
+        "standard_deviation",
+        "hit_every",
     }
     for item in data["bets"]:
         assert set(item) == keys
@@ -562,6 +565,11 @@ def test_report_json_contract() -> None:
         "expected_return": "-179/8330",  # test 2
         "house_edge": "179/8330",
         "player_advantage": False,
+        # a bet that pays a to 1 or loses 1 has variance p(1 − p)(a + 1)² (a two-point law):
+        # 429 · 404 / 833² · 1.9² = 62565291/69388900; its root 0.949572…
+        "variance": str(Fraction(429 * 404, 833**2) * Fraction(19, 10) ** 2),
+        "standard_deviation": "0.949572",
+        "hit_every": "833/429",
     }
     # cards_dealt maps each count (as text) to its probability as fraction text
     expected = first_match_by_comb(51, 3)

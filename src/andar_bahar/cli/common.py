@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import sys
 from collections.abc import Callable
@@ -13,11 +14,12 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+from andar_bahar.cli.usage import OneSentenceGroup
 from andar_bahar.engine.clubfiles import read_procedure
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure, StartRule, TargetMode
 from andar_bahar.i18n import detect_language, translations
-from andar_bahar.i18n.messages import Translator
+from andar_bahar.i18n.messages import N_, Message, Translator
 
 __all__ = [
     "FormatOption",
@@ -34,6 +36,7 @@ __all__ = [
     "guarded",
     "paytable_app",
     "progress_bar",
+    "require_extra",
     "translator_for",
 ]
 
@@ -42,6 +45,7 @@ R = TypeVar("R")
 
 app = typer.Typer(
     name="andar-bahar",
+    cls=OneSentenceGroup,
     help="Andar Bahar: deal rounds, settle bets, read paytables — exactly.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -141,6 +145,55 @@ def progress_bar(total: int, *, at_least: int) -> Progress:
         transient=True,
         disable=not sys.stderr.isatty() or total < at_least,
     )
+
+
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "sim": ("numpy", "numba", "scipy", "matplotlib"),
+    "trainer": ("textual", "sqlalchemy", "alembic", "platformdirs"),
+    "web": (
+        "fastapi",
+        "uvicorn",
+        "websockets",
+        "jinja2",
+        "python_multipart",
+        "sqlalchemy",
+        "alembic",
+        "platformdirs",
+    ),
+    "postgres": ("psycopg",),
+}
+"""What each extra of ``pyproject.toml`` brings, by the name it is imported with."""
+
+
+class MissingExtra(AndarBaharError):
+    """A command needs packages that only an extra installs."""
+
+
+def require_extra(extra: str, *modules: str) -> None:
+    """Refuse, in one sentence that names the extra to install, when a module is missing.
+
+    *modules* are the import names the command needs (by default all of the extra's).
+    ``serve`` calls ``require_extra("web")``, ``play`` ``require_extra("trainer")``.
+
+    >>> require_extra("sim", "fractions")          # present: nothing happens
+    >>> require_extra("web", "no_such_module_here")
+    Traceback (most recent call last):
+    ...
+    andar_bahar.cli.common.MissingExtra: This needs the 'web' extra (no_such_module_here is not installed): run pip install "andar-bahar[web]".
+    """
+    needed = modules or EXTRAS[extra]
+    missing = [name for name in needed if importlib.util.find_spec(name) is None]
+    if missing:
+        raise MissingExtra(
+            Message(
+                N_(
+                    "This needs the '{extra}' extra ({modules} is not installed): run"
+                    ' pip install "andar-bahar[{extra}]".'
+                ),
+                extra=extra,
+                modules=", ".join(missing),
+            )
+        )
 
 
 def echo_json(data: Any) -> None:

@@ -29,22 +29,40 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeVar
 
-from andar_bahar._version import __version__
 from andar_bahar.engine.bets import Bet, Wager
 from andar_bahar.engine.cards import FULL_DECK, Card, Rank, check_complete, check_distinct, shuffled
 from andar_bahar.engine.errors import ActionError, AndarBaharError, BetError, DeckError
-from andar_bahar.engine.money import Amount, as_decimal, format_amount, parse_stake
-from andar_bahar.engine.paytables import Paytable, load_paytable
+from andar_bahar.engine.money import Amount, as_decimal, parse_stake
+from andar_bahar.engine.operations import (
+    AddedBets,
+    BetChanged,
+    BetPlaced,
+    BetsClosed,
+    BetWithdrawn,
+    CardDealt,
+    CentreTurned,
+    MarkerPlaced,
+    Operation,
+    RoundResult,
+    RoundSettled,
+    RoundVoided,
+    TargetChosen,
+    added_together,
+    settlement_to_list,
+)
+from andar_bahar.engine.paytables import Paytable
+from andar_bahar.engine.round_records import FORMAT, round_from_text, round_to_dict
 from andar_bahar.engine.rules import BetWindow, Procedure, Row
 from andar_bahar.engine.settlement import Settlement, settle
 from andar_bahar.i18n.messages import N_, Message
 
 __all__ = [
+    "FORMAT",
+    "AddedBets",
     "BetChanged",
     "BetPlaced",
     "BetWithdrawn",
@@ -59,9 +77,10 @@ __all__ = [
     "RoundSettled",
     "RoundVoided",
     "TargetChosen",
+    "added_together",
+    "settlement_to_list",
+    "stacked_deck",
 ]
-
-FORMAT = "andar-bahar-round/1"
 
 
 class Phase(StrEnum):
@@ -83,109 +102,6 @@ class Phase(StrEnum):
     """The bets are settled; the round is over."""
 
 
-@dataclass(frozen=True, slots=True)
-class BetPlaced:
-    """A player put chips on a spot: *stake* added now, *total* on that spot after it.
-
-    A first bet on a spot has ``stake == total``; betting the same spot again adds
-    to it (``total`` is the sum). Rounds recorded before repeated bets added up
-    replayed a repeated bet as a replacement; :meth:`Round.loads` still does.
-    """
-
-    player: str
-    bet: Bet
-    stake: Decimal
-    total: Decimal
-
-    @property
-    def added(self) -> bool:
-        """True when the bet was added to a stake already on the spot."""
-        return self.total != self.stake
-
-
-@dataclass(frozen=True, slots=True)
-class BetChanged:
-    """A player set the stake on a spot already held to a new amount (*previous* before)."""
-
-    player: str
-    bet: Bet
-    stake: Decimal
-    previous: Decimal
-
-
-@dataclass(frozen=True, slots=True)
-class BetWithdrawn:
-    """A player took a bet back before the window closed."""
-
-    player: str
-    bet: Bet
-
-
-@dataclass(frozen=True, slots=True)
-class MarkerPlaced:
-    """A learner put a marker on a row (the teaching game: no stake)."""
-
-    player: str
-    row: Row
-
-
-@dataclass(frozen=True, slots=True)
-class BetsClosed:
-    """The dealer closed the bets."""
-
-
-@dataclass(frozen=True, slots=True)
-class TargetChosen:
-    """The target rank chosen in advance (target mode ``chosen-rank``)."""
-
-    rank: Rank
-
-
-@dataclass(frozen=True, slots=True)
-class CentreTurned:
-    """The centre card was turned."""
-
-    card: Card
-
-
-@dataclass(frozen=True, slots=True)
-class CardDealt:
-    """A card was dealt to a row; ``number`` counts from 1, the centre not counted."""
-
-    number: int
-    card: Card
-    row: Row
-    matched: bool
-
-
-@dataclass(frozen=True, slots=True)
-class RoundVoided:
-    """The deck ran out with no match: check that the deck is complete and repeat."""
-
-    cards_seen: int
-
-
-@dataclass(frozen=True, slots=True)
-class RoundSettled:
-    """The bets were settled."""
-
-    settlement: Settlement
-
-
-Operation: TypeAlias = (
-    BetPlaced
-    | BetChanged
-    | BetWithdrawn
-    | MarkerPlaced
-    | BetsClosed
-    | TargetChosen
-    | CentreTurned
-    | CardDealt
-    | RoundVoided
-    | RoundSettled
-)
-
-
 _Op = TypeVar(
     "_Op",
     BetPlaced,
@@ -199,55 +115,6 @@ _Op = TypeVar(
     RoundVoided,
     RoundSettled,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class RoundResult:
-    """What a finished (or void) round shows: the report of SPEC §4.5."""
-
-    procedure: Procedure
-    target: Rank
-    centre: Card | None
-    dealt: tuple[CardDealt, ...]
-    first_row: Row | None
-    winner: Row | None
-
-    @property
-    def void(self) -> bool:
-        return self.winner is None
-
-    @property
-    def andar(self) -> tuple[Card, ...]:
-        return tuple(d.card for d in self.dealt if d.row is Row.ANDAR)
-
-    @property
-    def bahar(self) -> tuple[Card, ...]:
-        return tuple(d.card for d in self.dealt if d.row is Row.BAHAR)
-
-    @property
-    def matching(self) -> Card | None:
-        return self.dealt[-1].card if self.dealt and self.dealt[-1].matched else None
-
-    @property
-    def cards_dealt(self) -> int:
-        """Cards in both rows, the matching card included, the centre card not."""
-        return len(self.dealt)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The report as plain data (the ``deal --format json`` contract)."""
-        data: dict[str, Any] = {"procedure": self.procedure.name}
-        if self.centre is not None:
-            data["centre"] = str(self.centre)
-        data["target"] = self.target.value
-        data["andar"] = [str(c) for c in self.andar]
-        data["bahar"] = [str(c) for c in self.bahar]
-        data["dealt"] = [str(d.card) for d in self.dealt]
-        data["first_side"] = self.first_row.value if self.first_row else None
-        data["matching"] = str(self.matching) if self.matching else None
-        data["winner"] = self.winner.value if self.winner else "void"
-        data["cards_dealt"] = self.cards_dealt
-        data["rules"] = self.procedure.to_dict()
-        return data
 
 
 class Round:
@@ -817,20 +684,11 @@ class Round:
         self._operations.append(operation)
         return operation
 
+    # -- the record ------------------------------------------------------------
+
     def to_dict(self) -> dict[str, Any]:
         """The round as plain data: rules, paytable, deck and every operation."""
-        data: dict[str, Any] = {
-            "format": FORMAT,
-            "engine": __version__,
-            "procedure": self.procedure.to_dict(),
-            "paytable": self.paytable.to_toml(),
-        }
-        if self.balances is not None:
-            data["balances"] = {p: format_amount(b) for p, b in self.balances.items()}
-        if self._deck is not None:
-            data["deck"] = " ".join(str(c) for c in self._deck)
-        data["operations"] = [_operation_to_dict(op) for op in self._operations]
-        return data
+        return round_to_dict(self)
 
     def dumps(self) -> str:
         """The round as JSON text; :meth:`loads` replays it into an equal round.
@@ -851,141 +709,7 @@ class Round:
     @classmethod
     def loads(cls, text: str) -> Round:
         """Rebuild a round by replaying its operations through the state machine."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ActionError(
-                Message(N_("The round record is not valid JSON: {reason}."), reason=error)
-            ) from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ActionError(
-                Message(N_("The text is not a round record ({format})."), format=FORMAT)
-            )
-        procedure = Procedure.from_dict(data["procedure"], source="round")
-        paytable = load_paytable(data["paytable"], source="round")
-        balances = (
-            {p: Decimal(b) for p, b in data["balances"].items()} if "balances" in data else None
-        )
-        deck = Card.parse_many(data["deck"]) if "deck" in data else None
-        rnd = cls(procedure, paytable, deck=deck, balances=balances)
-        for op in data.get("operations", []):
-            rnd._replay(op)
-        return rnd
-
-    def _replay(self, op: Mapping[str, Any]) -> None:
-        kind = op.get("op")
-        virtual = self._deck is not None
-        if kind == "bet":
-            self._replay_bet(op)
-        elif kind == "change":
-            self.change_bet(op["player"], op["bet"], op["stake"])
-        elif kind == "withdraw":
-            self.withdraw_bet(op["player"], op["bet"])
-        elif kind == "marker":
-            self.place_marker(op["player"], op["row"])
-        elif kind == "close":
-            self.close_bets()
-        elif kind == "target":
-            self.choose_target(op["rank"])
-        elif kind == "centre":
-            card = Card.parse(op["card"])
-            record = self.turn_centre(None if virtual else card)
-            _check_replayed(record.card, card)
-        elif kind == "deal":
-            card = Card.parse(op["card"])
-            dealt = self.deal(None if virtual else card)
-            _check_replayed(dealt.card, card)
-        elif kind == "void":
-            self.void()
-        elif kind == "settle":
-            self.settle()
-        else:
-            raise ActionError(Message(N_("Unknown step '{op}' in the round record."), op=kind))
-
-    def _replay_bet(self, op: Mapping[str, Any]) -> None:
-        player, bet = op["player"], Bet.parse(op["bet"])
-        if "total" not in op:
-            # Recorded before repeated bets added up, when a repeated bet replaced the
-            # stake: replay it as today's explicit step for that, a change.
-            if (player.strip(), bet) in self._wagers:
-                self.change_bet(player, bet, op["stake"])
-            else:
-                self.place_bet(player, bet, op["stake"])
-            return
-        placed = self.place_bet(player, bet, op["stake"])
-        if placed.total != parse_stake(op["total"]):
-            raise ActionError(
-                Message(
-                    N_(
-                        "The round record says {player} has {recorded} on {bet}, but its bets"
-                        " add up to {total}."
-                    ),
-                    player=placed.player,
-                    recorded=Amount(parse_stake(op["total"])),
-                    bet=str(bet),
-                    total=Amount(placed.total),
-                )
-            )
-
-
-def _check_replayed(dealt: Card, recorded: Card) -> None:
-    if dealt != recorded:
-        raise DeckError(
-            Message(
-                N_("The round record says {recorded} but its deck gives {dealt}."),
-                recorded=recorded,
-                dealt=dealt,
-            )
-        )
-
-
-def _operation_to_dict(op: Operation) -> dict[str, Any]:
-    if isinstance(op, BetPlaced):
-        return {
-            "op": "bet",
-            "player": op.player,
-            "bet": str(op.bet),
-            "stake": format_amount(op.stake),
-            "total": format_amount(op.total),
-        }
-    if isinstance(op, BetChanged):
-        return {
-            "op": "change",
-            "player": op.player,
-            "bet": str(op.bet),
-            "stake": format_amount(op.stake),
-        }
-    if isinstance(op, BetWithdrawn):
-        return {"op": "withdraw", "player": op.player, "bet": str(op.bet)}
-    if isinstance(op, MarkerPlaced):
-        return {"op": "marker", "player": op.player, "row": op.row.value}
-    if isinstance(op, BetsClosed):
-        return {"op": "close"}
-    if isinstance(op, TargetChosen):
-        return {"op": "target", "rank": op.rank.value}
-    if isinstance(op, CentreTurned):
-        return {"op": "centre", "card": str(op.card)}
-    if isinstance(op, CardDealt):
-        return {"op": "deal", "card": str(op.card)}
-    if isinstance(op, RoundVoided):
-        return {"op": "void"}
-    # What was paid, as the engine worked it out then; `history verify` recomputes it.
-    return {"op": "settle", "paid": settlement_to_list(op.settlement)}
-
-
-def settlement_to_list(settlement: Settlement) -> list[dict[str, str]]:
-    """Every settled bet as text: player, bet, stake, outcome, win, returned."""
-    return [
-        {
-            "player": b.player,
-            "bet": str(b.bet),
-            "stake": format_amount(b.stake),
-            "outcome": b.outcome.value,
-            "win": format_amount(b.win),
-            "returned": format_amount(b.returned),
-        }
-        for b in settlement.bets
-    ]
+        return round_from_text(cls, text)
 
 
 def _check_player(player: str) -> str:
