@@ -124,14 +124,11 @@ def build_procedure(
 ) -> Procedure:
     """A preset or club procedure with the command line's overrides applied (and checked)."""
     procedure = read_procedure(name)
-    changes: dict[str, object] = {}
-    if start is not None:
-        changes["start"] = StartRule(start)
-    if target_mode is not None:
-        changes["target"] = TargetMode(target_mode)
-    if window is not None:
-        changes["window"] = BetWindow(window)
-    return procedure.replace(**changes) if changes else procedure
+    return procedure.overridden(
+        start=StartRule(start) if start is not None else None,
+        target=TargetMode(target_mode) if target_mode is not None else None,
+        window=BetWindow(window) if window is not None else None,
+    )
 
 
 def progress_bar(total: int, *, at_least: int) -> Progress:

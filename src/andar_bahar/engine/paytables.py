@@ -232,8 +232,15 @@ class Paytable:
                 )
             )
 
-    def to_dict(self) -> dict[str, Any]:
-        """The paytable as plain data, in the form of a club's TOML file."""
+    def to_dict(self, *, as_written: bool = False) -> dict[str, Any]:
+        """The paytable as plain data, in the form of a club's TOML file.
+
+        Odds are written "X to 1", or as the club wrote them with *as_written*.
+        """
+
+        def text(odds: Odds) -> str:
+            return odds.written if as_written and odds.written else str(odds)
+
         main_keys = ("andar", "bahar") if self.keyed_by is MainKey.ROW else ("first", "second")
         data: dict[str, Any] = {"name": self.name}
         if self.source:
@@ -241,13 +248,13 @@ class Paytable:
         data["keyed_by"] = self.keyed_by.value
         data["chip"] = format_amount(self.chip)
         data["rounding"] = self.rounding.value
-        data["main"] = {key: str(odds) for key, odds in zip(main_keys, self.main, strict=True)}
+        data["main"] = {key: text(odds) for key, odds in zip(main_keys, self.main, strict=True)}
         if self.main_by_count:
             data["main"]["counts"] = [
                 {
                     "cards": pays.label.replace("–", "-"),
                     **{
-                        key: str(odds)
+                        key: text(odds)
                         for key, odds in zip(main_keys, pays.main, strict=True)
                         if odds is not None
                     },
@@ -262,17 +269,19 @@ class Paytable:
         if limits:
             data["limits"] = limits
         data["cards"] = [
-            {"range": band.label.replace("–", "-"), "pays": str(band.odds)} for band in self.bands
+            {"range": band.label.replace("–", "-"), "pays": text(band.odds)} for band in self.bands
         ]
         return data
 
-    def to_toml(self) -> str:
+    def to_toml(self, *, as_written: bool = False) -> str:
         """A club's TOML file for this paytable (loads back equal).
 
         >>> load_paytable(find_paytable("wizard").to_toml()) == find_paytable("wizard")
         True
+        >>> 'pays = "3.5 for 1"' in find_paytable("wizard").to_toml(as_written=True)
+        True
         """
-        data = self.to_dict()
+        data = self.to_dict(as_written=as_written)
         lines: list[str] = []
         for key in ("name", "source", "keyed_by", "chip", "rounding"):
             if key in data:

@@ -20,14 +20,17 @@ from andar_bahar.reports.report import table_text
 if TYPE_CHECKING:
     from andar_bahar.chance.simulation import SessionStudy, SimulationResult
 
-__all__ = ["odds_csv", "render_odds", "render_simulation", "render_study"]
+__all__ = ["odds_csv", "render_given", "render_odds", "render_simulation", "render_study"]
 
 
 def _t(message: Message, translator: Translator | None) -> str:
     return message.localized(translator)
 
 
-def _given(odds: BetOdds | StakeOdds, report: OddsReport, translator: Translator | None) -> str:
+def render_given(
+    odds: BetOdds | StakeOdds, report: OddsReport, translator: Translator | None
+) -> str:
+    """When the figure holds: ``any centre``, ``centre black`` or ``any round`` (no centre)."""
     if odds.given is not None:
         return _t(Message(N_("centre {colour}"), colour=odds.given), translator)
     if not report.procedure.has_centre:
@@ -110,7 +113,7 @@ def render_odds(
         rows.append(
             [
                 odds.bet.localized(t),
-                _given(odds, report, t),
+                render_given(odds, report, t),
                 percent_text(odds.probability, t),
                 str(odds.probability),
                 _pays(odds, report, t),
@@ -179,7 +182,7 @@ class _BetIn:
         name = self.odds.bet.localized(translator)
         if self.odds.given is None:
             return name
-        return f"{name} ({_given(self.odds, self.report, translator)})"
+        return f"{name} ({render_given(self.odds, self.report, translator)})"
 
 
 def _stake_table(report: OddsReport, stake: Sequence[StakeOdds], t: Translator | None) -> list[str]:
@@ -204,7 +207,7 @@ def _stake_table(report: OddsReport, stake: Sequence[StakeOdds], t: Translator |
         rows.append(
             [
                 odds.bet.localized(t),
-                _given(odds, report, t),
+                render_given(odds, report, t),
                 percent_text(odds.expected_return, t),
                 percent_text(odds.house_edge, t),
                 percent_text(-odds.nominal_return, t),
