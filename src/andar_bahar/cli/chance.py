@@ -162,6 +162,7 @@ def simulate_command(
     table = read_paytable(paytable or rules.paytable)
     if rounds < 1:
         raise ParameterError(Message(N_("--rounds must be at least 1, not {value}."), value=rounds))
+    require_extra("sim", "numpy")
     workers = _check_jobs(jobs)
     from andar_bahar.chance.simulation import simulate
 
@@ -229,6 +230,7 @@ def sessions(
     table = read_paytable(paytable or rules.paytable)
     the_bet = Bet.parse(bet)
     table.check_offers(the_bet)
+    require_extra("sim", "numpy")
     from andar_bahar.chance.simulation import session_study
 
     study = session_study(
@@ -244,6 +246,7 @@ def sessions(
         engine=engine,
     )
     if plot is not None:
+        require_extra("sim", "matplotlib")
         from andar_bahar.chance.charts import plot_sessions
 
         plot_sessions(study, plot, translator)

@@ -33,6 +33,7 @@ __all__ = [
     "app",
     "build_procedure",
     "echo_json",
+    "extra_of",
     "guarded",
     "paytable_app",
     "progress_bar",
@@ -112,6 +113,11 @@ def guarded(command: Callable[P, R]) -> Callable[P, R]:
             return command(*args, **kwargs)
         except AndarBaharError as error:
             raise fail(error, translator) from None
+        except ModuleNotFoundError as error:  # a package of an extra that is not installed
+            extra = extra_of(error.name or "")
+            if extra is None:
+                raise
+            raise fail(_missing(extra, [str(error.name).partition(".")[0]]), translator) from None
 
     return wrapper
 
@@ -179,18 +185,39 @@ def require_extra(extra: str, *modules: str) -> None:
     andar_bahar.cli.common.MissingExtra: This needs the 'web' extra (no_such_module_here is not installed): run pip install "andar-bahar[web]".
     """
     needed = modules or EXTRAS[extra]
-    missing = [name for name in needed if importlib.util.find_spec(name) is None]
+    missing = [name for name in needed if not _installed(name)]
     if missing:
-        raise MissingExtra(
-            Message(
-                N_(
-                    "This needs the '{extra}' extra ({modules} is not installed): run"
-                    ' pip install "andar-bahar[{extra}]".'
-                ),
-                extra=extra,
-                modules=", ".join(missing),
-            )
+        raise _missing(extra, missing)
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a broken or blocked package counts as missing
+        return False
+
+
+def _missing(extra: str, modules: list[str]) -> MissingExtra:
+    return MissingExtra(
+        Message(
+            N_(
+                "This needs the '{extra}' extra ({modules} is not installed): run"
+                ' pip install "andar-bahar[{extra}]".'
+            ),
+            extra=extra,
+            modules=", ".join(modules),
         )
+    )
+
+
+def extra_of(module: str) -> str | None:
+    """The first extra that installs *module* (``sqlalchemy.orm`` → ``trainer``), if any.
+
+    >>> extra_of("numpy.random"), extra_of("fastapi"), extra_of("json")
+    ('sim', 'web', None)
+    """
+    top = module.partition(".")[0]
+    return next((extra for extra, names in EXTRAS.items() if top in names), None)
 
 
 def echo_json(data: Any) -> None:

@@ -68,7 +68,14 @@ class OneSentenceGroup(TyperGroup):
             if "UsageError" in kinds:
                 _fail(usage_message(error, given), given)
             if "ClickException" in kinds:  # a file Click could not open, say
-                _fail(Message(N_("{problem}"), problem=_text(error)), given)
+                _fail(
+                    Message(
+                        N_("{problem} (see {command} --help)."),
+                        problem=_text(error).rstrip("."),
+                        command="andar-bahar",
+                    ),
+                    given,
+                )
             raise
         sys.exit(code if isinstance(code, int) else 0)
 

@@ -79,7 +79,7 @@ def render_odds(
     Procedure: classic — ...
     Paytable: wizard
     <BLANKLINE>
-    bet                when        chance   exact      pays      return   house edge  std. dev.  wins
+    bet                when        chance   exact      pays      return   house edge  std. dev.  hit rate
     -----------------  ----------  -------  ---------  --------  -------  ----------  ---------  -----------
     Andar              any centre  51.50 %  429/833    0.9 to 1  -2.15 %  2.15 %      0.950      1 in 1.94
     Bahar              any centre  48.50 %  404/833    1 to 1    -3.00 %  3.00 %      1.000      1 in 2.06
@@ -104,7 +104,7 @@ def render_odds(
             N_("return"),
             N_("house edge"),
             N_("std. dev."),
-            N_("wins"),
+            N_("hit rate"),
             "",
         )
     ]
@@ -139,37 +139,31 @@ def render_odds(
             t,
         )
     )
-    lines.append(_t(_summary(report), t))
+    lines.extend(_t(m, t) for m in _summary(report))
     if rounding is not None:
         lines.extend(_t(m, t) for m in rounding.messages())
     return "\n".join(lines)
 
 
-def _summary(report: OddsReport) -> Message:
+def _summary(report: OddsReport) -> list[Message]:
     """The verdict: a warning per bet that favours the player, or who has the edge."""
     if report.warnings:
-        return Message(N_("{warnings}"), warnings=_Lines(report.warning_messages()))
+        return report.warning_messages()
     fair = [b for b in report.bets if b.expected_return == 0]
     if not fair:
-        return Message(N_("No bet favours the player: the house has the edge on every bet."))
-    return Message(
-        NP_(
-            "No bet favours the player; {bets} is exactly fair (no edge either way), the house"
-            " has the edge on the others.",
-            "No bet favours the player; {bets} are exactly fair (no edge either way), the house"
-            " has the edge on the others.",
-        ),
-        n=len(fair),
-        bets=[_BetIn(b, report) for b in fair],
-    )
-
-
-class _Lines:
-    def __init__(self, messages: Sequence[Message]) -> None:
-        self.messages = messages
-
-    def localized(self, translator: Translator | None) -> str:
-        return "\n".join(m.localized(translator) for m in self.messages)
+        return [Message(N_("No bet favours the player: the house has the edge on every bet."))]
+    return [
+        Message(
+            NP_(
+                "No bet favours the player; {bets} is exactly fair (no edge either way), the house"
+                " has the edge on the others.",
+                "No bet favours the player; {bets} are exactly fair (no edge either way), the"
+                " house has the edge on the others.",
+            ),
+            n=len(fair),
+            bets=[_BetIn(b, report) for b in fair],
+        )
+    ]
 
 
 class _BetIn:
