@@ -44,7 +44,7 @@ from andar_bahar.chance.odds import outcome_distribution as distribution_of
 from andar_bahar.chance.rounding import rounding_check
 from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
 from andar_bahar.engine.cards import Colour
-from andar_bahar.engine.errors import ParameterError
+from andar_bahar.engine.errors import BetError, ParameterError
 from andar_bahar.engine.money import as_decimal, format_amount
 from andar_bahar.engine.paytables import MAX_ODDS, Band, MainKey, Odds, Paytable, check_bands
 from andar_bahar.engine.rules import BetWindow, Procedure, Row, StartRule
@@ -134,7 +134,10 @@ def parse_bands(text: str) -> tuple[CardsBet, ...]:
     """
     bands = []
     for part in text.split(","):
-        bet = Bet.parse(f"cards:{part.strip()}") if part.strip() else None
+        try:
+            bet = Bet.parse(f"cards:{part.strip()}") if part.strip() else None
+        except BetError:
+            bet = None
         if not isinstance(bet, CardsBet):
             raise ParameterError(
                 Message(
