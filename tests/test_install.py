@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXTRA_MODULES = [
     "numpy", "numba", "scipy", "matplotlib", "textual", "fastapi", "uvicorn", "starlette",
     "websockets", "jinja2", "python_multipart", "multipart", "sqlalchemy", "alembic",
-    "platformdirs", "psycopg",
+    "platformdirs", "psycopg", "segno",
 ]  # fmt: skip
 
 BLOCKER = textwrap.dedent(
@@ -112,7 +112,7 @@ def test_a_fresh_venv_with_pip_install_dot_has_only_the_engine(tmp_path: Path) -
     installed = {p["name"].lower().replace("_", "-") for p in json.loads(listed.stdout)}
     assert {"andar-bahar", "babel", "typer", "rich"} <= installed
     forbidden = {"numpy", "numba", "scipy", "matplotlib", "textual", "fastapi", "sqlalchemy",
-                 "alembic", "uvicorn", "jinja2", "psycopg"}  # fmt: skip
+                 "alembic", "uvicorn", "jinja2", "psycopg", "segno"}  # fmt: skip
     assert not installed & forbidden
     script = textwrap.dedent(
         """

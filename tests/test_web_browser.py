@@ -110,9 +110,12 @@ class Club:
         self.server.should_exit = True
         self.thread.join(10)
 
-    def api(self, code: str) -> dict[str, Any]:
-        """GET /api/tables/{code}: the table as a program sees it (only dealt cards)."""
-        with urllib.request.urlopen(f"{self.url}/api/tables/{code}", timeout=5) as response:
+    def api(self, code: str, token: str = "") -> dict[str, Any]:
+        """GET /api/tables/{code}: the table as a program (with the dealer's token) sees it."""
+        request = urllib.request.Request(
+            f"{self.url}/api/tables/{code}", headers={"Authorization": f"Bearer {token}"}
+        )
+        with urllib.request.urlopen(request, timeout=5) as response:
             data: dict[str, Any] = json.load(response)
         return data
 
@@ -218,19 +221,29 @@ def create_table(dealer: Page, club: Club, **fields: str) -> str:
     return dealer.url.rsplit("/", 1)[-1]
 
 
-def admit(dealer: Page, name: str, chips: str | None = None) -> None:
+def admit(dealer: Page, name: str, chips: str | None = None) -> str:
+    """Admit *name*; the seat code the dealer's screen shows (with its QR code)."""
     dealer.fill("#admit input[name=name]", name)
     if chips is not None:
         dealer.fill("#admit input[name=balance]", chips)
     act(dealer, "#admit button")
     expect(dealer.locator("#players tbody td", has_text=name)).to_have_count(1)
+    seat = dealer.locator(f'[data-seat-for="{name}"]')
+    expect(seat.locator("xpath=../..").locator("svg")).to_have_count(1)  # the QR code
+    return seat.inner_text()
 
 
-def join(player: Page, club: Club, code: str, name: str) -> None:
-    """From the home page, with the table's code (typed in lower case) and the name."""
+def dealer_token(dealer: Page, code: str) -> str:
+    """The dealer's token, from the signed cookie of the dealer's browser."""
+    [cookie] = [c for c in dealer.context.cookies() if c["name"] == f"dealer_{code}"]
+    return cookie["value"].strip('"').rpartition(".")[0]
+
+
+def join(player: Page, club: Club, code: str, seat: str, name: str) -> None:
+    """From the home page, with the table's code (typed in lower case) and the seat code."""
     player.goto(f"{club.url}/")
     player.fill("input[name=code]", code.lower())
-    player.fill("input[name=name]", name)
+    player.fill("input[name=seat]", seat)
     player.click("button[type=submit]")
     player.wait_for_url(f"**/play/{code}")
     expect(player.locator("#me h1")).to_contain_text(name)
@@ -273,19 +286,19 @@ def test_a_betting_round_from_the_laptop_and_two_phones(
     dealer = people.page(LAPTOP)
     code = create_table(
         dealer, club, name="Friday club", kind="betting", procedure="classic",
-        paytable="wizard", pin="2468",
+        paytable="wizard", pin="246813",
     )  # fmt: skip
     expect(dealer.locator("h1")).to_contain_text("Friday club")
-    admit(dealer, "Asha", "500")
-    admit(dealer, "Ravi", "300")
+    token = dealer_token(dealer, code)
+    seats = {"Asha": admit(dealer, "Asha", "500"), "Ravi": admit(dealer, "Ravi", "300")}
     expect(dealer.locator("#players td.balance")).to_have_text(["500", "300"])
     dealer.fill("#admit input[name=name]", "Asha")  # a refusal shows on the dealer's page
     dealer.click("#admit button")
     expect(dealer.locator("#errors")).to_have_text("Asha is already at the table.")
 
     asha, ravi = people.page(PHONE), people.page(PHONE)
-    join(asha, club, code, "Asha")
-    join(ravi, club, code, "Ravi")
+    join(asha, club, code, seats["Asha"], "Asha")
+    join(ravi, club, code, seats["Ravi"], "Ravi")
     expect(asha.locator("#balance strong")).to_have_text("500")
     expect(ravi.locator("#balance strong")).to_have_text("300")
     expect(dealer.locator("#players tbody tr", has_text="✓")).to_have_count(2)  # live
@@ -342,7 +355,7 @@ def test_a_betting_round_from_the_laptop_and_two_phones(
     expect(stale.locator("#errors")).to_have_text(CLOSED)
     expect(stale.locator("#errors p.error[role=alert]")).to_be_visible()
     assert stale.url == f"{club.url}/play/{code}"  # the refusal is shown on the same page
-    bets = {(b["player"], b["bet"], b["stake"]) for b in club.api(code)["round"]["bets"]}
+    bets = {(b["player"], b["bet"], b["stake"]) for b in club.api(code, token)["round"]["bets"]}
     assert bets == {("Asha", "andar", "100"), ("Ravi", "bahar", "40"), ("Ravi", "cards:6-10", "25")}
     expect(asha.locator("#my-bets li")).to_have_text(["Andar — 100"])
 
@@ -361,7 +374,7 @@ def test_a_betting_round_from_the_laptop_and_two_phones(
 
     # The expected balances: andar_bahar.engine.settlement.settle on the outcome read from the
     # API (GET /api/tables/{code}): winner, cards dealt, first row, and the bets placed.
-    state = club.api(code)
+    state = club.api(code, token)
     played = state["round"]
     assert played["status"] == "settled"
     assert [d["card"] for d in played["dealt"] if d["row"] == "andar"] == andar
@@ -446,7 +459,7 @@ def test_a_betting_round_from_the_laptop_and_two_phones(
 
 def test_the_browser_checks_the_deck_without_crypto_subtle(club: Club, people: People) -> None:
     """A phone on the club's Wi-Fi (plain http, no secure context) has no crypto.subtle."""
-    table = club.post("/api/tables", {"name": "Quick", "procedure": "classic", "pin": "1357"})
+    table = club.post("/api/tables", {"name": "Quick", "procedure": "classic", "pin": "135791"})
     code, token = table["code"], table["dealer_token"]
     club.post(f"/api/tables/{code}/rounds", {}, token)
     while club.post(f"/api/tables/{code}/actions/deal", {}, token)["status"] == "open":
@@ -462,13 +475,13 @@ def test_the_browser_checks_the_deck_without_crypto_subtle(club: Club, people: P
 
 def test_an_event_during_a_refresh_is_not_lost(club: Club, people: People) -> None:
     """A card dealt while the page is still fetching the last one: the page shows both."""
-    table = club.post("/api/tables", {"name": "Race", "procedure": "classic", "pin": "9753"})
+    table = club.post("/api/tables", {"name": "Race", "procedure": "classic", "pin": "975312"})
     code, token = table["code"], table["dealer_token"]
-    club.post(f"/api/tables/{code}/players", {"name": "Asha", "balance": "100"}, token)
+    seat = club.post(f"/api/tables/{code}/players", {"name": "Asha", "balance": "100"}, token)
     club.post(f"/api/tables/{code}/rounds", {"physical": True}, token)  # typed cards
     club.post(f"/api/tables/{code}/actions/centre", {"card": "QH"}, token)
     phone = people.page(PHONE)
-    join(phone, club, code, "Asha")
+    join(phone, club, code, seat["seat_code"], "Asha")
     club.wait_followers(code, 1)
     phone.wait_for_load_state("networkidle")  # the refresh when the socket opened is done
     phone.evaluate(
@@ -503,14 +516,13 @@ def test_an_event_during_a_refresh_is_not_lost(club: Club, people: People) -> No
 def test_a_teaching_round_with_markers_and_tokens(club: Club, people: People) -> None:
     dealer = people.page(LAPTOP)
     code = create_table(
-        dealer, club, name="Lesson", kind="teaching", procedure="home", rounds="1", pin="8642"
+        dealer, club, name="Lesson", kind="teaching", procedure="home", rounds="1", pin="864213"
     )
     expect(dealer.locator("#admit input[name=balance]")).to_have_count(0)  # no chips
-    admit(dealer, "Asha")
-    admit(dealer, "Ravi")
+    seats = {"Asha": admit(dealer, "Asha"), "Ravi": admit(dealer, "Ravi")}
     asha, ravi = people.page(PHONE), people.page(PHONE)
-    join(asha, club, code, "Asha")
-    join(ravi, club, code, "Ravi")
+    join(asha, club, code, seats["Asha"], "Asha")
+    join(ravi, club, code, seats["Ravi"], "Ravi")
     expect(asha.locator("#tokens")).to_have_text("0 tokens")
     club.wait_followers(code, 3)
 

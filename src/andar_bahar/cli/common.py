@@ -159,6 +159,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
         "websockets",
         "jinja2",
         "python_multipart",
+        "segno",
         "sqlalchemy",
         "alembic",
         "platformdirs",

@@ -122,9 +122,11 @@ class CardDealt:
 
 @dataclass(frozen=True, slots=True)
 class RoundVoided:
-    """The deck ran out with no match: check that the deck is complete and repeat."""
+    """The round was called off: a real deck ran out with no match, or a misdeal."""
 
     cards_seen: int
+    reason: str = ""
+    """Why, in the dealer's words ("deck exhausted", "misdeal" …); empty in old records."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,7 +287,7 @@ def operation_to_dict(op: Operation) -> dict[str, Any]:
     if isinstance(op, CardDealt):
         return {"op": "deal", "card": str(op.card)}
     if isinstance(op, RoundVoided):
-        return {"op": "void"}
+        return {"op": "void", "reason": op.reason} if op.reason else {"op": "void"}
     # What was paid, as the engine worked it out then; `history verify` recomputes it.
     return {"op": "settle", "paid": settlement_to_list(op.settlement)}
 

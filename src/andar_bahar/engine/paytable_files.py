@@ -7,7 +7,6 @@ disk is :mod:`andar_bahar.engine.clubfiles`'s job.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
@@ -17,6 +16,7 @@ from andar_bahar.engine.errors import BetError, PaytableError
 from andar_bahar.engine.money import check_amount
 from andar_bahar.engine.pays import Band, CountPays, MainKey, Odds, Rounding
 from andar_bahar.engine.paytables import Paytable, check_bands, check_count_pays
+from andar_bahar.engine.rules import read_toml
 from andar_bahar.i18n.messages import N_, Message, Sentence
 
 __all__ = ["check_paytable", "load_paytable"]
@@ -70,11 +70,9 @@ def load_paytable(text: str, *, source: str = "paytable.toml") -> Paytable:
 
 def _build(text: str, problems: _Problems) -> Paytable | None:
     try:
-        data = tomllib.loads(text, parse_float=Decimal)
-    except (tomllib.TOMLDecodeError, ValueError) as error:  # ValueError: an integer too long
-        problems.items.append(
-            Message(N_("{file} is not valid TOML: {reason}."), file=problems.source, reason=error)
-        )
+        data = read_toml(text, problems.source, PaytableError, parse_float=Decimal)
+    except PaytableError as error:
+        problems.items.append(error.message)
         return None
     _unknown(data, _TOP_FIELDS, "", problems)
     name = data.get("name")

@@ -18,7 +18,7 @@ Decimal('108')
 from __future__ import annotations
 
 import itertools
-import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -357,8 +357,31 @@ class PaysText:
 
 
 def _toml_string(text: str) -> str:
-    """A TOML basic string: JSON's escapes (quotes, backslashes, control characters) are TOML's."""
-    return json.dumps(text, ensure_ascii=False)
+    r"""A TOML basic string: quotes, backslashes and every control character escaped.
+
+    TOML allows no control character but the tab in a basic string, U+007F (DEL) included.
+
+    >>> print(_toml_string('a"b\\c\x7f\x00\n'))
+    "a\"b\\c\u007F\u0000\n"
+    """
+    return '"' + _TOML_ESCAPES.sub(_toml_escape, text) + '"'
+
+
+_TOML_ESCAPES = re.compile(r'["\\\x00-\x1f\x7f]')
+_TOML_SHORT = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def _toml_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _TOML_SHORT.get(char, f"\\u{ord(char):04X}")
 
 
 def check_bands(bands: Sequence[Band]) -> list[tuple[str, Message]]:

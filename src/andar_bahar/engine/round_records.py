@@ -92,7 +92,7 @@ def _replay(rnd: Round, op: Mapping[str, Any]) -> None:
         card = Card.parse(op["card"])
         _check_replayed(rnd.deal(None if virtual else card).card, card)
     elif kind == "void":
-        rnd.void()
+        rnd.void(str(op.get("reason", "")))
     elif kind == "settle":
         rnd.settle()
     else:
