@@ -34,6 +34,7 @@ from andar_bahar.i18n.messages import N_, Message, Translator
 
 __all__ = [
     "BetOdds",
+    "Given",
     "OddsReport",
     "Outcome",
     "OutcomeDistribution",
@@ -317,7 +318,7 @@ class OddsReport:
                 procedure=self.procedure.name,
                 paytable=self.paytable.name,
                 bet=b.bet,
-                given=_Given(b.given),
+                given=Given(b.given),
                 edge=Percent(b.expected_return, signed=True),
             )
             for b in self.warnings
@@ -335,7 +336,9 @@ class OddsReport:
         }
 
 
-class _Given:
+class Given:
+    """`` once the centre card is black`` in a sentence (empty when nothing is seen yet)."""
+
     def __init__(self, colour: Colour | None) -> None:
         self.colour = colour
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from andar_bahar.chance.odds import BetOdds, OddsReport, Percent, outcome_distribution
+from andar_bahar.chance.odds import BetOdds, Given, OddsReport, Percent, outcome_distribution
 from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.cards import Colour
 from andar_bahar.engine.money import Amount, as_decimal
@@ -250,7 +250,7 @@ class RoundingCheck:
         out: list[Message] = []
         said: set[tuple[Bet, tuple[int, ...]]] = set()
         for risk in self.risks:
-            given = _Given(risk.given)
+            given = Given(risk.given)
             nothing = (risk.bet, risk.pays_nothing.units)
             if risk.pays_nothing.units and nothing not in said:
                 said.add(nothing)  # the same whatever the centre: said once per bet
@@ -323,18 +323,6 @@ class RoundingCheck:
                 )
             )
         return out
-
-
-class _Given:
-    def __init__(self, colour: Colour | None) -> None:
-        self.colour = colour
-
-    def localized(self, translator: Translator | None) -> str:
-        if self.colour is None:
-            return ""
-        return Message(N_(" once the centre card is {colour}"), colour=self.colour).localized(
-            translator
-        )
 
 
 def rounding_check(report: OddsReport) -> RoundingCheck:

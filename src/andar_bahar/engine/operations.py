@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.cards import Card, Rank
@@ -35,6 +35,7 @@ __all__ = [
     "CentreTurned",
     "MarkerPlaced",
     "Operation",
+    "OperationT",
     "RoundResult",
     "RoundSettled",
     "RoundVoided",
@@ -148,6 +149,21 @@ Operation: TypeAlias = (
     | RoundVoided
     | RoundSettled
 )
+
+OperationT = TypeVar(
+    "OperationT",
+    BetPlaced,
+    BetChanged,
+    BetWithdrawn,
+    MarkerPlaced,
+    BetsClosed,
+    TargetChosen,
+    CentreTurned,
+    CardDealt,
+    RoundVoided,
+    RoundSettled,
+)
+"""Any one kind of record (a step returns the record it logged)."""
 
 
 @dataclass(frozen=True, slots=True)
