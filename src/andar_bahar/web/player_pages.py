@@ -16,7 +16,6 @@ from starlette.responses import Response
 from andar_bahar.engine.errors import AccessError
 from andar_bahar.web.app import redirect, render
 from andar_bahar.web.security import set_cookie
-from andar_bahar.web.views import Viewer, visible_to
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
@@ -44,13 +43,12 @@ def register(app: FastAPI, club: Club) -> None:
         token = club.service.join(table, seat, club.client(request))
         response = redirect(request, f"/play/{table}")
         set_cookie(response, request, f"seat_{table}", club.seats.sign(token), max_age=SEAT_SECONDS)
-        club.publish(table, "joined")
         return response
 
     # -- a player --------------------------------------------------------------------------------
 
     @app.get("/play/{code}")
-    def player_page(request: Request, code: str, block: str | None = None) -> Response:
+    def player_page(request: Request, code: str) -> Response:
         token = club.seat_token(request, code)
         try:
             name = club.service.player_name(code, token)
@@ -59,8 +57,7 @@ def register(app: FastAPI, club: Club) -> None:
                 return redirect(request, f"/?code={code.upper()}")
             # a phone signed out by the dealer (a new seat code, a released seat): say so
             return render(request, "home.html", code=code.upper(), notice=refused)
-        state = visible_to(club.service.state(code), Viewer(player=name))
-        return club.page(request, "player.html", state, block, dealer=False, player=name)
+        return club.page(request, "player", code, dealer=False, player=name)
 
     @app.post("/play/{code}/bet")
     def bet(
@@ -71,22 +68,19 @@ def register(app: FastAPI, club: Club) -> None:
         key: Annotated[str, Form()],
     ) -> Response:
         club.service.place_bet(code, club.seat_token(request, code), bet, stake, key=key)
-        club.publish(code, "bet")
-        return redirect(request, f"/play/{code.upper()}")
+        return club.done(request, code, "player")
 
     @app.post("/play/{code}/withdraw")
     def withdraw(
         request: Request, code: str, bet: Annotated[str, Form()], key: Annotated[str, Form()]
     ) -> Response:
         club.service.withdraw_bet(code, club.seat_token(request, code), bet, key=key)
-        club.publish(code, "bet")
-        return redirect(request, f"/play/{code.upper()}")
+        return club.done(request, code, "player")
 
     @app.post("/play/{code}/marker")
     def marker(request: Request, code: str, row: Annotated[str, Form()]) -> Response:
         club.service.place_marker(code, club.seat_token(request, code), row)
-        club.publish(code, "marker")
-        return redirect(request, f"/play/{code.upper()}")
+        return club.done(request, code, "player")
 
     # -- fairness ----------------------------------------------------------------------------------
 

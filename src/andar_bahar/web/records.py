@@ -92,6 +92,8 @@ class PublicRound:
     commitment: str | None
     void_reason: str | None = None
     """Why the dealer called the round off (a void round of a real deck), else ``None``."""
+    bets_deadline: datetime | None = None
+    """The bet timer: bets are refused from this moment on and closed at it (UTC)."""
 
     @property
     def finished(self) -> bool:
@@ -147,6 +149,8 @@ class TableState:
     rounds_settled: int
     rounds_planned: int
     scoring: bool
+    version: int = 0
+    """The table's version this state was read at (live pages carry it)."""
 
     @property
     def teaching(self) -> bool:
@@ -184,6 +188,7 @@ def public_round(row: TableRoundRow, rnd: Round) -> PublicRound:
         settlement=rnd.settlement,
         commitment=row.commitment,
         void_reason=next((op.reason for op in rnd.operations if isinstance(op, RoundVoided)), None),
+        bets_deadline=row.bets_deadline if rnd.bets_open and row.status == "open" else None,
     )
 
 
