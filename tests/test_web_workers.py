@@ -22,7 +22,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
@@ -31,8 +30,6 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import create_engine
-from sqlalchemy.engine import make_url
 from typer.testing import CliRunner
 from websockets.sync.client import ClientConnection, connect
 
@@ -42,28 +39,9 @@ from andar_bahar.storage import Storage
 from andar_bahar.web.security import Signer, load_or_create_secret
 from andar_bahar.web.service import TableService
 
-POSTGRES = os.environ.get("ANDAR_BAHAR_TEST_POSTGRES_URL")
 START_TIMEOUT = 60.0
 RECEIVE_TIMEOUT = 15.0
 PIN = "246813"
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A fresh schema of the test PostgreSQL server (the test is skipped without one)."""
-    if not POSTGRES:
-        pytest.skip("set ANDAR_BAHAR_TEST_POSTGRES_URL=postgresql+psycopg://… to run")
-    schema = f"workers_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(POSTGRES)
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f"CREATE SCHEMA {schema}")
-    url = make_url(POSTGRES).update_query_dict({"options": f"-csearch_path={schema}"})
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
-        admin.dispose()
 
 
 def _free_port() -> int:
@@ -124,12 +102,12 @@ class Server:
 
 
 @pytest.fixture
-def servers(pg_url: str, tmp_path: Path) -> Iterator[Any]:
+def servers(postgres_url: str, tmp_path: Path) -> Iterator[Any]:
     """``start(name, workers=1)`` servers on the test's schema; all killed at teardown."""
     started: list[Server] = []
 
     def start(name: str, workers: int = 1) -> Server:
-        server = Server(pg_url, tmp_path, name, workers)
+        server = Server(postgres_url, tmp_path, name, workers)
         started.append(server)
         server.wait_ready()
         return server
@@ -161,7 +139,7 @@ def receive_until(socket: ClientConnection, wanted: Any) -> dict[str, Any]:
 
 
 def test_a_phone_on_one_server_sees_what_happens_on_the_others(
-    servers: Any, pg_url: str, tmp_path: Path
+    servers: Any, postgres_url: str, tmp_path: Path
 ) -> None:
     a, b, c = servers("A"), servers("B"), servers("C")
     created = call(a.base, "POST", "/api/tables", name="Chain", pin=PIN, paytable="wizard")
@@ -208,7 +186,7 @@ def test_a_phone_on_one_server_sees_what_happens_on_the_others(
         assert card["v"] > mine["v"] > opened["v"] > version
 
 
-def test_a_killed_worker_loses_and_doubles_no_bet(servers: Any, pg_url: str) -> None:
+def test_a_killed_worker_loses_and_doubles_no_bet(servers: Any, postgres_url: str) -> None:
     server = servers("workers", workers=3)
     workers = server.workers()
     assert len(workers) == 3, workers
@@ -274,7 +252,7 @@ def test_a_killed_worker_loses_and_doubles_no_bet(servers: Any, pg_url: str) -> 
         status = call(server.base, "POST", f"/api/tables/{code}/actions/deal", dealer)["status"]
     settled = call(server.base, "POST", f"/api/tables/{code}/actions/settle", dealer)
     assert len(settled["settlement"]) == len(requests)
-    with Storage.open(pg_url) as storage:
+    with Storage.open(postgres_url) as storage:
         service = TableService(storage)
         assert service.round_ledger_sum(code, 1) == Decimal(0)
         assert service.ledger_total(code) == Decimal(0)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from andar_bahar.cli.common import LangOption, app, guarded, translator_for
+from andar_bahar.cli.common import LangOption, app, guarded, require_extra, translator_for
 from andar_bahar.cli.play import database_url
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.i18n.messages import N_, Message
@@ -132,14 +132,23 @@ def serve(
             help="The key that signs the pages' cookies (made if missing); give every server of one club the same file. Default: web-secret in your data folder.",
         ),
     ] = None,
+    proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--proxy",
+            help="Behind a reverse proxy: its address (or network); the limits on guessing and on new tables then count the client's address from X-Forwarded-For, believed only from the proxy.",
+        ),
+    ] = None,
     lang: LangOption = None,
 ) -> None:
     """The club table in the browser: the dealer on this computer, the players on their phones."""
+    require_extra("web")
     import uvicorn
     from sqlalchemy import make_url
 
     from andar_bahar.storage import Storage, default_database_url
     from andar_bahar.web.app import create_app
+    from andar_bahar.web.limits import trusted_proxies
     from andar_bahar.web.security import load_or_create_secret, new_secret
 
     url = database_url(db) or default_database_url()
@@ -153,6 +162,8 @@ def serve(
                 n=workers,
             )
         )
+    proxies = trusted_proxies(proxy or ())
+    settings = {**UVICORN, "proxy_headers": bool(proxies), "forwarded_allow_ips": proxies or None}
     try:
         secret = load_or_create_secret(secret_file or _secret_path())
     except OSError:  # a read-only folder: tokens then last until the server stops
@@ -163,12 +174,12 @@ def serve(
     if workers == 1:
         application = create_app(database_url=url, secret=secret)
         typer.echo(line)
-        uvicorn.run(application, host=host, port=port, **UVICORN)
+        uvicorn.run(application, host=host, port=port, **settings)
         return
     Storage.open(url).close()  # the schema brought up to date once, before the workers start
     os.environ[WORKER_DB], os.environ[WORKER_KEY] = url, secret.hex()
     typer.echo(line)
     uvicorn.run(
         "andar_bahar.cli.serve:worker_app", factory=True, workers=workers, host=host,
-        port=port, **UVICORN,
+        port=port, **settings,
     )  # fmt: skip
