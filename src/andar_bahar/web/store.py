@@ -224,6 +224,22 @@ class TableStore(Transactions):
             .limit(1)
         ).one_or_none()
 
+    @staticmethod
+    def _rounds_played(session: Session, table: ClubTableRow) -> int:
+        """The rounds settled at *table*, the void ones not counted (a lesson's progress)."""
+        return (
+            session.scalar(
+                select(func.count())
+                .select_from(TableRoundRow)
+                .where(
+                    TableRoundRow.table_id == table.id,
+                    TableRoundRow.status == "settled",
+                    TableRoundRow.winner != "void",
+                )
+            )
+            or 0
+        )
+
     def _open_round(self, session: Session, table: ClubTableRow) -> tuple[TableRoundRow, Round]:
         row = self._current(session, table)
         if row is None or row.status == "settled":

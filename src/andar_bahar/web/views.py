@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import lru_cache
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from andar_bahar.engine.errors import AccessError, ActionError
@@ -133,18 +133,7 @@ class Views(TableStore):
 
     def _state(self, session: Session, table: ClubTableRow) -> TableState:
         row = self._current(session, table)
-        settled = (
-            session.scalar(
-                select(func.count())
-                .select_from(TableRoundRow)
-                .where(
-                    TableRoundRow.table_id == table.id,
-                    TableRoundRow.status == "settled",
-                    TableRoundRow.winner != "void",
-                )
-            )
-            or 0
-        )
+        settled = self._rounds_played(session, table)
         tokens = self._scores(session, table) if table.kind == "teaching" and table.scoring else {}
         balances = self._balances(session, table)
         joined = {
