@@ -1,16 +1,18 @@
 """The dealer's pages: a new table (with the odds of its pairing), sign-in, the table itself.
 
 ``/tables/new`` creates a table (procedure, paytable preset or a club's TOML file)
-after showing the odds and warnings of the pairing; ``/dealer/{code}`` admits
-players, opens a round, turns the centre card, closes bets, deals (the stored
-deck, or the typed cards of a real deck), settles, and changes the paytable
-(from the next round, audited).
+after showing the odds and warnings of the pairing; ``/dealer/{code}`` is the
+dealer's screen: one big button for the next step (open, centre card, close bets,
+deal, settle; the space bar presses it), the cards of a real deck picked by rank and
+suit, the bet timer, the live bets per player, admitting players, and changing the
+paytable (from the next round, audited). Each action answers the page's script with
+the page's new blocks (JSON), or a browser without scripts with a redirect.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import FastAPI, File, Form, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
@@ -18,6 +20,7 @@ from starlette.responses import Response
 
 from andar_bahar.chance.odds import Percent, odds_report
 from andar_bahar.engine.errors import ParameterError
+from andar_bahar.engine.paytables import PAYTABLES
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.app import redirect, render
 from andar_bahar.web.forms import (
@@ -26,16 +29,43 @@ from andar_bahar.web.forms import (
     procedure_from_form,
     whole_number,
 )
+from andar_bahar.web.live_pages import wants_json
+from andar_bahar.web.records import TableState
 from andar_bahar.web.security import set_cookie
+from andar_bahar.web.table_view import bets_by_player, next_step
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
 
-__all__ = ["register"]
+__all__ = ["TIMER_SECONDS", "dealer_view", "register"]
+
+TIMER_SECONDS = (15, 30, 60)
+"""The bet timers the dealer's screen offers, in seconds."""
+
+
+def dealer_view(club: Club, state: TableState) -> dict[str, Any]:
+    """What the dealer's page shows of *state*."""
+    rnd = state.round
+    timer = hasattr(club.service, "set_bet_timer") and not state.teaching
+    return {
+        "dealer": True,
+        "step": next_step(rnd, finished_lesson=state.finished),
+        "grouped_bets": bets_by_player(rnd.wagers if rnd else (), (p.name for p in state.players)),
+        "timer_seconds": TIMER_SECONDS if timer else (),
+        "paytable_names": list(PAYTABLES),
+    }
 
 
 def register(app: FastAPI, club: Club) -> None:
     """Add the dealer's pages to *app*."""
+
+    def answer(request: Request, code: str, kind: str) -> Response:
+        """After an action: publish it; the page's new blocks for its script, or the page."""
+        club.publish(code, kind)
+        if not wants_json(request):
+            return redirect(request, f"/dealer/{code.upper()}")
+        state = club.service.state(code)
+        return club.answer(request, "dealer", state, **dealer_view(club, state))
 
     # -- a new table -----------------------------------------------------------------------
 
@@ -107,9 +137,8 @@ def register(app: FastAPI, club: Club) -> None:
         token = club.dealer_token(request, code)
         if not club.service.is_dealer(code, token):
             return redirect(request, f"/dealer/{code.upper()}/login")
-        return club.page(
-            request, "dealer.html", club.service.state(code), block, dealer=True, token=token
-        )
+        state = club.service.state(code)
+        return club.page(request, "dealer", state, block, **dealer_view(club, state))
 
     @app.post("/dealer/{code}/players")
     def admit(
@@ -119,8 +148,7 @@ def register(app: FastAPI, club: Club) -> None:
         balance: Annotated[str, Form()] = "0",
     ) -> Response:
         club.service.admit_player(code, club.dealer_token(request, code), name, balance)
-        club.publish(code, "admitted")
-        return redirect(request, f"/dealer/{code.upper()}")
+        return answer(request, code, "admitted")
 
     @app.post("/dealer/{code}/round/{action}")
     def round_action(
@@ -129,9 +157,13 @@ def register(app: FastAPI, club: Club) -> None:
         action: str,
         card: Annotated[str, Form()] = "",
         physical: Annotated[str, Form()] = "",
+        seconds: Annotated[str, Form()] = "",
     ) -> Response:
         token = club.dealer_token(request, code)
         steps: dict[str, Callable[[], object]] = {
+            "timer": lambda: club.service.set_bet_timer(  # type: ignore[attr-defined]
+                code, token, whole_number(seconds, "seconds")
+            ),
             "open": lambda: club.service.open_round(code, token, physical=bool(physical)),
             "centre": lambda: club.service.turn_centre(code, token, card or None),
             "target": lambda: club.service.choose_target(code, token, card),
@@ -140,11 +172,12 @@ def register(app: FastAPI, club: Club) -> None:
             "void": lambda: club.service.void(code, token),
             "settle": lambda: club.service.settle(code, token),
         }
-        if action not in steps:
+        if action not in steps or (
+            action == "timer" and not hasattr(club.service, "set_bet_timer")
+        ):
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
         steps[action]()
-        club.publish(code, action)
-        return redirect(request, f"/dealer/{code.upper()}")
+        return answer(request, code, action)
 
     @app.post("/dealer/{code}/paytable")
     async def change_paytable(

@@ -11,8 +11,12 @@ Pages (HTML, htmx, live over a WebSocket):
 - ``/play/{code}`` a player's view: balance, procedure and paytable, bets (or a
   marker at a teaching table) within the window, the deal live, settlements,
   the last ten rounds;
+- ``/display/{code}`` the screen for the room: the table, live, without controls;
 - ``/verify/{code}/{n}`` the revealed deck and salt of a settled round, checked
   against the commitment shown before betting closed.
+
+The table pages' live regions are declared in :mod:`andar_bahar.web.live_pages`;
+:meth:`Club.context` is what their templates see.
 
 The JSON API under ``/api/`` takes ``Authorization: Bearer <token>`` (the
 dealer's or a player's) and no cookies, so it needs no CSRF token.
@@ -22,27 +26,36 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from fastapi import FastAPI, Request
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
 
+from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.errors import AndarBaharError
+from andar_bahar.i18n import format_number
 from andar_bahar.storage import Storage
-from andar_bahar.web import api, dealer_pages, player_pages
-from andar_bahar.web.app import Site, render
+from andar_bahar.web import api, dealer_pages, display_pages, player_pages
+from andar_bahar.web.app import Site, render, render_string
+from andar_bahar.web.context import request_info, translator
 from andar_bahar.web.forms import paytable_rows
 from andar_bahar.web.live import add_live_routes
+from andar_bahar.web.live_pages import LIVE_PAGES
 from andar_bahar.web.records import TableState
 from andar_bahar.web.security import Signer
 from andar_bahar.web.service import TableService
+from andar_bahar.web.table_view import RANKS, SUITS, card_face, road, suit_name, suit_symbol
 
-__all__ = ["LIVE_BLOCKS", "Club", "register"]
+__all__ = ["LIVE_BLOCKS", "ROAD_LENGTH", "Club", "register"]
 
-LIVE_BLOCKS = frozenset({"players", "round", "bets", "history", "me"})
-"""The blocks of the table pages that reload themselves when the table changes."""
+LIVE_BLOCKS = frozenset(name for page in LIVE_PAGES.values() for name in page.blocks)
+"""Every live block of the table pages (``?block=NAME`` renders one)."""
+ROAD_LENGTH = 20
+"""How many past rounds the result road shows."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,21 +81,82 @@ class Club:
         """The player's token from this browser's cookie ("" when there is none)."""
         return self.seats.unsign(request.cookies.get(f"seat_{code.upper()}", "")) or ""
 
-    def page(
-        self, request: Request, template: str, state: TableState, block: str | None, **extra: object
-    ) -> Response:
-        """A table page (or one of its live blocks) for *state*."""
-        context: dict[str, Any] = {
+    def context(
+        self, request: Request, kind: str, state: TableState, **extra: object
+    ) -> dict[str, Any]:
+        """What every table page's template sees (*extra*: what its kind adds)."""
+        words = translator(request)
+        lang = request_info(request).lang
+        rnd = state.round
+        deadline = getattr(rnd, "deadline", None) if rnd is not None else None
+
+        def signed(amount: Decimal) -> str:
+            text = format_number(abs(amount), lang)
+            return f"+{text}" if amount > 0 else (f"−{text}" if amount < 0 else text)
+
+        return {
             "state": state,
-            "round": state.round,
-            "recent": self.service.recent_rounds(state.code, 10),
+            "round": rnd,
+            "road_entries": road(self.service.recent_rounds(state.code, ROAD_LENGTH)),
             "bet_key": secrets.token_hex(12),
-            "paytable_rows": paytable_rows(state.round.paytable if state.round else state.paytable),
+            "paytable_rows": paytable_rows(rnd.paytable if rnd else state.paytable),
             "live_table": state.code,
+            "live_page": kind,
+            "live_version": getattr(state, "version", None),
+            "deadline": _iso(deadline) if isinstance(deadline, datetime) else None,
+            "server_now": _iso(datetime.now(UTC)),
+            "face": lambda card: card_face(card, words),
+            "bet_label": lambda text: Bet.parse(text).localized(words),
+            "signed": signed,
+            "ranks": RANKS,
+            "suits": SUITS,
+            "suit_name": lambda suit: suit_name(suit, words),
+            "suit_symbol": suit_symbol,
             **extra,
         }
-        chosen = block if block in LIVE_BLOCKS else None
-        return render(request, template, block=chosen, **context)
+
+    def page(
+        self, request: Request, kind: str, state: TableState, block: str | None, **extra: object
+    ) -> Response:
+        """A table page of *kind* (or one of its live blocks, ``?block=NAME``) for *state*."""
+        page = LIVE_PAGES[kind]
+        chosen = block if block in page.blocks else None
+        context = self.context(request, kind, state, **extra)
+        return render(request, page.template, block=chosen, **context)
+
+    def blocks(
+        self, request: Request, kind: str, state: TableState, **extra: object
+    ) -> dict[str, str]:
+        """Every live block of a *kind* page, rendered for this request (the page's own view)."""
+        page = LIVE_PAGES[kind]
+        context = self.context(request, kind, state, **extra)
+        return {
+            name: render_string(request, page.template, block=name, **context)
+            for name in sorted(page.blocks)
+        }
+
+    def answer(
+        self,
+        request: Request,
+        kind: str,
+        state: TableState,
+        note: str = "",
+        **extra: object,
+    ) -> JSONResponse:
+        """The answer to a page script's action: the page's new blocks, and a short note."""
+        message: dict[str, Any] = {
+            "kind": "answer",
+            "blocks": self.blocks(request, kind, state, **extra),
+            "data": {"note": note} if note else {},
+        }
+        version = getattr(state, "version", None)
+        if version is not None:
+            message["v"] = version
+        return JSONResponse(message)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def register(app: FastAPI, site: Site) -> None:
@@ -101,4 +175,5 @@ def register(app: FastAPI, site: Site) -> None:
     add_live_routes(app, site.hub, authorize=authorize)
     player_pages.register(app, club)
     dealer_pages.register(app, club)
+    display_pages.register(app, club)
     api.register(app, club)

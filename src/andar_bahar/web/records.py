@@ -24,6 +24,7 @@ from andar_bahar.storage.models import TableRoundRow
 __all__ = [
     "CreatedTable",
     "PlacedBet",
+    "PlayerRound",
     "PlayerState",
     "PublicRound",
     "Reveal",
@@ -32,6 +33,7 @@ __all__ = [
     "centre_of_record",
     "commitment_of",
     "placed_from_json",
+    "player_round",
     "public_round",
 ]
 
@@ -105,6 +107,50 @@ class RoundSummary:
     centre: Card | None
     commitment: str | None
     settled_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRound:
+    """A player's own bets in one settled round, and what each paid (their page's history)."""
+
+    number: int
+    winner: str | None
+    cards_dealt: int | None
+    bets: tuple[tuple[str, Decimal, str, Decimal], ...]
+    """(bet, stake, outcome, returned) as the round's settlement recorded them."""
+
+    @property
+    def staked(self) -> Decimal:
+        return sum((b[1] for b in self.bets), Decimal(0))
+
+    @property
+    def returned(self) -> Decimal:
+        return sum((b[3] for b in self.bets), Decimal(0))
+
+    @property
+    def net(self) -> Decimal:
+        """What the round changed in the player's balance."""
+        return self.returned - self.staked
+
+
+def player_round(
+    number: int, winner: str | None, cards: int | None, record: str, player: str
+) -> PlayerRound:
+    """The bets of *player* in a settled round, read from its record's settlement (no replay)."""
+    bets: list[tuple[str, Decimal, str, Decimal]] = []
+    for op in json.loads(record).get("operations", []):
+        if op.get("op") == "settle":
+            for paid in op.get("paid", []):
+                if paid.get("player") == player:
+                    bets.append(
+                        (
+                            str(paid["bet"]),
+                            Decimal(str(paid["stake"])),
+                            str(paid["outcome"]),
+                            Decimal(str(paid["returned"])),
+                        )
+                    )
+    return PlayerRound(number, winner, cards, tuple(bets))
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,11 +19,13 @@ from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.models import AuditRow, LedgerRow, TablePlayerRow, TableRoundRow
 from andar_bahar.web.records import (
+    PlayerRound,
     PlayerState,
     Reveal,
     RoundSummary,
     TableState,
     centre_of_record,
+    player_round,
     public_round,
 )
 from andar_bahar.web.store import TableStore
@@ -97,6 +99,24 @@ class Views(TableStore):
                 )
                 for r in rows
             ]
+
+    def player_rounds(self, code: str, player: str, limit: int = 20) -> list[PlayerRound]:
+        """*player*'s bets and returns in the table's last settled rounds where they bet, newest first."""
+        with self._tx() as session:
+            table = self._table(session, code, lock=False)
+            rows = session.execute(
+                select(
+                    TableRoundRow.number,
+                    TableRoundRow.winner,
+                    TableRoundRow.cards_dealt,
+                    TableRoundRow.record,
+                )
+                .where(TableRoundRow.table_id == table.id, TableRoundRow.status == "settled")
+                .order_by(TableRoundRow.number.desc())
+                .limit(limit)
+            ).all()
+        rounds = (player_round(n, w, c, record, player) for n, w, c, record in rows)
+        return [r for r in rounds if r.bets]
 
     def reveal(self, code: str, number: int) -> Reveal:
         """The deck and salt of a settled round, for anyone to check the commitment."""
