@@ -160,9 +160,11 @@ class CardDealt:
 
 @dataclass(frozen=True, slots=True)
 class RoundVoided:
-    """The deck ran out with no match: check that the deck is complete and repeat."""
+    """The round was called off: a real deck ran out with no match, or a misdeal."""
 
     cards_seen: int
+    reason: str = ""
+    """Why, in the dealer's words ("deck exhausted", "misdeal" …); empty in old records."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -721,20 +723,33 @@ class Round:
         return self._log(record)
 
     def can_void(self) -> bool:
-        return self._target is not None and not self.finished
+        return self._target is not None and not self.finished and not self._cards_left()
 
-    def void(self) -> RoundVoided:
-        """The dealer reports the deck exhausted with no match: the round is void.
+    def _cards_left(self) -> bool:
+        return self._deck is not None and self._position < len(self._deck)
+
+    def void(self, reason: str = "") -> RoundVoided:
+        """The dealer calls the round off (a real deck exhausted, a misdeal): the round is void.
 
         This is a practical check, never a game outcome: every stake and marker
-        is returned (seed 000 §03).
+        is returned (seed 000 §03). A round dealt from its own shuffled deck cannot
+        be void while cards are left: a complete deck always reaches a match.
         """
         if not self.can_void():
             if self.finished:
                 raise ActionError(Message(N_("The round is already over.")))
+            if self._cards_left():
+                raise ActionError(
+                    Message(
+                        N_(
+                            "This round is dealt from the shuffled deck committed before"
+                            " betting, which always reaches a match: it cannot be void."
+                        )
+                    )
+                )
             raise ActionError(Message(N_("Nothing is dealt yet: the round cannot be void.")))
         self._phase = Phase.VOID
-        return self._log(RoundVoided(len(self._seen)))
+        return self._log(RoundVoided(len(self._seen), reason.strip()))
 
     def play(self) -> RoundResult:
         """Drive the round to its end from the virtual deck (a void if the deck runs out)."""
@@ -896,7 +911,7 @@ class Round:
             dealt = self.deal(None if virtual else card)
             _check_replayed(dealt.card, card)
         elif kind == "void":
-            self.void()
+            self.void(str(op.get("reason", "")))
         elif kind == "settle":
             self.settle()
         else:
@@ -968,7 +983,7 @@ def _operation_to_dict(op: Operation) -> dict[str, Any]:
     if isinstance(op, CardDealt):
         return {"op": "deal", "card": str(op.card)}
     if isinstance(op, RoundVoided):
-        return {"op": "void"}
+        return {"op": "void", "reason": op.reason} if op.reason else {"op": "void"}
     # What was paid, as the engine worked it out then; `history verify` recomputes it.
     return {"op": "settle", "paid": settlement_to_list(op.settlement)}
 

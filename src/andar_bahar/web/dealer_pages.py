@@ -27,6 +27,7 @@ from andar_bahar.web.forms import (
     whole_number,
 )
 from andar_bahar.web.security import set_cookie
+from andar_bahar.web.trust_pages import remember_seat, seats_context
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
@@ -81,6 +82,7 @@ def register(app: FastAPI, club: Club) -> None:
             lambda: club.service.create_table(
                 name=name, kind=kind, procedure=rules, paytable=table, pin=pin,
                 rounds=planned, scoring=bool(scoring) or kind == "betting",
+                client=club.client(request),
             )
         )  # fmt: skip
         response = redirect(request, f"/dealer/{created.code}")
@@ -97,7 +99,7 @@ def register(app: FastAPI, club: Club) -> None:
 
     @app.post("/dealer/{code}/login")
     def dealer_login(request: Request, code: str, pin: Annotated[str, Form()]) -> Response:
-        token = club.service.dealer_login(code, pin)
+        token = club.service.dealer_login(code, pin, club.client(request))
         response = redirect(request, f"/dealer/{code.upper()}")
         set_cookie(response, request, f"dealer_{code.upper()}", club.dealers.sign(token))
         return response
@@ -107,9 +109,9 @@ def register(app: FastAPI, club: Club) -> None:
         token = club.dealer_token(request, code)
         if not club.service.is_dealer(code, token):
             return redirect(request, f"/dealer/{code.upper()}/login")
-        return club.page(
-            request, "dealer.html", club.service.state(code), block, dealer=True, token=token
-        )
+        state = club.service.state(code)
+        seats = seats_context(request, club, state)
+        return club.page(request, "dealer.html", state, block, dealer=True, token=token, **seats)
 
     @app.post("/dealer/{code}/players")
     def admit(
@@ -118,9 +120,11 @@ def register(app: FastAPI, club: Club) -> None:
         name: Annotated[str, Form()],
         balance: Annotated[str, Form()] = "0",
     ) -> Response:
-        club.service.admit_player(code, club.dealer_token(request, code), name, balance)
+        seat = club.service.admit_player(code, club.dealer_token(request, code), name, balance)
         club.publish(code, "admitted")
-        return redirect(request, f"/dealer/{code.upper()}")
+        response = redirect(request, f"/dealer/{code.upper()}")
+        remember_seat(request, response, club, code, name.strip(), seat)
+        return response
 
     @app.post("/dealer/{code}/round/{action}")
     def round_action(
@@ -129,6 +133,7 @@ def register(app: FastAPI, club: Club) -> None:
         action: str,
         card: Annotated[str, Form()] = "",
         physical: Annotated[str, Form()] = "",
+        reason: Annotated[str, Form()] = "",
     ) -> Response:
         token = club.dealer_token(request, code)
         steps: dict[str, Callable[[], object]] = {
@@ -137,7 +142,7 @@ def register(app: FastAPI, club: Club) -> None:
             "target": lambda: club.service.choose_target(code, token, card),
             "close": lambda: club.service.close_bets(code, token),
             "deal": lambda: club.service.deal(code, token, card or None),
-            "void": lambda: club.service.void(code, token),
+            "void": lambda: club.service.void(code, token, reason),
             "settle": lambda: club.service.settle(code, token),
         }
         if action not in steps:

@@ -31,9 +31,10 @@ from starlette.websockets import WebSocket
 
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.storage import Storage
-from andar_bahar.web import api, dealer_pages, player_pages
+from andar_bahar.web import api, dealer_pages, player_pages, trust_pages
 from andar_bahar.web.app import Site, render
 from andar_bahar.web.forms import paytable_rows
+from andar_bahar.web.limits import Limits
 from andar_bahar.web.live import add_live_routes
 from andar_bahar.web.records import TableState
 from andar_bahar.web.security import Signer
@@ -68,6 +69,11 @@ class Club:
         """The player's token from this browser's cookie ("" when there is none)."""
         return self.seats.unsign(request.cookies.get(f"seat_{code.upper()}", "")) or ""
 
+    @staticmethod
+    def client(request: Request) -> str:
+        """The address a request came from (what guessing is counted by)."""
+        return request.client.host if request.client else "unknown"
+
     def page(
         self, request: Request, template: str, state: TableState, block: str | None, **extra: object
     ) -> Response:
@@ -88,6 +94,8 @@ class Club:
 def register(app: FastAPI, site: Site) -> None:
     """Add the pages, the JSON API and the live route to *app*."""
     service = TableService(Storage.open(site.database_url))
+    if isinstance(app.state.limits, Limits):
+        service.limits = app.state.limits
     app.state.service = service
     club = Club(site, service, site.signer("seat"), site.signer("dealer"))
 
@@ -101,4 +109,5 @@ def register(app: FastAPI, site: Site) -> None:
     add_live_routes(app, site.hub, authorize=authorize)
     player_pages.register(app, club)
     dealer_pages.register(app, club)
+    trust_pages.register(app, club)
     api.register(app, club)

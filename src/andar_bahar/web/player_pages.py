@@ -16,6 +16,7 @@ from starlette.responses import Response
 from andar_bahar.engine.errors import AccessError
 from andar_bahar.web.app import redirect, render
 from andar_bahar.web.security import set_cookie
+from andar_bahar.web.views import Viewer, visible_to
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
@@ -37,10 +38,10 @@ def register(app: FastAPI, club: Club) -> None:
 
     @app.post("/join")
     def join(
-        request: Request, code: Annotated[str, Form()], name: Annotated[str, Form()]
+        request: Request, code: Annotated[str, Form()], seat: Annotated[str, Form()]
     ) -> Response:
         table = code.strip().upper()
-        token = club.service.join(table, name)
+        token = club.service.join(table, seat, club.client(request))
         response = redirect(request, f"/play/{table}")
         set_cookie(response, request, f"seat_{table}", club.seats.sign(token), max_age=SEAT_SECONDS)
         club.publish(table, "joined")
@@ -53,11 +54,13 @@ def register(app: FastAPI, club: Club) -> None:
         token = club.seat_token(request, code)
         try:
             name = club.service.player_name(code, token)
-        except AccessError:
-            return redirect(request, f"/?code={code.upper()}")
-        return club.page(
-            request, "player.html", club.service.state(code), block, dealer=False, player=name
-        )
+        except AccessError as refused:
+            if not token:
+                return redirect(request, f"/?code={code.upper()}")
+            # a phone signed out by the dealer (a new seat code, a released seat): say so
+            return render(request, "home.html", code=code.upper(), notice=refused)
+        state = visible_to(club.service.state(code), Viewer(player=name))
+        return club.page(request, "player.html", state, block, dealer=False, player=name)
 
     @app.post("/play/{code}/bet")
     def bet(
@@ -89,6 +92,8 @@ def register(app: FastAPI, club: Club) -> None:
 
     @app.get("/verify/{code}/{number}")
     def verify(request: Request, code: str, number: int) -> Response:
+        reveal = club.service.reveal(code, number)
+        has_centre = club.service.state(code).procedure.has_centre
         return render(
-            request, "verify.html", code=code.upper(), reveal=club.service.reveal(code, number)
+            request, "verify.html", code=code.upper(), reveal=reveal, has_centre=has_centre
         )
