@@ -27,8 +27,8 @@ from browser_support import (  # noqa: E402
     PHONE,
     TV,
     ClubServer,
-    dealer_token,
     People,
+    dealer_token,
     join,
     running,
     sign_in,
@@ -61,9 +61,11 @@ def shoot(page: Page, name: str) -> None:
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as folder, running(
-        Path(folder) / "club.sqlite3", seed=SEED
-    ) as club, sync_playwright() as playwright:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        running(Path(folder) / "club.sqlite3", seed=SEED) as club,
+        sync_playwright() as playwright,
+    ):
         code, token = club.table("Friday club")
         for name, chips in PLAYERS.items():
             club.post(f"/api/tables/{code}/players", {"name": name, "balance": chips}, token)
@@ -71,7 +73,9 @@ def main() -> None:
         people = People(browser)
         asha = people.page(PHONE)
         join(asha, club, code, "Asha")
-        seats = {n: club.post(f"/api/tables/{code}/join", {"name": n})["token"] for n in ("Ravi", "Nino")}
+        seats = {
+            n: club.post(f"/api/tables/{code}/join", {"name": n})["token"] for n in ("Ravi", "Nino")
+        }
         play_history(club, code, token, seats)
         dealer = people.page(LAPTOP)
         sign_in(dealer, club, code)
@@ -92,7 +96,9 @@ def main() -> None:
         asha.click('[data-bet="cards:6-10"]')
         expect(asha.locator('[data-bet="cards:6-10"] .spot-stake')).to_be_visible()
         for name, seat in seats.items():
-            club.post(f"/api/tables/{code}/bets", {"bet": "bahar", "stake": "20", "key": name}, seat)
+            club.post(
+                f"/api/tables/{code}/bets", {"bet": "bahar", "stake": "20", "key": name}, seat
+            )
         for lang in ("en", "ru", "ka"):
             asha.goto(f"{club.url}/play/{code}?lang={lang}")
             shoot(asha, f"player.{lang}.png")

@@ -52,9 +52,7 @@ class ClubServer:
         import uvicorn
 
         self.hub = Hub()
-        self.app = create_app(
-            database_url=f"sqlite:///{database}", secret=b"b" * 32, hub=self.hub
-        )
+        self.app = create_app(database_url=f"sqlite:///{database}", secret=b"b" * 32, hub=self.hub)
         if seed is not None:  # reproducible shuffles (screenshots); live play uses the OS
             self.app.state.service._rng = random.Random(seed)
         self.port = free_port()
@@ -148,9 +146,10 @@ class People:
 
     def watch(self, page: Page) -> Page:
         def console(message: Any) -> None:
-            if "Content Security Policy" in message.text or message.type == "error":
-                if "Failed to load resource" not in message.text:
-                    self.problems.append(f"{page.url}: {message.text}")
+            csp = "Content Security Policy" in message.text
+            failed = message.type == "error" and "Failed to load resource" not in message.text
+            if csp or failed:
+                self.problems.append(f"{page.url}: {message.text}")
 
         page.on("pageerror", lambda error: self.problems.append(f"{page.url}: {error}"))
         page.on("console", console)

@@ -18,10 +18,8 @@ Decimal('108')
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -39,7 +37,7 @@ from andar_bahar.engine.money import (
     decimal_sign,
     format_amount,
 )
-from andar_bahar.engine.rules import Row
+from andar_bahar.engine.rules import Row, read_toml
 from andar_bahar.i18n.messages import N_, Message, Sentence, Translator, translate
 
 __all__ = [
@@ -352,22 +350,12 @@ class Paytable:
         return as_decimal(self.chip * units)
 
     def check_stake(self, stake: Decimal) -> None:
-        """Refuse a stake that is not positive, not whole chips, or outside the limits."""
-        if stake <= 0:
-            raise BetError(
-                Message(
-                    N_("The stake {stake} must be greater than zero."),
-                    stake=Amount(stake),
-                )
-            )
-        if stake % self.chip != 0:
-            raise BetError(
-                Message(
-                    N_("The stake {stake} is not a whole number of chips of {chip}."),
-                    stake=Amount(stake),
-                    chip=Amount(self.chip),
-                )
-            )
+        """Refuse a stake that is not positive, not whole chips, or outside the limits.
+
+        The limits apply to the whole stake on a spot: a bet added to one already
+        placed is checked with :meth:`check_chips`, and the total with this.
+        """
+        self.check_chips(stake)
         if self.min_stake is not None and stake < self.min_stake:
             raise BetError(
                 Message(
@@ -382,6 +370,30 @@ class Paytable:
                     N_("The stake {stake} is above the table maximum of {limit}."),
                     stake=Amount(stake),
                     limit=Amount(self.max_stake),
+                )
+            )
+
+    def check_chips(self, stake: Decimal) -> None:
+        """Refuse an amount that is not positive or not a whole number of chips.
+
+        >>> find_paytable("wizard").check_chips(Decimal("2.5"))
+        Traceback (most recent call last):
+        ...
+        andar_bahar.engine.errors.BetError: The stake 2.5 is not a whole number of chips of 1.
+        """
+        if stake <= 0:
+            raise BetError(
+                Message(
+                    N_("The stake {stake} must be greater than zero."),
+                    stake=Amount(stake),
+                )
+            )
+        if stake % self.chip != 0:
+            raise BetError(
+                Message(
+                    N_("The stake {stake} is not a whole number of chips of {chip}."),
+                    stake=Amount(stake),
+                    chip=Amount(self.chip),
                 )
             )
 
@@ -432,8 +444,31 @@ class Paytable:
 
 
 def _toml_string(text: str) -> str:
-    """A TOML basic string: JSON's escapes (quotes, backslashes, control characters) are TOML's."""
-    return json.dumps(text, ensure_ascii=False)
+    r"""A TOML basic string: quotes, backslashes and every control character escaped.
+
+    TOML allows no control character but the tab in a basic string, U+007F (DEL) included.
+
+    >>> print(_toml_string('a"b\\c\x7f\x00\n'))
+    "a\"b\\c\u007F\u0000\n"
+    """
+    return '"' + _TOML_ESCAPES.sub(_toml_escape, text) + '"'
+
+
+_TOML_ESCAPES = re.compile(r'["\\\x00-\x1f\x7f]')
+_TOML_SHORT = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def _toml_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _TOML_SHORT.get(char, f"\\u{ord(char):04X}")
 
 
 def _check_bands(bands: Sequence[Band]) -> list[tuple[str, Message]]:
@@ -594,11 +629,9 @@ def load_paytable(text: str, *, source: str = "paytable.toml") -> Paytable:
 
 def _build(text: str, problems: _Problems) -> Paytable | None:
     try:
-        data = tomllib.loads(text, parse_float=Decimal)
-    except (tomllib.TOMLDecodeError, ValueError) as error:  # ValueError: an integer too long
-        problems.items.append(
-            Message(N_("{file} is not valid TOML: {reason}."), file=problems.source, reason=error)
-        )
+        data = read_toml(text, problems.source, PaytableError, parse_float=Decimal)
+    except PaytableError as error:
+        problems.items.append(error.message)
         return None
     for key in data:
         if key not in _TOP_FIELDS:

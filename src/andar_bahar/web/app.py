@@ -148,6 +148,7 @@ def create_app(
     csrf_exempt_paths: Iterable[str] = (API_PREFIX,),
     reload_templates: bool = False,
     pages_module: str | None = PAGES_MODULE,
+    limits: object | None = None,
 ) -> FastAPI:
     """The club's web app.
 
@@ -156,7 +157,8 @@ def create_app(
     may post besides the app's own host, e.g. behind a proxy that changes the host.
     *csrf_exempt_paths* are path prefixes whose unsafe requests are not checked (none
     by default). The routes come from ``pages_module.register(app, site)`` if that
-    module exists.
+    module exists. *limits* (a :class:`~andar_bahar.web.limits.Limits`) replaces the
+    default limits on guessing and on new tables.
     """
     key = secret.encode() if isinstance(secret, str) else secret
     site = Site(
@@ -181,6 +183,7 @@ def create_app(
     app.state.site = site
     app.state.hub = site.hub
     app.state.database_url = database_url
+    app.state.limits = limits
     app.mount("/static", StaticFiles(packages=[("andar_bahar.web", "static")]), name="static")
     app.add_middleware(
         WebMiddleware,
@@ -342,8 +345,12 @@ async def _on_project_error(request: Request, exc: Exception) -> Response | None
     if request.scope["type"] == "websocket":
         await _close_websocket(request, 1008)
         return None
-    status = 403 if isinstance(exc, AccessError) else 400
-    return error_response(request, exc, status, htmx_status=200)
+    status = getattr(exc, "http_status", 403 if isinstance(exc, AccessError) else 400)
+    response = error_response(request, exc, status, htmx_status=200)
+    retry_after = getattr(exc, "retry_after", None)
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
+    return response
 
 
 async def _on_invalid_request(request: Request, exc: Exception) -> Response | None:

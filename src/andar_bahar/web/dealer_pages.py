@@ -33,6 +33,7 @@ from andar_bahar.web.live_pages import wants_json
 from andar_bahar.web.records import TableState
 from andar_bahar.web.security import set_cookie
 from andar_bahar.web.table_view import bets_by_player, next_step
+from andar_bahar.web.trust_pages import remember_seat, seats_context
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
@@ -43,8 +44,8 @@ TIMER_SECONDS = (15, 30, 60)
 """The bet timers the dealer's screen offers, in seconds."""
 
 
-def dealer_view(club: Club, state: TableState) -> dict[str, Any]:
-    """What the dealer's page shows of *state*."""
+def dealer_view(club: Club, state: TableState, request: Request) -> dict[str, Any]:
+    """What the dealer's page shows of *state* (and the seat codes kept in this browser)."""
     rnd = state.round
     timer = hasattr(club.service, "set_bet_timer") and not state.teaching
     return {
@@ -53,6 +54,7 @@ def dealer_view(club: Club, state: TableState) -> dict[str, Any]:
         "grouped_bets": bets_by_player(rnd.wagers if rnd else (), (p.name for p in state.players)),
         "timer_seconds": TIMER_SECONDS if timer else (),
         "paytable_names": list(PAYTABLES),
+        **seats_context(request, club, state),
     }
 
 
@@ -65,7 +67,7 @@ def register(app: FastAPI, club: Club) -> None:
         if not wants_json(request):
             return redirect(request, f"/dealer/{code.upper()}")
         state = club.service.state(code)
-        return club.answer(request, "dealer", state, **dealer_view(club, state))
+        return club.answer(request, "dealer", state, **dealer_view(club, state, request))
 
     # -- a new table -----------------------------------------------------------------------
 
@@ -111,6 +113,7 @@ def register(app: FastAPI, club: Club) -> None:
             lambda: club.service.create_table(
                 name=name, kind=kind, procedure=rules, paytable=table, pin=pin,
                 rounds=planned, scoring=bool(scoring) or kind == "betting",
+                client=club.client(request),
             )
         )  # fmt: skip
         response = redirect(request, f"/dealer/{created.code}")
@@ -127,7 +130,7 @@ def register(app: FastAPI, club: Club) -> None:
 
     @app.post("/dealer/{code}/login")
     def dealer_login(request: Request, code: str, pin: Annotated[str, Form()]) -> Response:
-        token = club.service.dealer_login(code, pin)
+        token = club.service.dealer_login(code, pin, club.client(request))
         response = redirect(request, f"/dealer/{code.upper()}")
         set_cookie(response, request, f"dealer_{code.upper()}", club.dealers.sign(token))
         return response
@@ -138,7 +141,7 @@ def register(app: FastAPI, club: Club) -> None:
         if not club.service.is_dealer(code, token):
             return redirect(request, f"/dealer/{code.upper()}/login")
         state = club.service.state(code)
-        return club.page(request, "dealer", state, block, **dealer_view(club, state))
+        return club.page(request, "dealer", state, block, **dealer_view(club, state, request))
 
     @app.post("/dealer/{code}/players")
     def admit(
@@ -147,8 +150,11 @@ def register(app: FastAPI, club: Club) -> None:
         name: Annotated[str, Form()],
         balance: Annotated[str, Form()] = "0",
     ) -> Response:
-        club.service.admit_player(code, club.dealer_token(request, code), name, balance)
-        return answer(request, code, "admitted")
+        seat = club.service.admit_player(code, club.dealer_token(request, code), name, balance)
+        club.publish(code, "admitted")
+        response = redirect(request, f"/dealer/{code.upper()}")  # the page shows the seat code
+        remember_seat(request, response, club, code, name.strip(), seat)
+        return response
 
     @app.post("/dealer/{code}/round/{action}")
     def round_action(
@@ -158,6 +164,7 @@ def register(app: FastAPI, club: Club) -> None:
         card: Annotated[str, Form()] = "",
         physical: Annotated[str, Form()] = "",
         seconds: Annotated[str, Form()] = "",
+        reason: Annotated[str, Form()] = "",
     ) -> Response:
         token = club.dealer_token(request, code)
         steps: dict[str, Callable[[], object]] = {
@@ -169,7 +176,7 @@ def register(app: FastAPI, club: Club) -> None:
             "target": lambda: club.service.choose_target(code, token, card),
             "close": lambda: club.service.close_bets(code, token),
             "deal": lambda: club.service.deal(code, token, card or None),
-            "void": lambda: club.service.void(code, token),
+            "void": lambda: club.service.void(code, token, reason),
             "settle": lambda: club.service.settle(code, token),
         }
         if action not in steps or (

@@ -8,6 +8,7 @@ until the round is settled.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 from collections.abc import Callable
@@ -18,12 +19,14 @@ from sqlalchemy.exc import IntegrityError
 
 from andar_bahar.engine.cards import Card, Rank, shuffled
 from andar_bahar.engine.errors import ActionError, ParameterError
-from andar_bahar.engine.money import as_decimal, format_amount
+from andar_bahar.engine.money import format_amount
 from andar_bahar.engine.paytables import load_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.storage.models import IdempotencyRow, LedgerRow, TablePlayerRow, TableRoundRow
+from andar_bahar.storage.models import IdempotencyRow, TablePlayerRow, TableRoundRow
+from andar_bahar.web.cashier import check_balanced, post
+from andar_bahar.web.limits import MAX_REASON, RequestConflict, check_bet_return, check_text
 from andar_bahar.web.records import (
     PlacedBet,
     PublicRound,
@@ -98,15 +101,24 @@ class Dealing(TableStore):
     def place_bet(
         self, code: str, player_token: str, bet: str, stake: str, *, key: str
     ) -> PlacedBet:
-        """Place (or change) one's own bet; a request repeated with the same key counts once."""
-        return self._idempotent(
-            code, player_token, key, lambda rnd, name: rnd.place_bet(name, bet, stake)
-        )
+        """Place (or change) one's own bet; a request repeated with the same key counts once.
+
+        The same key with a different bet or stake is refused (409), never answered as
+        the first request was.
+        """
+
+        def place(rnd: Round, name: str) -> object:
+            placed = rnd.place_bet(name, bet, stake)
+            check_bet_return(rnd.paytable, str(placed.bet), placed.stake)
+            return placed
+
+        return self._idempotent(code, player_token, key, place, ("bet", bet, stake))
 
     def withdraw_bet(self, code: str, player_token: str, bet: str, *, key: str) -> PlacedBet:
         return self._idempotent(
-            code, player_token, key, lambda rnd, name: rnd.withdraw_bet(name, bet)
-        )
+            code, player_token, key, lambda rnd, name: rnd.withdraw_bet(name, bet),
+            ("withdraw", bet, ""),
+        )  # fmt: skip
 
     def place_marker(self, code: str, player_token: str, row: str) -> None:
         with self._tx() as session:
@@ -117,9 +129,15 @@ class Dealing(TableStore):
             self._save(round_row, rnd)
 
     def _idempotent(
-        self, code: str, token: str, key: str, action: Callable[[Round, str], object]
+        self,
+        code: str,
+        token: str,
+        key: str,
+        action: Callable[[Round, str], object],
+        request: tuple[str, str, str],
     ) -> PlacedBet:
         key = key.strip()
+        asked = hashlib.sha256("\0".join(part.strip() for part in request).encode()).hexdigest()
         if not key or len(key) > 80:
             raise ParameterError(
                 Message(N_("Every bet request needs its own key (1 to 80 characters)."))
@@ -134,7 +152,7 @@ class Dealing(TableStore):
                     )
                 ).one_or_none()
                 if done is not None:
-                    return placed_from_json(json.loads(done.response))
+                    return _answered(done, asked)
                 round_row, rnd = self._open_round(session, table)
                 record = action(rnd, player.name)
                 self._save(round_row, rnd)
@@ -146,6 +164,7 @@ class Dealing(TableStore):
                     IdempotencyRow(
                         player_id=player.id,
                         key=key,
+                        request=asked,
                         response=json.dumps(
                             {
                                 "player": placed.player,
@@ -167,7 +186,7 @@ class Dealing(TableStore):
                         IdempotencyRow.player_id == player.id, IdempotencyRow.key == key
                     )
                 ).one()
-                return placed_from_json(json.loads(done.response))
+                return _answered(done, asked)
 
     def close_bets(self, code: str, dealer_token: str) -> PublicRound:
         return self._dealer_step(code, dealer_token, lambda rnd: rnd.close_bets())
@@ -188,11 +207,23 @@ class Dealing(TableStore):
 
         return self._dealer_step(code, dealer_token, step)
 
-    def void(self, code: str, dealer_token: str) -> PublicRound:
-        """The real deck ran out with no match: the round is void, every stake returned."""
-        return self._dealer_step(code, dealer_token, lambda rnd: rnd.void())
+    def void(self, code: str, dealer_token: str, reason: str = "") -> PublicRound:
+        """Call off a round dealt from a real deck (exhausted, a misdeal …), with a reason.
 
-    def _dealer_step(self, code: str, token: str, step: Callable[[Round], object]) -> PublicRound:
+        Every stake is returned at settlement; the reason is kept in the round's record and
+        the audit log. A round dealt from the committed, shuffled deck cannot be void.
+        """
+
+        def step(rnd: Round) -> object:
+            if not rnd.can_void():
+                return rnd.void()  # refused, with the engine's sentence
+            return rnd.void(check_text(reason, "reason", MAX_REASON))
+
+        return self._dealer_step(code, dealer_token, step, audit=reason.strip())
+
+    def _dealer_step(
+        self, code: str, token: str, step: Callable[[Round], object], audit: str | None = None
+    ) -> PublicRound:
         with self._tx() as session:
             table = self._dealer(session, code, token)
             row, rnd = self._open_round(session, table)
@@ -200,6 +231,8 @@ class Dealing(TableStore):
                 raise ActionError(Message(N_("The round is over: settle it.")))
             step(rnd)
             self._save(row, rnd)
+            if audit is not None:
+                self._audit(session, table, "dealer", "void", str(row.number), None, audit)
             return public_round(row, rnd)
 
     def settle(self, code: str, dealer_token: str) -> PublicRound:
@@ -210,31 +243,34 @@ class Dealing(TableStore):
             settlement = rnd.settle().settlement
             assert settlement is not None
             players = {
-                p.name: p.id
+                p.name: p
                 for p in session.scalars(
                     select(TablePlayerRow).where(TablePlayerRow.table_id == table.id)
                 )
             }
             now = self._now()
             for player, amount, reason in settlement.postings():
-                for player_id, posted, account_reason in (
-                    (players[player], amount, reason),
-                    (None, -amount, f"{player}: {reason}"),  # the house's side
-                ):
-                    session.add(
-                        LedgerRow(
-                            table_id=table.id,
-                            round_id=row.id,
-                            player_id=player_id,
-                            amount=as_decimal(posted),
-                            reason=account_reason,
-                            created_at=now,
-                        )
-                    )
+                kind = "stake" if amount < 0 else "return"
+                post(session, table, players[player], amount, kind, reason, now, row.id)
+            check_balanced(session, table, row.id)  # in this transaction: else nothing is kept
             row.status = "settled"
             row.settled_at = now
             self._save(row, rnd)
             return public_round(row, rnd)
+
+
+def _answered(done: IdempotencyRow, asked: str) -> PlacedBet:
+    """The first answer to a key, if this is the same request (older keys kept none)."""
+    if done.request is not None and done.request != asked:
+        raise RequestConflict(
+            Message(
+                N_(
+                    "This request key was already used for a different bet: send a new key"
+                    " with a new request."
+                )
+            )
+        )
+    return placed_from_json(json.loads(done.response))
 
 
 def _card(text: str | None) -> Card | None:

@@ -60,7 +60,7 @@ LIVE_PAGES: dict[str, LivePage] = {
         "dealer",
         "dealer.html",
         shared=frozenset({"table", "road"}),
-        private=frozenset({"step", "bets", "players"}),
+        private=frozenset({"step", "void", "bets", "players"}),
     ),
     "display": LivePage(
         "display", "display.html", shared=frozenset({"table", "road"}), private=frozenset()

@@ -39,10 +39,11 @@ from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.i18n import format_number
 from andar_bahar.storage import Storage
-from andar_bahar.web import api, dealer_pages, display_pages, player_pages
+from andar_bahar.web import api, dealer_pages, display_pages, player_pages, trust_pages
 from andar_bahar.web.app import Site, render, render_string
 from andar_bahar.web.context import request_info, translator
 from andar_bahar.web.forms import paytable_rows
+from andar_bahar.web.limits import Limits
 from andar_bahar.web.live import add_live_routes
 from andar_bahar.web.live_pages import LIVE_PAGES
 from andar_bahar.web.records import TableState
@@ -80,6 +81,11 @@ class Club:
     def seat_token(self, request: Request, code: str) -> str:
         """The player's token from this browser's cookie ("" when there is none)."""
         return self.seats.unsign(request.cookies.get(f"seat_{code.upper()}", "")) or ""
+
+    @staticmethod
+    def client(request: Request) -> str:
+        """The address a request came from (what guessing is counted by)."""
+        return request.client.host if request.client else "unknown"
 
     def context(
         self, request: Request, kind: str, state: TableState, **extra: object
@@ -162,6 +168,8 @@ def _iso(moment: datetime) -> str:
 def register(app: FastAPI, site: Site) -> None:
     """Add the pages, the JSON API and the live route to *app*."""
     service = TableService(Storage.open(site.database_url))
+    if isinstance(app.state.limits, Limits):
+        service.limits = app.state.limits
     app.state.service = service
     club = Club(site, service, site.signer("seat"), site.signer("dealer"))
 
@@ -176,4 +184,5 @@ def register(app: FastAPI, site: Site) -> None:
     player_pages.register(app, club)
     dealer_pages.register(app, club)
     display_pages.register(app, club)
+    trust_pages.register(app, club)
     api.register(app, club)

@@ -30,6 +30,7 @@ from andar_bahar.web.live_pages import wants_json
 from andar_bahar.web.records import PlayerRound, PlayerState, TableState
 from andar_bahar.web.security import set_cookie
 from andar_bahar.web.table_view import chip_values, spots, staked
+from andar_bahar.web.views import Viewer, visible_to
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
@@ -104,7 +105,9 @@ def _result(state: TableState, name: str) -> _Result | None:
 def register(app: FastAPI, club: Club) -> None:
     """Add the players' pages to *app*."""
 
-    def view(request: Request, state: TableState, name: str) -> dict[str, Any]:
+    def view(request: Request, whole: TableState, name: str) -> tuple[TableState, dict[str, Any]]:
+        """What *name* may see of the table, and what their page adds to it."""
+        state = visible_to(whole, Viewer(player=name))
         values = player_view(club, state, name)
         result = values["my_result"]
         if result is not None:
@@ -112,7 +115,7 @@ def register(app: FastAPI, club: Club) -> None:
             result.detail = (
                 localize(request, result.detail_message) if result.detail_message else ""
             )
-        return values
+        return state, values
 
     def answer(
         request: Request, code: str, name: str, note: object = None, *, publish: bool = True
@@ -122,9 +125,9 @@ def register(app: FastAPI, club: Club) -> None:
             club.publish(code, "bet")
         if not wants_json(request):
             return redirect(request, f"/play/{code.upper()}")
-        state = club.service.state(code)
+        state, values = view(request, club.service.state(code), name)
         text = localize(request, note) if note is not None else ""
-        return club.answer(request, "player", state, text, **view(request, state, name))
+        return club.answer(request, "player", state, text, **values)
 
     # -- home, joining ------------------------------------------------------------------
 
@@ -140,7 +143,7 @@ def register(app: FastAPI, club: Club) -> None:
 
     @app.post("/join")
     def join(
-        request: Request, code: Annotated[str, Form()], name: Annotated[str, Form()]
+        request: Request, code: Annotated[str, Form()], seat: Annotated[str, Form()]
     ) -> Response:
         table = code.strip().upper()
         try:  # this browser already has its seat here: go to it, never "already joined"
@@ -148,7 +151,7 @@ def register(app: FastAPI, club: Club) -> None:
             return redirect(request, f"/play/{table}")
         except AndarBaharError:
             pass
-        token = club.service.join(table, name)
+        token = club.service.join(table, seat, club.client(request))
         response = redirect(request, f"/play/{table}")
         set_cookie(
             response,
@@ -170,10 +173,13 @@ def register(app: FastAPI, club: Club) -> None:
     def player_page(request: Request, code: str, block: str | None = None) -> Response:
         try:
             name = seated(request, code)
-        except AccessError:
-            return redirect(request, f"/?code={code.upper()}")
-        state = club.service.state(code)
-        return club.page(request, "player", state, block, **view(request, state, name))
+        except AccessError as refused:
+            if not club.seat_token(request, code):
+                return redirect(request, f"/?code={code.upper()}")
+            # a phone signed out by the dealer (a new seat code, a released seat): say so
+            return render(request, "home.html", code=code.upper(), notice=refused)
+        state, values = view(request, club.service.state(code), name)
+        return club.page(request, "player", state, block, **values)
 
     @app.post("/play/{code}/bet")
     def bet(
@@ -255,6 +261,8 @@ def register(app: FastAPI, club: Club) -> None:
 
     @app.get("/verify/{code}/{number}")
     def verify(request: Request, code: str, number: int) -> Response:
+        reveal = club.service.reveal(code, number)
+        has_centre = club.service.state(code).procedure.has_centre
         return render(
-            request, "verify.html", code=code.upper(), reveal=club.service.reveal(code, number)
+            request, "verify.html", code=code.upper(), reveal=reveal, has_centre=has_centre
         )

@@ -16,7 +16,7 @@ from decimal import Decimal
 
 from andar_bahar.engine.cards import Card, Rank
 from andar_bahar.engine.paytables import Paytable
-from andar_bahar.engine.round import CardDealt, Round, RoundResult
+from andar_bahar.engine.round import CardDealt, Round, RoundResult, RoundVoided
 from andar_bahar.engine.rules import Procedure, Row
 from andar_bahar.engine.settlement import Settlement
 from andar_bahar.storage.models import TableRoundRow
@@ -92,6 +92,8 @@ class PublicRound:
     result: RoundResult | None
     settlement: Settlement | None
     commitment: str | None
+    void_reason: str | None = None
+    """Why the dealer called the round off (a void round of a real deck), else ``None``."""
 
     @property
     def finished(self) -> bool:
@@ -161,10 +163,19 @@ class Reveal:
     deck: str
     salt: str
     commitment: str
+    dealt: tuple[str, ...] = ()
+    """The cards turned, in order: the centre card first (if any), then every dealt card."""
+    target: str | None = None
+    """The rank the round matched (the centre card's, or the one chosen)."""
 
     @property
     def verified(self) -> bool:
         return commitment_of(self.deck, self.salt) == self.commitment
+
+    @property
+    def deals_as_shown(self) -> bool:
+        """Whether the deck's order gives exactly the cards that were turned."""
+        return tuple(self.deck.split()[: len(self.dealt)]) == self.dealt
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +229,7 @@ def public_round(row: TableRoundRow, rnd: Round) -> PublicRound:
         result=rnd.result_or_none,
         settlement=rnd.settlement,
         commitment=row.commitment,
+        void_reason=next((op.reason for op in rnd.operations if isinstance(op, RoundVoided)), None),
     )
 
 

@@ -29,12 +29,20 @@ from andar_bahar.storage import Storage, utc_now
 from andar_bahar.storage.models import (
     AuditRow,
     ClubTableRow,
+    DealerSessionRow,
     LedgerRow,
     TablePlayerRow,
     TableRoundRow,
 )
 
-__all__ = ["CODE_ALPHABET", "TableStore", "pin_hash", "pin_matches", "token_hash"]
+__all__ = [
+    "CODE_ALPHABET",
+    "TableStore",
+    "pin_hash",
+    "pin_matches",
+    "signed_out",
+    "token_hash",
+]
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Letters and digits that cannot be mistaken for one another (no O/0, I/1/L)."""
@@ -45,11 +53,49 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+_HASHING = threading.BoundedSemaphore(2)
+"""scrypt takes 16 MiB and tens of milliseconds: two at a time, whatever the guessing."""
+
+
 def pin_hash(pin: str, salt: bytes | None = None) -> str:
-    """scrypt of a dealer's PIN with a salt, as ``salt$hash`` in hex (slow on purpose)."""
+    """scrypt of a dealer's PIN with a salt, as ``salt$hash`` in hex (slow on purpose).
+
+    Never call it inside a transaction: it would hold the table's lock while it works.
+    """
     salt = salt if salt is not None else secrets.token_bytes(16)
-    digest = hashlib.scrypt(pin.encode(), salt=salt, n=2**14, r=8, p=1)
+    with _HASHING:
+        digest = hashlib.scrypt(pin.encode(), salt=salt, n=2**14, r=8, p=1)
     return f"{salt.hex()}${digest.hex()}"
+
+
+def signed_out(session: Session, table: ClubTableRow, token: str) -> Message:
+    """Why *token* holds no seat at *table*: never joined, moved to another device, released."""
+    before = None
+    if token:
+        before = session.scalars(
+            select(TablePlayerRow).where(
+                TablePlayerRow.table_id == table.id,
+                TablePlayerRow.previous_token_hash == token_hash(token),
+            )
+        ).first()
+    if before is None:
+        return Message(
+            N_("Join table {code} with the seat code the dealer gave you."), code=table.code
+        )
+    if before.released_at is not None:
+        return Message(
+            N_("The dealer has released {name}'s seat at table {code}: this device is signed out."),
+            name=before.name,
+            code=table.code,
+        )
+    return Message(
+        N_(
+            "The dealer gave {name}'s seat at table {code} a new seat code: this device is"
+            " signed out. Join again with the new code."
+        ),
+        name=before.name,
+        code=table.code,
+    )
 
 
 def pin_matches(pin: str, stored: str) -> bool:
@@ -99,15 +145,29 @@ class TableStore:
             )
         return table
 
-    def _dealer(self, session: Session, code: str, token: str) -> ClubTableRow:
-        table = self._table(session, code)
-        if not token or not hmac.compare_digest(token_hash(token), table.dealer_token_hash):
+    def _dealer(
+        self, session: Session, code: str, token: str, *, lock: bool = True
+    ) -> ClubTableRow:
+        """The table, if *token* is one of its signed-in dealer devices' (else AccessError)."""
+        table = self._table(session, code, lock=lock)
+        if not token or not self._dealer_session(session, table, token):
             raise AccessError(
                 Message(N_("Only the dealer can do this at table {code}."), code=table.code)
             )
         return table
 
+    @staticmethod
+    def _dealer_session(session: Session, table: ClubTableRow, token: str) -> bool:
+        found = session.scalars(
+            select(DealerSessionRow.id).where(
+                DealerSessionRow.table_id == table.id,
+                DealerSessionRow.token_hash == token_hash(token),
+            )
+        ).first()
+        return found is not None
+
     def _player(self, session: Session, table: ClubTableRow, token: str) -> TablePlayerRow:
+        """The seated player whose phone holds *token* (else why not, in one sentence)."""
         player = None
         if token:
             player = session.scalars(
@@ -117,9 +177,7 @@ class TableStore:
                 )
             ).one_or_none()
         if player is None:
-            raise AccessError(
-                Message(N_("Join table {code} with your name first."), code=table.code)
-            )
+            raise AccessError(signed_out(session, table, token))
         return player
 
     @staticmethod

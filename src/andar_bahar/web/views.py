@@ -7,6 +7,7 @@ undealt card: a deck is revealed only once its round is settled.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from sqlalchemy import select
@@ -21,6 +22,7 @@ from andar_bahar.storage.models import AuditRow, LedgerRow, TablePlayerRow, Tabl
 from andar_bahar.web.records import (
     PlayerRound,
     PlayerState,
+    PublicRound,
     Reveal,
     RoundSummary,
     TableState,
@@ -30,14 +32,67 @@ from andar_bahar.web.records import (
 )
 from andar_bahar.web.store import TableStore
 
-__all__ = ["Views"]
+__all__ = ["Viewer", "Views", "visible_to"]
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who looks at a table: its dealer, one seated player (by name), or anyone."""
+
+    dealer: bool = False
+    player: str | None = None
+
+    @property
+    def public(self) -> bool:
+        return not self.dealer and self.player is None
+
+
+def visible_to(state: TableState, viewer: Viewer) -> TableState:
+    """What *viewer* may see of *state* (the one rule for the API, the pages and live updates).
+
+    The dealer sees everything; a player sees their own balance, bets and settlement;
+    anyone else sees the table, the procedure, the round and its dealt cards, the
+    commitment, markers and tokens of a lesson — never a balance nor anyone's bets.
+    No one ever sees an undealt card: :class:`TableState` holds none.
+    """
+    if viewer.dealer:
+        return state
+    mine = viewer.player
+    players = tuple(p for p in state.players if p.name == mine)
+    if state.teaching:
+        players = state.players  # tokens of a lesson are its public score; no chips
+    return replace(state, players=players, round=_round_for(state.round, mine))
+
+
+def _round_for(rnd: PublicRound | None, player: str | None) -> PublicRound | None:
+    if rnd is None:
+        return None
+    settlement = rnd.settlement
+    if settlement is not None:
+        settlement = replace(
+            settlement, bets=tuple(b for b in settlement.bets if b.player == player)
+        )
+    return replace(
+        rnd, wagers=tuple(w for w in rnd.wagers if w[0] == player), settlement=settlement
+    )
 
 
 class Views(TableStore):
     """The table as pages and the API show it."""
 
+    def view(self, code: str, *, dealer_token: str = "", player_token: str = "") -> TableState:
+        """The table as the holder of a token sees it (see :func:`visible_to`)."""
+        with self._tx() as session:
+            table = self._table(session, code, lock=False)
+            dealer = bool(dealer_token) and self._dealer_session(session, table, dealer_token)
+            name = self._player(session, table, player_token).name if player_token else None
+        return visible_to(self.state(code), Viewer(dealer=dealer, player=name))
+
     def state(self, code: str) -> TableState:
-        """The table as pages show it (no undealt card is ever part of it)."""
+        """The whole table, as its dealer sees it (no undealt card is ever part of it).
+
+        Whoever else looks gets :func:`visible_to` of it.
+        """
         with self._tx() as session:
             table = self._table(session, code, lock=False)
             row = self._current(session, table)
@@ -58,7 +113,9 @@ class Views(TableStore):
             joined = {
                 p.name: p.token_hash is not None
                 for p in session.scalars(
-                    select(TablePlayerRow).where(TablePlayerRow.table_id == table.id)
+                    select(TablePlayerRow).where(
+                        TablePlayerRow.table_id == table.id, TablePlayerRow.released_at.is_(None)
+                    )
                 )
             }
             return TableState(
@@ -70,6 +127,7 @@ class Views(TableStore):
                 players=tuple(
                     PlayerState(name, joined[name], balance, tokens.get(name, 0))
                     for name, balance in balances.items()
+                    if name in joined
                 ),
                 round=public_round(row, rnd) if row is not None and rnd is not None else None,
                 rounds_settled=sum(1 for r in settled_rounds if r.winner != "void"),
@@ -149,11 +207,18 @@ class Views(TableStore):
                     )
                 )
             deck = json.loads(row.record)["deck"]
-            return Reveal(number, deck, row.salt, row.commitment)
+            rnd = Round.loads(row.record)
+            turned = [rnd.centre] if rnd.centre is not None else []
+            turned += [d.card for d in rnd.dealt]
+            target = rnd.target.value if rnd.target is not None else None
+            return Reveal(
+                number, deck, row.salt, row.commitment, tuple(str(c) for c in turned), target
+            )
 
     def audit_log(self, code: str, dealer_token: str) -> list[AuditRow]:
+        """Who changed what at the table, oldest first (for its dealer)."""
         with self._tx() as session:
-            table = self._dealer(session, code, dealer_token)
+            table = self._dealer(session, code, dealer_token, lock=False)
             return list(
                 session.scalars(
                     select(AuditRow).where(AuditRow.table_id == table.id).order_by(AuditRow.id)
