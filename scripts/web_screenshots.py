@@ -67,15 +67,12 @@ def main() -> None:
         sync_playwright() as playwright,
     ):
         code, token = club.table("Friday club")
-        for name, chips in PLAYERS.items():
-            club.post(f"/api/tables/{code}/players", {"name": name, "balance": chips}, token)
+        asha_seat = club.admit(code, token, "Asha", PLAYERS["Asha"])
+        seats = {n: club.seat(code, token, n, PLAYERS[n]) for n in ("Ravi", "Nino")}
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         people = People(browser)
         asha = people.page(PHONE)
-        join(asha, club, code, "Asha")
-        seats = {
-            n: club.post(f"/api/tables/{code}/join", {"name": n})["token"] for n in ("Ravi", "Nino")
-        }
+        join(asha, club, code, asha_seat, "Asha")
         play_history(club, code, token, seats)
         dealer = people.page(LAPTOP)
         sign_in(dealer, club, code)

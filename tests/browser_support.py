@@ -81,9 +81,12 @@ class ClubServer:
         self.server.should_exit = True
         self.thread.join(10)
 
-    def api(self, code: str) -> dict[str, Any]:
-        """GET /api/tables/{code}: the table as a program sees it (only dealt cards)."""
-        with urllib.request.urlopen(f"{self.url}/api/tables/{code}", timeout=5) as response:
+    def api(self, code: str, token: str = "") -> dict[str, Any]:
+        """GET /api/tables/{code}: the table as the token's holder sees it (only dealt cards)."""
+        request = urllib.request.Request(
+            f"{self.url}/api/tables/{code}", headers={"Authorization": f"Bearer {token}"}
+        )
+        with urllib.request.urlopen(request, timeout=5) as response:
             data: dict[str, Any] = json.load(response)
         return data
 
@@ -108,6 +111,16 @@ class ClubServer:
                             "pin": "246810", **extra},
         )  # fmt: skip
         return str(created["code"]), str(created["dealer_token"])
+
+    def admit(self, code: str, token: str, name: str, chips: str = "500") -> str:
+        """Admit *name* over the API; the seat code the dealer hands them."""
+        return str(self.post(f"/api/tables/{code}/players", {"name": name, "balance": chips},
+                             token)["seat_code"])  # fmt: skip
+
+    def seat(self, code: str, token: str, name: str, chips: str = "500") -> str:
+        """Admit and seat *name* over the API (a phone the test does not drive): its token."""
+        seat_code = self.admit(code, token, name, chips)
+        return str(self.post(f"/api/tables/{code}/join", {"seat_code": seat_code})["token"])
 
     def wait_followers(self, code: str, count: int) -> None:
         """Until *count* pages follow the table live (their WebSocket is open)."""
@@ -163,11 +176,11 @@ class People:
 # -- what people do --------------------------------------------------------------------------
 
 
-def join(player: Page, club: ClubServer, code: str, name: str) -> None:
-    """From the home page, with the table's code (typed in lower case) and the name."""
+def join(player: Page, club: ClubServer, code: str, seat_code: str, name: str) -> None:
+    """From the home page, with the table's code (typed in lower case) and the seat code."""
     player.goto(f"{club.url}/")
     player.fill("input[name=code]", code.lower())
-    player.fill("input[name=name]", name)
+    player.fill("input[name=seat]", seat_code)
     player.click("button[type=submit]")
     player.wait_for_url(f"**/play/{code}")
     expect(player.locator(".seat-name strong")).to_have_text(name)

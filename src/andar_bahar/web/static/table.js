@@ -248,8 +248,11 @@
     }, 3000);
   }
 
+  var queue = [];   // taps made while one is on its way go after it, in order
+
   function send(form, submitter) {
     if (busy) {
+      queue.push([form, submitter]);
       return;
     }
     var data = new URLSearchParams(new FormData(form));
@@ -257,7 +260,10 @@
       data.append(submitter.name, submitter.value);
     }
     var action = (submitter && submitter.getAttribute("formaction")) || form.getAttribute("action");
-    var signature = action + "?" + data.toString();
+    var what = new URLSearchParams(data);
+    what.delete("key");
+    what.delete("csrf_token");
+    var signature = action + "?" + what.toString();
     if (data.has("key")) {
       data.set("key", retryKeys[signature] || newKey());
     }
@@ -308,6 +314,18 @@
       .then(function () {
         busy = false;
         body.classList.remove("sending");
+        var next = queue.shift();
+        if (next) {
+          // the tapped element may have been replaced by the answer: send its twin
+          var key = next[1] ? focusKey(next[1]) : null;
+          var twin = key ? document.querySelector(key) : null;
+          var form = twin ? twin.form || twin.closest("form") : next[0];
+          if (twin && twin.disabled) {
+            queue = [];
+            return;
+          }
+          send(document.body.contains(next[0]) ? next[0] : form, twin || next[1]);
+        }
       });
   }
 
