@@ -35,6 +35,8 @@ def database_url(request, tmp_path):  # type: ignore[no-untyped-def]
         yield f"sqlite:///{tmp_path / 'club.sqlite3'}"
         return
     if not POSTGRES:
+        if os.environ.get("ANDAR_BAHAR_REQUIRE_POSTGRES") == "1":  # .ci/run: never skip quietly
+            pytest.fail("ANDAR_BAHAR_REQUIRE_POSTGRES=1 but ANDAR_BAHAR_TEST_POSTGRES_URL is unset")
         pytest.skip("set ANDAR_BAHAR_TEST_POSTGRES_URL=postgresql+psycopg://… to run")
     import uuid
 

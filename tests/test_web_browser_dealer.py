@@ -98,6 +98,7 @@ def admit(dealer: Page, name: str, chips: str | None = None) -> str:
         dealer.click("#admit button")
     seat = dealer.locator(f'[data-seat-for="{name}"]')
     expect(seat).to_have_count(1)
+    expect(seat.locator("xpath=../..").locator("svg")).to_have_count(1)  # its QR code
     return seat.inner_text()
 
 

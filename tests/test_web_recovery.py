@@ -149,13 +149,14 @@ class Api:
 
 
 def _new_table(api: Api) -> tuple[str, str, dict[str, str]]:
-    created = api.call("POST", "/api/tables", name="Friday", pin="2468", paytable=PAYTABLE)
+    created = api.call("POST", "/api/tables", name="Friday", pin="246813", paytable=PAYTABLE)
     code, dealer = created["code"], created["dealer_token"]
+    seats = {}
     for name, balance in BALANCES.items():
-        api.call("POST", f"/api/tables/{code}/players", dealer, name=name, balance=str(balance))
-    seats = {
-        name: api.call("POST", f"/api/tables/{code}/join", name=name)["token"] for name in BALANCES
-    }
+        seat = api.call(
+            "POST", f"/api/tables/{code}/players", dealer, name=name, balance=str(balance)
+        )["seat_code"]
+        seats[name] = api.call("POST", f"/api/tables/{code}/join", seat_code=seat)["token"]
     return code, dealer, seats
 
 
@@ -327,14 +328,15 @@ def test_a_server_killed_with_bets_in_flight_loses_and_doubles_none(servers, dat
     """Bets acknowledged before the kill are kept; re-sent after it, every key counts once."""
     server = servers()
     api = Api(server)
-    created = api.call("POST", "/api/tables", name="Rush", pin="2468", paytable=PAYTABLE)
+    created = api.call("POST", "/api/tables", name="Rush", pin="246813", paytable=PAYTABLE)
     code, dealer = created["code"], created["dealer_token"]
     names = [f"P{i}" for i in range(6)]
+    seats = {}
     for name in names:
-        api.call("POST", f"/api/tables/{code}/players", dealer, name=name, balance="1000")
-    seats = {
-        name: api.call("POST", f"/api/tables/{code}/join", name=name)["token"] for name in names
-    }
+        seat = api.call("POST", f"/api/tables/{code}/players", dealer, name=name, balance="1000")[
+            "seat_code"
+        ]
+        seats[name] = api.call("POST", f"/api/tables/{code}/join", seat_code=seat)["token"]
     number = api.call("POST", f"/api/tables/{code}/rounds", dealer)["number"]
     bets = [str(b) for b in find_paytable(PAYTABLE).bets]
     requests = [(name, bet, f"{name}-{bet}", str(1 + i % 7)) for name in names for i, bet in enumerate(bets)]  # fmt: skip

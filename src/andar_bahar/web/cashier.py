@@ -307,7 +307,8 @@ class Cashier(TableStore):
             )  # fmt: skip
 
         def total(player_id: int, kind: str, sign: int = 1) -> Decimal:
-            return as_decimal(sign * sums.get((player_id, kind), Decimal(0)))
+            value = sums.get((player_id, kind), Decimal(0))
+            return as_decimal(sign * value) if value else Decimal(0)
 
         statements = tuple(
             PlayerStatement(

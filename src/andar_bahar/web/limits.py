@@ -115,6 +115,8 @@ def reserve_attempt(
 
     Call it in the transaction that locked the table's row, before the slow check.
     """
+    if client == "local":  # a call from no network (tests, the command line): not limited
+        return 0
     if session.get_bind().dialect.name == "postgresql":  # one address at a time, any table
         session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:c))"), {"c": client})
     session.execute(delete(AttemptRow).where(AttemptRow.created_at < now - 4 * limits.window))
@@ -131,8 +133,8 @@ def reserve_attempt(
     else:
         since = now - limits.window
         scopes = [AttemptRow.client == client]
-        if table_id is not None:
-            scopes.append(AttemptRow.table_id == table_id)
+        if table_id is not None and kind == "login":  # seat codes: per address only, so that
+            scopes.append(AttemptRow.table_id == table_id)  # one guesser locks no table out
         for scope in scopes:
             failed = session.scalars(
                 select(AttemptRow.created_at)
@@ -142,7 +144,7 @@ def reserve_attempt(
             ).all()
             if len(failed) >= limits.failures:
                 raise _refusal(kind, _seconds(failed[0] + limits.window - now))
-            wait = limits.wait_after(len(failed))
+            wait = limits.wait_after(len(failed)) if kind == "login" else 0
             if wait and failed[-1] + timedelta(seconds=wait) > now:
                 raise _refusal(kind, _seconds(failed[-1] + timedelta(seconds=wait) - now))
     attempt = AttemptRow(
@@ -158,8 +160,8 @@ def reserve_attempt(
 
 
 def finish_attempt(session: Session, attempt_id: int, ok: bool) -> None:
-    """Record whether the attempt succeeded."""
-    attempt = session.get(AttemptRow, attempt_id)
+    """Record whether the attempt succeeded (0: an attempt that was not counted)."""
+    attempt = session.get(AttemptRow, attempt_id) if attempt_id else None
     if attempt is not None:
         attempt.outcome = "ok" if ok else "failed"
 

@@ -17,6 +17,7 @@ dealer hides it.
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -51,7 +52,7 @@ def fresh_seats(request: Request, club: Club, code: str) -> list[tuple[str, str]
     signed = request.cookies.get(_cookie(code), "")
     value = club.dealers.unsign(signed) if signed else None
     try:
-        pairs = json.loads(value) if value else []
+        pairs = json.loads(base64.urlsafe_b64decode(value.encode())) if value else []
     except ValueError:
         return []
     return [(str(n), str(s)) for n, s in pairs][-FRESH_SEATS:]
@@ -62,7 +63,7 @@ def remember_seat(
 ) -> None:
     """Keep a new seat code for the dealer's screen (in the dealer's own browser only)."""
     pairs = [(n, s) for n, s in fresh_seats(request, club, code) if n != name] + [(name, seat)]
-    value = json.dumps(pairs[-FRESH_SEATS:], ensure_ascii=False)
+    value = base64.urlsafe_b64encode(json.dumps(pairs[-FRESH_SEATS:]).encode()).decode()
     set_cookie(response, request, _cookie(code), club.dealers.sign(value), max_age=3600)
 
 

@@ -109,8 +109,9 @@ def upgrade() -> None:
             " SELECT id, dealer_token_hash, 'before 0004', created_at FROM club_tables"
         )
     )
-    with op.batch_alter_table("club_tables") as batch:
-        batch.drop_column("dealer_token_hash")
+    # Never recreate a table others refer to: on SQLite (foreign keys on) dropping the old
+    # copy would delete every row that refers to it, through ON DELETE CASCADE.
+    op.execute("ALTER TABLE club_tables DROP COLUMN dealer_token_hash")  # SQLite ≥ 3.35
 
     op.create_table(
         "attempts",
@@ -135,15 +136,17 @@ def upgrade() -> None:
     op.create_index(op.f("ix_attempts_table_id"), "attempts", ["table_id"])
     op.create_index(op.f("ix_attempts_client"), "attempts", ["client"])
 
-    with op.batch_alter_table("table_players") as batch:
-        batch.add_column(sa.Column("seat_code_hash", sa.String(length=64), nullable=True))
-        batch.add_column(sa.Column("previous_token_hash", sa.String(length=64), nullable=True))
-        batch.add_column(sa.Column("released_at", sa.DateTime(timezone=True), nullable=True))
-        batch.create_index(op.f("ix_table_players_seat_code_hash"), ["seat_code_hash"])
-        batch.create_index(op.f("ix_table_players_previous_token_hash"), ["previous_token_hash"])
-
-    with op.batch_alter_table("idempotency_keys") as batch:
-        batch.add_column(sa.Column("request", sa.String(length=64), nullable=True))
+    for name, kind in (
+        ("seat_code_hash", sa.String(length=64)),
+        ("previous_token_hash", sa.String(length=64)),
+        ("released_at", sa.DateTime(timezone=True)),
+    ):
+        op.add_column("table_players", sa.Column(name, kind, nullable=True))
+    op.create_index(op.f("ix_table_players_seat_code_hash"), "table_players", ["seat_code_hash"])
+    op.create_index(
+        op.f("ix_table_players_previous_token_hash"), "table_players", ["previous_token_hash"]
+    )
+    op.add_column("idempotency_keys", sa.Column("request", sa.String(length=64), nullable=True))
 
     # The ledger: text amounts become whole millionths, exactly (Decimal, never a float).
     with op.batch_alter_table("ledger") as batch:
@@ -206,29 +209,20 @@ def downgrade() -> None:
             name = op.f(f"fk_ledger_{column}_{target}")
             batch.drop_constraint(name, type_="foreignkey")
             batch.create_foreign_key(name, target, [column], ["id"], ondelete="CASCADE")
-    with op.batch_alter_table("idempotency_keys") as batch:
-        batch.drop_column("request")
-    with op.batch_alter_table("table_players") as batch:
-        batch.drop_index(op.f("ix_table_players_previous_token_hash"))
-        batch.drop_index(op.f("ix_table_players_seat_code_hash"))
-        batch.drop_column("released_at")
-        batch.drop_column("previous_token_hash")
-        batch.drop_column("seat_code_hash")
+    op.execute("ALTER TABLE idempotency_keys DROP COLUMN request")
+    op.drop_index(op.f("ix_table_players_previous_token_hash"), table_name="table_players")
+    op.drop_index(op.f("ix_table_players_seat_code_hash"), table_name="table_players")
+    for column in ("released_at", "previous_token_hash", "seat_code_hash"):  # no recreation
+        op.execute(f"ALTER TABLE table_players DROP COLUMN {column}")
     op.drop_index(op.f("ix_attempts_client"), table_name="attempts")
     op.drop_index(op.f("ix_attempts_table_id"), table_name="attempts")
     op.drop_table("attempts")
-    with op.batch_alter_table("club_tables") as batch:
-        batch.add_column(sa.Column("dealer_token_hash", sa.String(length=64), nullable=True))
+    op.add_column("club_tables", sa.Column("dealer_token_hash", sa.String(64), nullable=True))
     bind.execute(
         sa.text(
             "UPDATE club_tables SET dealer_token_hash = (SELECT min(token_hash)"
             " FROM dealer_sessions WHERE dealer_sessions.table_id = club_tables.id)"
         )
     )
-    bind.execute(
-        sa.text("UPDATE club_tables SET dealer_token_hash = '' WHERE dealer_token_hash IS NULL")
-    )
-    with op.batch_alter_table("club_tables") as batch:
-        batch.alter_column("dealer_token_hash", existing_type=sa.String(length=64), nullable=False)
     op.drop_index(op.f("ix_dealer_sessions_table_id"), table_name="dealer_sessions")
     op.drop_table("dealer_sessions")
