@@ -250,11 +250,8 @@
 
   var queue = [];   // taps made while one is on its way go after it, in order
 
+  // What a tap sends is read when it is made (a live update may redraw the form meanwhile).
   function send(form, submitter) {
-    if (busy) {
-      queue.push([form, submitter]);
-      return;
-    }
     var data = new URLSearchParams(new FormData(form));
     if (submitter && submitter.name) {
       data.append(submitter.name, submitter.value);
@@ -264,6 +261,14 @@
     what.delete("key");
     what.delete("csrf_token");
     var signature = action + "?" + what.toString();
+    if (busy) {
+      queue.push([form, submitter, data, action, signature]);
+      return;
+    }
+    post(form, submitter, data, action, signature);
+  }
+
+  function post(form, submitter, data, action, signature) {
     if (data.has("key")) {
       data.set("key", retryKeys[signature] || newKey());
     }
@@ -316,15 +321,7 @@
         body.classList.remove("sending");
         var next = queue.shift();
         if (next) {
-          // the tapped element may have been replaced by the answer: send its twin
-          var key = next[1] ? focusKey(next[1]) : null;
-          var twin = key ? document.querySelector(key) : null;
-          var form = twin ? twin.form || twin.closest("form") : next[0];
-          if (twin && twin.disabled) {
-            queue = [];
-            return;
-          }
-          send(document.body.contains(next[0]) ? next[0] : form, twin || next[1]);
+          post.apply(null, next);
         }
       });
   }
@@ -518,7 +515,22 @@
     return rank && suit ? rank + suit : "";
   }
 
+  // A card half picked survives a live update (another player's bet, a dealt card shown by
+  // the socket); the answer to the dealer's own step clears it.
+  var held = null;
+
+  function stepKey() {
+    var step = nextStep();
+    var state = tableState();
+    return (step ? step.getAttribute("data-step") : "") + ":" +
+      (state ? state.getAttribute("data-round") : "");
+  }
+
   function pick(picker, attribute, value) {
+    if (!held || held.key !== stepKey()) {
+      held = { key: stepKey(), rank: null, suit: null };
+    }
+    held[attribute] = value;
     picker.setAttribute(attribute === "rank" ? "data-rank" : "data-suit", value);
     var buttons = picker.querySelectorAll("[data-pick-" + attribute + "]");
     Array.prototype.forEach.call(buttons, function (button) {
@@ -540,6 +552,23 @@
     }
     none.hidden = Boolean(rankButton);
   }
+
+  document.addEventListener("live:update", function (event) {
+    var picker = document.querySelector("[data-picker]");
+    if ((event.detail && event.detail.kind === "answer") || !picker) {
+      held = null;
+      return;
+    }
+    if (held && held.key === stepKey()) {
+      var kept = held;
+      if (kept.rank) {
+        pick(picker, "rank", kept.rank);
+      }
+      if (kept.suit && picker.getAttribute("data-picker") === "card") {
+        pick(picker, "suit", kept.suit);
+      }
+    }
+  });
 
   document.addEventListener("click", function (event) {
     var button = event.target.closest("[data-pick-rank], [data-pick-suit]");
@@ -572,8 +601,8 @@
         return;   // a focused button takes the space bar itself
       }
       event.preventDefault();
-      if (!event.repeat && !busy) {
-        step.click();
+      if (!event.repeat) {
+        step.click();   // sent after the step on its way, if there is one
       }
       return;
     }
