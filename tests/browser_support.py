@@ -238,3 +238,30 @@ def in_viewport(page: Page, selector: str) -> list[str]:
         selector,
     )
     return outside
+
+
+BROKEN_WORDS = """(selector) => {
+    // Words of the matching elements that a line break cuts in two: the first and the last
+    // letter of the word on different lines.
+    const broken = [];
+    for (const el of document.querySelectorAll(selector)) {
+        const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const text = node.data;
+            for (const match of text.matchAll(/\\S+/g)) {
+                const range = document.createRange();
+                range.setStart(node, match.index);
+                range.setEnd(node, match.index + 1);
+                const first = range.getBoundingClientRect();
+                range.setStart(node, match.index + match[0].length - 1);
+                range.setEnd(node, match.index + match[0].length);
+                const last = range.getBoundingClientRect();
+                if (first.height && Math.abs(first.top - last.top) > first.height / 2) {
+                    broken.push(match[0]);
+                }
+            }
+        }
+    }
+    return broken;
+}"""
+"""In the page: the words a line break cuts in two inside the elements of a selector."""

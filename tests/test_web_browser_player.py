@@ -33,6 +33,7 @@ except ImportError:  # pragma: no cover - playwright is a dev dependency
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.web.table_view import chip_values
 from browser_support import (
+    BROKEN_WORDS,
     CHROMIUM,
     CHROMIUM_ARGS,
     PHONE,
@@ -273,6 +274,11 @@ def test_the_result_banner_the_road_and_my_own_rounds(club: ClubServer, people: 
     expect(phone.locator(".mine-table tfoot td")).to_have_text(
         f"+{net}" if net > 0 else (f"−{-net}" if net < 0 else "0")
     )
+    # In Georgian (long words) nothing is cut mid-word on the phone: the headers, the spots.
+    phone.goto(f"{club.url}/play/{code}?lang=ka")
+    assert phone.evaluate(BROKEN_WORDS, "th, button, .seat, .felt-status, h2") == []
+    assert fits_the_phone(phone)
+    phone.goto(f"{club.url}/play/{code}?lang=en")
     # "Repeat my last bets" puts 10 on Andar again in the next round.
     club.post(f"/api/tables/{code}/rounds", {}, token)
     expect(phone.locator('[data-action="repeat"]')).to_be_enabled()

@@ -37,6 +37,7 @@ from andar_bahar.web.trust_pages import remember_seat, seats_context
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
+    from andar_bahar.web.service import TableService
 
 __all__ = ["TIMER_SECONDS", "dealer_view", "register"]
 
@@ -44,17 +45,16 @@ TIMER_SECONDS = (15, 30, 60)
 """The bet timers the dealer's screen offers, in seconds."""
 
 
-def dealer_view(club: Club, state: TableState, request: Request) -> dict[str, Any]:
-    """What the dealer's page shows of *state* (and the seat codes kept in this browser)."""
+def dealer_view(service: TableService, state: TableState) -> dict[str, Any]:
+    """What the dealer's page shows of *state* (no request: a live render calls it too)."""
     rnd = state.round
-    timer = hasattr(club.service, "set_bet_timer") and not state.teaching
+    timer = hasattr(service, "set_timer") and not state.teaching
     return {
         "dealer": True,
         "step": next_step(rnd, finished_lesson=state.finished),
         "grouped_bets": bets_by_player(rnd.wagers if rnd else (), (p.name for p in state.players)),
         "timer_seconds": TIMER_SECONDS if timer else (),
         "paytable_names": list(PAYTABLES),
-        **seats_context(request, club, state),
     }
 
 
@@ -67,7 +67,7 @@ def register(app: FastAPI, club: Club) -> None:
         if not wants_json(request):
             return redirect(request, f"/dealer/{code.upper()}")
         state = club.service.state(code)
-        return club.answer(request, "dealer", state, **dealer_view(club, state, request))
+        return club.answer(request, "dealer", state, **dealer_view(club.service, state))
 
     # -- a new table -----------------------------------------------------------------------
 
@@ -141,7 +141,10 @@ def register(app: FastAPI, club: Club) -> None:
         if not club.service.is_dealer(code, token):
             return redirect(request, f"/dealer/{code.upper()}/login")
         state = club.service.state(code)
-        return club.page(request, "dealer", state, block, **dealer_view(club, state, request))
+        seats = seats_context(request, club, state)  # the fresh seat codes, from this browser
+        return club.page(
+            request, "dealer", state, block, **dealer_view(club.service, state), **seats
+        )
 
     @app.post("/dealer/{code}/players")
     def admit(
@@ -168,7 +171,7 @@ def register(app: FastAPI, club: Club) -> None:
     ) -> Response:
         token = club.dealer_token(request, code)
         steps: dict[str, Callable[[], object]] = {
-            "timer": lambda: club.service.set_bet_timer(  # type: ignore[attr-defined]
+            "timer": lambda: club.service.set_timer(  # type: ignore[attr-defined]
                 code, token, whole_number(seconds, "seconds")
             ),
             "open": lambda: club.service.open_round(code, token, physical=bool(physical)),
@@ -179,9 +182,7 @@ def register(app: FastAPI, club: Club) -> None:
             "void": lambda: club.service.void(code, token, reason),
             "settle": lambda: club.service.settle(code, token),
         }
-        if action not in steps or (
-            action == "timer" and not hasattr(club.service, "set_bet_timer")
-        ):
+        if action not in steps or (action == "timer" and not hasattr(club.service, "set_timer")):
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
         steps[action]()
         return answer(request, code, action)

@@ -27,7 +27,6 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -35,28 +34,23 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
 
-from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.errors import AndarBaharError
-from andar_bahar.i18n import format_number
 from andar_bahar.storage import Storage
 from andar_bahar.web import api, dealer_pages, display_pages, player_pages, trust_pages
 from andar_bahar.web.app import Site, render, render_string
-from andar_bahar.web.context import request_info, translator
-from andar_bahar.web.forms import paytable_rows
+from andar_bahar.web.context import request_info
 from andar_bahar.web.limits import Limits
 from andar_bahar.web.live import add_live_routes
 from andar_bahar.web.live_pages import LIVE_PAGES
 from andar_bahar.web.records import TableState
 from andar_bahar.web.security import Signer
 from andar_bahar.web.service import TableService
-from andar_bahar.web.table_view import RANKS, SUITS, card_face, road, suit_name, suit_symbol
+from andar_bahar.web.table_view import ROAD_LENGTH, common_context
 
 __all__ = ["LIVE_BLOCKS", "ROAD_LENGTH", "Club", "register"]
 
 LIVE_BLOCKS = frozenset(name for page in LIVE_PAGES.values() for name in page.blocks)
 """Every live block of the table pages (``?block=NAME`` renders one)."""
-ROAD_LENGTH = 20
-"""How many past rounds the result road shows."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,34 +84,14 @@ class Club:
     def context(
         self, request: Request, kind: str, state: TableState, **extra: object
     ) -> dict[str, Any]:
-        """What every table page's template sees (*extra*: what its kind adds)."""
-        words = translator(request)
-        lang = request_info(request).lang
-        rnd = state.round
-        deadline = getattr(rnd, "deadline", None) if rnd is not None else None
-
-        def signed(amount: Decimal) -> str:
-            text = format_number(abs(amount), lang)
-            return f"+{text}" if amount > 0 else (f"−{text}" if amount < 0 else text)
-
+        """What a table page's template sees: :func:`common_context`, then *extra* (its kind's)."""
+        recent = self.service.recent_rounds(state.code, ROAD_LENGTH)
         return {
-            "state": state,
-            "round": rnd,
-            "road_entries": road(self.service.recent_rounds(state.code, ROAD_LENGTH)),
+            **common_context(state, recent, request_info(request).lang, datetime.now(UTC)),
             "bet_key": secrets.token_hex(12),
-            "paytable_rows": paytable_rows(rnd.paytable if rnd else state.paytable),
             "live_table": state.code,
             "live_page": kind,
             "live_version": getattr(state, "version", None),
-            "deadline": _iso(deadline) if isinstance(deadline, datetime) else None,
-            "server_now": _iso(datetime.now(UTC)),
-            "face": lambda card: card_face(card, words),
-            "bet_label": lambda text: Bet.parse(text).localized(words),
-            "signed": signed,
-            "ranks": RANKS,
-            "suits": SUITS,
-            "suit_name": lambda suit: suit_name(suit, words),
-            "suit_symbol": suit_symbol,
             **extra,
         }
 
@@ -159,10 +133,6 @@ class Club:
         if version is not None:
             message["v"] = version
         return JSONResponse(message)
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def register(app: FastAPI, site: Site) -> None:

@@ -13,6 +13,7 @@ a link to ``/play/CODE`` from a chat or another site shows the player's own seat
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 from importlib import resources
 from typing import TYPE_CHECKING, Annotated, Any
@@ -23,32 +24,35 @@ from starlette.responses import Response
 from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.errors import AccessError, AndarBaharError
 from andar_bahar.engine.money import Amount
-from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.i18n import translations
+from andar_bahar.i18n.messages import N_, Message, Translator
 from andar_bahar.web.app import redirect, render
-from andar_bahar.web.context import localize
+from andar_bahar.web.context import localize, request_info
 from andar_bahar.web.live_pages import wants_json
 from andar_bahar.web.records import PlayerRound, PlayerState, TableState
 from andar_bahar.web.security import set_cookie
-from andar_bahar.web.table_view import chip_values, spots, staked
+from andar_bahar.web.table_view import ROAD_LENGTH, chip_values, spots, staked
 from andar_bahar.web.views import Viewer, visible_to
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
+    from andar_bahar.web.service import TableService
 
-__all__ = ["player_view", "register"]
+__all__ = ["Banner", "banner", "player_view", "register"]
 
 SEAT_SECONDS = 30 * 24 * 3600
 """How long a phone keeps its seat cookie."""
 FAVICON = (resources.files("andar_bahar.web") / "static" / "favicon.svg").read_bytes()
 
 
-def player_view(club: Club, state: TableState, name: str) -> dict[str, Any]:
-    """What the player's page shows of *state* for the player *name*."""
+def player_view(service: TableService, state: TableState, name: str, lang: str) -> dict[str, Any]:
+    """What the player's page shows of *state* for the player *name* (no request: a live
+    render of the player's own blocks calls it too). *state* is what *name* may see."""
     me = next((p for p in state.players if p.name == name), PlayerState(name, True, Decimal(0), 0))
     rnd = state.round
     wagers = rnd.wagers if rnd else ()
     paytable = rnd.paytable if rnd else state.paytable
-    mine = [] if state.teaching else club.service.player_rounds(state.code, name, 20)
+    mine = [] if state.teaching else service.player_rounds(state.code, name, ROAD_LENGTH)
     return {
         "player": name,
         "me": me,
@@ -58,7 +62,7 @@ def player_view(club: Club, state: TableState, name: str) -> dict[str, Any]:
         "can_repeat": bool(_last_bets(mine, rnd.number if rnd else None)),
         "my_rounds": mine,
         "session_net": sum((r.net for r in mine), Decimal(0)),
-        "my_result": _result(state, name),
+        "my_result": banner(state, name, translations(lang)),
     }
 
 
@@ -70,36 +74,42 @@ def _last_bets(mine: list[PlayerRound], current: int | None) -> tuple[tuple[str,
     return ()
 
 
-class _Result:
+@dataclass(frozen=True, slots=True)
+class Banner:
     """The banner after a round: the headline, and what it meant for this player."""
 
-    def __init__(self, kind: str, headline: Message, detail: Message | None) -> None:
-        self.kind, self.headline_message, self.detail_message = kind, headline, detail
-        self.headline = self.detail = ""
+    kind: str
+    """``win``, ``lose`` or ``even`` (no bet, a void round)."""
+    headline: str
+    detail: str
 
 
-def _result(state: TableState, name: str) -> _Result | None:
+def banner(state: TableState, name: str, words: Translator) -> Banner | None:
+    """The result banner of the settled round for *name* (``None`` until it is settled)."""
     rnd = state.round
     if rnd is None or rnd.status != "settled" or rnd.result is None:
         return None
     winner = rnd.result.winner
     headline = Message(N_("{row} wins"), row=winner) if winner else Message(N_("The round is void"))
-    if state.teaching:
-        marker = rnd.markers.get(name)
-        if marker is None or winner is None:
-            return _Result("even", headline, None)
-        if marker is winner:
-            return _Result("win", headline, Message(N_("Your marker was on the winning row.")))
-        return _Result("lose", headline, Message(N_("Your marker was not on the winning row.")))
+    kind, detail = "even", None
     bets = [b for b in (rnd.settlement.bets if rnd.settlement else ()) if b.player == name]
-    if not bets:
-        return _Result("even", headline, None)
-    if winner is None:
-        return _Result("even", headline, Message(N_("Your stakes are back with you.")))
-    won = sum((b.win for b in bets if b.outcome.value == "win"), Decimal(0))
-    if won > 0 or any(b.outcome.value == "win" for b in bets):
-        return _Result("win", headline, Message(N_("You won {amount}."), amount=Amount(won)))
-    return _Result("lose", headline, Message(N_("No win for you this round.")))
+    marker = rnd.markers.get(name)
+    if state.teaching and marker is not None and winner is not None:
+        kind = "win" if marker is winner else "lose"
+        detail = Message(
+            N_("Your marker was on the winning row.")
+            if marker is winner
+            else N_("Your marker was not on the winning row.")
+        )
+    elif bets and winner is None:
+        detail = Message(N_("Your stakes are back with you."))
+    elif bets:
+        won = sum((b.win for b in bets if b.outcome.value == "win"), Decimal(0))
+        if any(b.outcome.value == "win" for b in bets):
+            kind, detail = "win", Message(N_("You won {amount}."), amount=Amount(won))
+        else:
+            kind, detail = "lose", Message(N_("No win for you this round."))
+    return Banner(kind, headline.localized(words), detail.localized(words) if detail else "")
 
 
 def register(app: FastAPI, club: Club) -> None:
@@ -108,14 +118,7 @@ def register(app: FastAPI, club: Club) -> None:
     def view(request: Request, whole: TableState, name: str) -> tuple[TableState, dict[str, Any]]:
         """What *name* may see of the table, and what their page adds to it."""
         state = visible_to(whole, Viewer(player=name))
-        values = player_view(club, state, name)
-        result = values["my_result"]
-        if result is not None:
-            result.headline = localize(request, result.headline_message)
-            result.detail = (
-                localize(request, result.detail_message) if result.detail_message else ""
-            )
-        return state, values
+        return state, player_view(club.service, state, name, request_info(request).lang)
 
     def answer(
         request: Request, code: str, name: str, note: object = None, *, publish: bool = True
@@ -223,7 +226,7 @@ def register(app: FastAPI, club: Club) -> None:
     def repeat(request: Request, code: str, key: Annotated[str, Form()]) -> Response:
         name = seated(request, code)
         state = club.service.state(code)
-        mine = club.service.player_rounds(code, name, 20)
+        mine = club.service.player_rounds(code, name, ROAD_LENGTH)
         last = _last_bets(mine, state.round.number if state.round else None)
         if not last:
             raise AccessError(Message(N_("You have no earlier bets to repeat at this table.")))

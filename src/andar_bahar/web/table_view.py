@@ -16,20 +16,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal
+from typing import Any
 
-from andar_bahar.engine.bets import MAX_CARDS_DEALT, CardsBet, MainBet
+from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
 from andar_bahar.engine.cards import Card, Rank, Suit
 from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.paytables import Odds, Paytable
 from andar_bahar.engine.rules import Row
+from andar_bahar.i18n import format_number, translations
 from andar_bahar.i18n.messages import N_, Message, Translator
 from andar_bahar.web.forms import paytable_rows
-from andar_bahar.web.records import PublicRound, RoundSummary
+from andar_bahar.web.records import PublicRound, RoundSummary, TableState
 
 __all__ = [
     "CHIP_STEPS",
     "RANKS",
+    "ROAD_LENGTH",
     "SUITS",
     "CardFace",
     "PlayerBets",
@@ -39,6 +43,7 @@ __all__ = [
     "bets_by_player",
     "card_face",
     "chip_values",
+    "common_context",
     "next_step",
     "road",
     "spots",
@@ -47,6 +52,8 @@ __all__ = [
 
 CHIP_STEPS = (1, 5, 10, 25, 100, 500, 1000, 5000, 10000, 50000)
 """Chip denominations as multiples of the table's chip unit (a casino's usual set)."""
+ROAD_LENGTH = 20
+"""How many past rounds the result road shows."""
 CHIP_COUNT = 5
 """How many chips the phone offers: one row of thumb-sized chips at 390 px."""
 RANKS: tuple[Rank, ...] = tuple(Rank)
@@ -292,3 +299,53 @@ def road(rounds: Sequence[RoundSummary]) -> list[RoadEntry]:
             )
         )
     return entries
+
+
+# -- what every table page's blocks see ----------------------------------------------------
+
+
+def iso_time(moment: datetime) -> str:
+    """A moment as page scripts read it: ISO 8601 in UTC, to the millisecond.
+
+    >>> iso_time(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
+    '2026-01-02T03:04:05.000Z'
+    """
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def signed_amount(amount: Decimal, lang: str) -> str:
+    """A change of balance with its sign, as *lang* writes numbers: ``+9``, ``−12,5``.
+
+    >>> signed_amount(Decimal("-12.5"), "ru"), signed_amount(Decimal(9), "en")
+    ('−12,5', '+9')
+    """
+    text = format_number(abs(amount), lang)
+    return f"+{text}" if amount > 0 else (f"−{text}" if amount < 0 else text)
+
+
+def common_context(
+    state: TableState, recent: Sequence[RoundSummary], lang: str, now: datetime
+) -> dict[str, Any]:
+    """What every table page's blocks see, from the table alone (a live render has no request).
+
+    The round's cards as faces (``face``), bets by name (``bet_label``), the road, the bet
+    timer's deadline and the server's time for the countdown, the picker's ranks and suits.
+    """
+    words = translations(lang)
+    rnd = state.round
+    deadline = getattr(rnd, "bets_deadline", None) if rnd is not None else None
+    return {
+        "state": state,
+        "round": rnd,
+        "road_entries": road(recent),
+        "paytable_rows": paytable_rows(rnd.paytable if rnd else state.paytable),
+        "deadline": iso_time(deadline) if isinstance(deadline, datetime) else None,
+        "server_now": iso_time(now),
+        "face": lambda card: card_face(card, words),
+        "bet_label": lambda text: Bet.parse(text).localized(words),
+        "signed": lambda amount: signed_amount(amount, lang),
+        "ranks": RANKS,
+        "suits": SUITS,
+        "suit_name": lambda suit: suit_name(suit, words),
+        "suit_symbol": suit_symbol,
+    }

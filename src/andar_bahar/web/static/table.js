@@ -95,7 +95,7 @@
     }, 4000);
   }
 
-  function refresh(reconnected) {
+  function refresh() {
     if (fetching) {
       fetchAgain = true;
       return;
@@ -121,9 +121,6 @@
         });
         var v = fresh.body.getAttribute("data-live-version");
         apply({ kind: "refresh", v: v ? Number(v) : undefined, blocks: blocks, data: {} });
-        if (reconnected) {
-          showBack();
-        }
       })
       .catch(function () {
         /* the socket's reconnect brings the next try */
@@ -131,15 +128,23 @@
       .then(function () {
         fetching = false;
         if (fetchAgain) {
-          refresh(false);
+          refresh();
         }
       });
   }
 
-  body.addEventListener("table-changed", function (event) {
-    var detail = event.detail || {};
-    refresh(Boolean(detail.reconnected));
-  });
+  body.addEventListener("table-changed", refresh);
+
+  // live.js marks <body class="live-down"> while the connection is lost; when it is back
+  // (and has caught up: the server sends what was missed at once), say so for a moment.
+  var wasDown = body.classList.contains("live-down");
+  new MutationObserver(function () {
+    var down = body.classList.contains("live-down");
+    if (wasDown && !down) {
+      showBack();
+    }
+    wasDown = down;
+  }).observe(body, { attributes: true, attributeFilter: ["class"] });
 
   // -- texts the page gives this script (translated on the server) -----------------------------
 
