@@ -20,7 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect, sync_playwright
 
 from andar_bahar.web.app import create_app
 from andar_bahar.web.live import Hub
@@ -171,6 +172,36 @@ class People:
     def close(self) -> None:
         for context in self.contexts:
             context.close()
+
+
+# -- fixtures: one server and one browser per test module (import them into the module) ------------
+
+
+@pytest.fixture(scope="module")
+def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClubServer]:
+    """The app on a loopback port with an SQLite file of its own, for one test module."""
+    with running(tmp_path_factory.mktemp("club") / "club.sqlite3") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browser(club: ClubServer) -> Iterator[Browser]:  # the server outlives the browser
+    """Debian's Chromium, for one test module."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def people(browser: Browser) -> Iterator[People]:
+    """A test's browser contexts; the test fails on any script error or CSP refusal."""
+    crowd = People(browser)
+    yield crowd
+    crowd.close()
+    assert crowd.problems == []
 
 
 # -- what people do --------------------------------------------------------------------------

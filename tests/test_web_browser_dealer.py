@@ -6,17 +6,17 @@ phones (390×844), the room's display at 1920×1080. Pages that follow the table
 reloaded while the cards are dealt: what they show comes over the live connection.
 """
 
+# ruff: noqa: F811 - the fixtures club, browser and people come from browser_support
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 try:
-    from playwright.sync_api import Browser, Page, expect, sync_playwright
+    from playwright.sync_api import Page, expect
 except ImportError:  # pragma: no cover - playwright is a dev dependency
     pytest.skip("Playwright is not installed", allow_module_level=True)
 
@@ -25,16 +25,17 @@ from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import Row
 from andar_bahar.engine.settlement import settle
 from andar_bahar.i18n import format_number
-from browser_support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
+from browser_support import (  # noqa: F401 - club, browser, people: the fixtures
     LAPTOP,
     PHONE,
     TV,
     ClubServer,
     People,
+    browser,
+    club,
     dealer_token,
     join,
+    people,
     row_cards,
 )
 
@@ -43,32 +44,6 @@ expect.set_options(timeout=10_000)
 CONTRAST = Path(__file__).with_name("contrast.js").read_text(encoding="utf-8")
 PIN = "135792"
 MATCHES = "the deck matches the commitment"
-
-
-@pytest.fixture(scope="module")
-def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClubServer]:
-    server = ClubServer(tmp_path_factory.mktemp("club") / "club.sqlite3")
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(club: ClubServer) -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def people(browser: Browser) -> Iterator[People]:
-    crowd = People(browser)
-    yield crowd
-    crowd.close()
-    assert crowd.problems == []
 
 
 def create_table(dealer: Page, club: ClubServer, **fields: str) -> str:

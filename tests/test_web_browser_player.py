@@ -5,12 +5,12 @@ its own table and its own browser contexts (cookies). The dealer acts over the J
 here; the dealer's screen has its own module (``test_web_browser_dealer.py``).
 """
 
+# ruff: noqa: F811 - the fixtures club, browser and people come from browser_support
 from __future__ import annotations
 
 import http.server
 import re
 import threading
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -20,29 +20,28 @@ import pytest
 try:
     from playwright.sync_api import (
         APIResponse,
-        Browser,
         Page,
         Route,
         WebSocketRoute,
         expect,
-        sync_playwright,
     )
 except ImportError:  # pragma: no cover - playwright is a dev dependency
     pytest.skip("Playwright is not installed", allow_module_level=True)
 
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.web.table_view import chip_values
-from browser_support import (
+from browser_support import (  # noqa: F401 - club, browser, people: the fixtures
     BROKEN_WORDS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     PHONE,
     ClubServer,
     People,
+    browser,
+    club,
     fits_the_phone,
     free_port,
     in_viewport,
     join,
+    people,
     row_cards,
 )
 
@@ -50,32 +49,6 @@ expect.set_options(timeout=10_000)
 
 CONTRAST = Path(__file__).with_name("contrast.js").read_text(encoding="utf-8")
 """In the page: the WCAG 2.1 contrast of text against what is really behind it."""
-
-
-@pytest.fixture(scope="module")
-def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClubServer]:
-    server = ClubServer(tmp_path_factory.mktemp("club") / "club.sqlite3")
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(club: ClubServer) -> Iterator[Browser]:  # the server outlives the browser
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def people(browser: Browser) -> Iterator[People]:
-    crowd = People(browser)
-    yield crowd
-    crowd.close()
-    assert crowd.problems == []
 
 
 def seated_phone(

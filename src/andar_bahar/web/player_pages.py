@@ -56,7 +56,7 @@ def player_view(service: TableService, state: TableState, name: str, lang: str) 
     return {
         "player": name,
         "me": me,
-        "at_stake": staked(wagers, name),
+        "at_stake": staked(wagers, name) if rnd and rnd.status != "settled" else Decimal(0),
         "spots": spots(paytable, wagers, name),
         "chips": chip_values(paytable),
         "can_repeat": bool(_last_bets(mine, rnd.number if rnd else None)),
