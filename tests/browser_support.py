@@ -53,7 +53,8 @@ class ClubServer:
         import uvicorn
 
         self.hub = Hub()
-        self.app = create_app(database_url=f"sqlite:///{database}", secret=b"b" * 32, hub=self.hub)
+        self.database = f"sqlite:///{database}"
+        self.app = create_app(database_url=self.database, secret=b"b" * 32, hub=self.hub)
         if seed is not None:  # reproducible shuffles (screenshots); live play uses the OS
             self.app.state.service._rng = random.Random(seed)
         self.port = free_port()

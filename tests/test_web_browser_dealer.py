@@ -9,11 +9,13 @@ reloaded while the cards are dealt: what they show comes over the live connectio
 # ruff: noqa: F811 - the fixtures club, browser and people come from browser_support
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select, update
 
 try:
     from playwright.sync_api import Page, expect
@@ -25,6 +27,9 @@ from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import Row
 from andar_bahar.engine.settlement import settle
 from andar_bahar.i18n import format_number
+from andar_bahar.storage import Storage
+from andar_bahar.storage.models import ClubTableRow, TableRoundRow
+from andar_bahar.web.records import commitment_of
 from browser_support import (  # noqa: F401 - club, browser, people: the fixtures
     LAPTOP,
     PHONE,
@@ -363,3 +368,109 @@ def test_the_browser_checks_the_deck_without_crypto_subtle(
         }"""
     )
     assert len(lines) > 1 and all(first in "23456789JQKA1 " for first in lines), lines
+
+
+# -- issue 10: the verify page compares with what the player saw while betting ---------------------
+
+SAME = "the same: the deck was fixed before you bet"
+DIFFERENT = "DIFFERENT: the deck revealed is not the one committed to while you were betting"
+NOT_SEEN = (
+    "this browser did not see this round while its bets were open"
+    " (it keeps what it saw, on this device only)"
+)
+
+
+def kept_commitment(page: Page, code: str, number: int) -> str:
+    """The commitment this browser kept for round *number* (verify.js, in localStorage)."""
+    key = f"andar-bahar:commitment:{code}:{number}"
+    page.wait_for_function(f"() => localStorage.getItem({key!r}) !== null", timeout=10_000)
+    return str(page.evaluate(f"() => localStorage.getItem({key!r})"))
+
+
+def swap_the_deck(database: str, code: str, number: int) -> str:
+    """What a cheating server would do once bets are open: put another deck in, commit anew.
+
+    The round's stored deck is reversed (no card has been turned yet) and a new salt and
+    commitment are stored with it, so that everything the server shows later agrees with
+    itself — only the commitment the player's browser saw while betting differs. (The table's
+    version moves on too, or the server would deal on from the round it keeps in memory.)
+    """
+    with Storage.open(database) as storage, storage.engine.begin() as connection:
+        table_id = connection.execute(
+            select(ClubTableRow.id).where(ClubTableRow.code == code)
+        ).scalar_one()
+        row = connection.execute(
+            select(TableRoundRow.id, TableRoundRow.record).where(
+                TableRoundRow.table_id == table_id, TableRoundRow.number == number
+            )
+        ).one()
+        record = json.loads(row.record)
+        deck = " ".join(reversed(record["deck"].split()))
+        record["deck"] = deck
+        salt = "00" * 16
+        commitment = commitment_of(deck, salt)
+        connection.execute(
+            update(TableRoundRow)
+            .where(TableRoundRow.id == row.id)
+            .values(record=json.dumps(record, ensure_ascii=False), salt=salt, commitment=commitment)
+        )
+        # a new version of the table, as every change has: the server reads the round again
+        connection.execute(
+            update(ClubTableRow)
+            .where(ClubTableRow.id == table_id)
+            .values(version=ClubTableRow.version + 1)
+        )
+    return commitment
+
+
+def play_out(club: ClubServer, code: str, token: str) -> None:
+    """Turn the centre card, deal to the match and settle, over the API."""
+    while club.post(f"/api/tables/{code}/actions/deal", {}, token)["status"] == "open":
+        pass  # the first "deal" turns the centre card
+    club.post(f"/api/tables/{code}/actions/settle", {}, token)
+
+
+def test_the_verify_page_flags_a_deck_other_than_the_one_seen_while_betting(
+    club: ClubServer, people: People
+) -> None:
+    code, token = club.table("Watch")
+    seat = club.admit(code, token, "Asha", "100")
+    phone = people.page(PHONE)
+    join(phone, club, code, seat, "Asha")
+    club.wait_followers(code, 1)
+    checks = {which: phone.locator(f"#{which}-check") for which in ("browser", "seen", "deal")}
+
+    # A fair round: the phone keeps the commitment it is shown (live) while bets are open.
+    fair = club.post(f"/api/tables/{code}/rounds", {}, token)["commitment"]
+    assert kept_commitment(phone, code, 1) == fair
+    play_out(club, code, token)
+    phone.goto(f"{club.url}/verify/{code}/1")
+    expect(checks["browser"]).to_have_text(MATCHES)
+    expect(checks["seen"]).to_have_text(SAME)
+    expect(checks["deal"]).to_have_text("yes")
+    for check in checks.values():
+        expect(check).to_have_class("ok")
+
+    # The next round's deck is swapped after the phone saw its commitment (the page is
+    # loaded while bets are open, this time): the server's own checks still agree with
+    # themselves and the cards turned are the new deck's, but the phone says DIFFERENT.
+    phone.goto(f"{club.url}/play/{code}")
+    club.post(f"/api/tables/{code}/rounds", {}, token)
+    seen = kept_commitment(phone, code, 2)
+    club.post(f"/api/tables/{code}/actions/close", {}, token)  # bets closed, then the swap
+    expect(phone.locator(".commitment[data-bets-open]")).to_have_count(0)
+    swapped = swap_the_deck(club.database, code, 2)
+    assert swapped != seen
+    play_out(club, code, token)
+    phone.goto(f"{club.url}/verify/{code}/2")
+    expect(phone.locator("#verify")).to_have_attribute("data-commitment", swapped)
+    expect(checks["browser"]).to_have_text(MATCHES)
+    expect(checks["deal"]).to_have_text("yes")
+    expect(checks["seen"]).to_have_text(DIFFERENT)
+    expect(checks["seen"]).to_have_class("bad")
+
+    # A browser that never saw the round says so, rather than vouching for it.
+    stranger = people.page(PHONE)
+    stranger.goto(f"{club.url}/verify/{code}/2")
+    expect(stranger.locator("#seen-check")).to_have_text(NOT_SEEN)
+    expect(stranger.locator("#browser-check")).to_have_text(MATCHES)

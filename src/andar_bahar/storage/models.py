@@ -203,6 +203,8 @@ class ClubTableRow(Base):
     rounds_planned: Mapped[int] = mapped_column(Integer)
     scoring: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """One more in the transaction of every change of the table: what live pages follow."""
 
 
 class DealerSessionRow(Base):
@@ -306,6 +308,8 @@ class TableRoundRow(Base):
     cards_dealt: Mapped[int | None] = mapped_column(Integer)
     opened_at: Mapped[datetime] = mapped_column(UTCDateTime)
     settled_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    bets_deadline: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    """The bet timer: bets are refused after it and closed at it (null: no timer)."""
 
 
 MICROS = 1_000_000

@@ -62,7 +62,6 @@ def register(app: FastAPI, club: Club) -> None:
             club.service.admit_player, code, bearer(request), str(data.get("name", "")),
             str(data.get("balance", "0")), str(data.get("reason", "")),
         )  # fmt: skip
-        club.publish(code, "admitted")
         return JSONResponse({"seat_code": seat})
 
     @app.post("/api/tables/{code}/join")
@@ -71,7 +70,6 @@ def register(app: FastAPI, club: Club) -> None:
         token = await run_in_threadpool(
             club.service.join, code, str(data.get("seat_code", "")), club.client(request)
         )
-        club.publish(code, "joined")
         return JSONResponse({"token": token})
 
     trust_api.register(app, club, bearer)
@@ -80,12 +78,20 @@ def register(app: FastAPI, club: Club) -> None:
     async def api_open(request: Request, code: str) -> JSONResponse:
         data = await read_json(request)
         physical = bool(data.get("physical"))
+        seconds = whole_number(str(data["seconds"]), "seconds") if "seconds" in data else None
         token = bearer(request)
         opened = await run_in_threadpool(
-            lambda: club.service.open_round(code, token, physical=physical)
+            lambda: club.service.open_round(code, token, physical=physical, seconds=seconds)
         )
-        club.publish(code, "open")
         return JSONResponse(round_json(opened))
+
+    @app.post("/api/tables/{code}/timer")
+    async def api_timer(request: Request, code: str) -> JSONResponse:
+        data = await read_json(request)
+        seconds = whole_number(str(data.get("seconds", "")), "seconds")
+        token = bearer(request)
+        timed = await run_in_threadpool(lambda: club.service.set_timer(code, token, seconds))
+        return JSONResponse(round_json(timed))
 
     @app.post("/api/tables/{code}/actions/{action}")
     async def api_action(request: Request, code: str, action: str) -> JSONResponse:
@@ -102,7 +108,6 @@ def register(app: FastAPI, club: Club) -> None:
         if action not in steps:
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
         result = await run_in_threadpool(steps[action])
-        club.publish(code, action)
         return JSONResponse(round_json(result))
 
     @app.post("/api/tables/{code}/bets")
@@ -115,7 +120,6 @@ def register(app: FastAPI, club: Club) -> None:
                 key=str(data.get("key", "")),
             )
         )  # fmt: skip
-        club.publish(code, "bet")
         return JSONResponse(
             {
                 "player": placed.player,
@@ -131,7 +135,6 @@ def register(app: FastAPI, club: Club) -> None:
         await run_in_threadpool(
             club.service.place_marker, code, bearer(request), str(data.get("row", ""))
         )
-        club.publish(code, "marker")
         return JSONResponse({"ok": True})
 
     @app.get("/api/tables/{code}")
@@ -160,6 +163,7 @@ def register(app: FastAPI, club: Club) -> None:
                 ],
                 "round": round_json(state.round) if state.round else None,
                 "rounds_settled": state.rounds_settled,
+                "version": state.version,
             }
         )
 
@@ -191,6 +195,7 @@ def round_json(rnd: PublicRound) -> dict[str, Any]:
         "cards_dealt": rnd.result.cards_dealt if rnd.result else None,
         "commitment": rnd.commitment,
         "void_reason": rnd.void_reason,
+        "bets_deadline": rnd.bets_deadline.isoformat() if rnd.bets_deadline else None,
         "settlement": [
             {"player": b.player, "bet": str(b.bet), "stake": format_amount(b.stake), "outcome": b.outcome.value,
              "win": format_amount(b.win), "returned": format_amount(b.returned)}

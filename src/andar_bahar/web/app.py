@@ -16,6 +16,7 @@ runs (:mod:`andar_bahar.web.security`); live updates go through the app's
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import html
 import importlib
@@ -122,7 +123,7 @@ class Site:
     secret: bytes
     """The app secret (CSRF tokens, :meth:`signer`)."""
     hub: Hub
-    """Live updates: ``site.hub.publish(table_code, {"kind": ...})``."""
+    """Live updates: the followers of every table in this process."""
     database_url: str | None
     """The tables' database (``None``: the history's default SQLite file)."""
 
@@ -169,9 +170,13 @@ def create_app(
     )
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        yield
-        site.hub.close()  # the browsers reconnect, with backoff, to the next server
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        site.hub.bind(asyncio.get_running_loop())
+        async with contextlib.AsyncExitStack() as stack:
+            for hook in app.state.lifespan_hooks:
+                await stack.enter_async_context(hook())
+            yield
+            site.hub.close()  # the browsers reconnect, with backoff, to the next server
 
     app = FastAPI(
         title="andar-bahar",
@@ -182,6 +187,7 @@ def create_app(
     )
     app.state.site = site
     app.state.hub = site.hub
+    app.state.lifespan_hooks = []  # async context managers' factories, run while the app runs
     app.state.database_url = database_url
     app.state.limits = limits
     app.mount("/static", StaticFiles(packages=[("andar_bahar.web", "static")]), name="static")
@@ -224,8 +230,11 @@ def page_context(request: Request, **context: object) -> dict[str, Any]:
     ``pgettext`` / ``npgettext`` (the request's language), ``csrf_token``,
     ``csrf_field`` (a hidden input for forms), ``static_url(path)``,
     ``languages`` and ``lang_url(code)`` (the switcher), ``home_url``,
-    ``live_table`` (``None``; a table code makes the page follow that table) and
-    ``live_path(code)``, ``is_htmx``, ``htmx_config``, ``url_for``.
+    ``live_table`` (``None``; a table code makes the page follow that table),
+    ``live_page`` and ``live_version`` (its page kind and version, see
+    :mod:`~andar_bahar.web.live_pages`), ``answering`` (``True`` only in the answer
+    to the viewer's own action) and ``live_path(code)``, ``is_htmx``,
+    ``htmx_config``, ``url_for``.
     """
     info: RequestInfo = request_info(request)
     token = csrf_token(site_of(request).secret, info.csrf_cookie)
@@ -256,6 +265,9 @@ def page_context(request: Request, **context: object) -> dict[str, Any]:
         "lang_url": lang_url,
         "home_url": f"{root}/",
         "live_table": None,
+        "live_page": None,
+        "live_version": 0,
+        "answering": False,
         "live_path": live_path,
         "is_htmx": is_htmx(request),
         "htmx_config": HTMX_CONFIG,

@@ -12,7 +12,7 @@ the page's new blocks (JSON), or a browser without scripts with a redirect.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import FastAPI, File, Form, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
@@ -20,7 +20,6 @@ from starlette.responses import Response
 
 from andar_bahar.chance.odds import Percent, odds_report
 from andar_bahar.engine.errors import ParameterError
-from andar_bahar.engine.paytables import PAYTABLES
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.app import redirect, render
 from andar_bahar.web.forms import (
@@ -29,45 +28,17 @@ from andar_bahar.web.forms import (
     procedure_from_form,
     whole_number,
 )
-from andar_bahar.web.live_pages import wants_json
-from andar_bahar.web.records import TableState
 from andar_bahar.web.security import set_cookie
-from andar_bahar.web.table_view import bets_by_player, next_step
 from andar_bahar.web.trust_pages import remember_seat, seats_context
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
-    from andar_bahar.web.service import TableService
 
-__all__ = ["TIMER_SECONDS", "dealer_view", "register"]
-
-TIMER_SECONDS = (15, 30, 60)
-"""The bet timers the dealer's screen offers, in seconds."""
-
-
-def dealer_view(service: TableService, state: TableState) -> dict[str, Any]:
-    """What the dealer's page shows of *state* (no request: a live render calls it too)."""
-    rnd = state.round
-    timer = hasattr(service, "set_timer") and not state.teaching
-    return {
-        "dealer": True,
-        "step": next_step(rnd, finished_lesson=state.finished),
-        "grouped_bets": bets_by_player(rnd.wagers if rnd else (), (p.name for p in state.players)),
-        "timer_seconds": TIMER_SECONDS if timer else (),
-        "paytable_names": list(PAYTABLES),
-    }
+__all__ = ["register"]
 
 
 def register(app: FastAPI, club: Club) -> None:
     """Add the dealer's pages to *app*."""
-
-    def answer(request: Request, code: str, kind: str) -> Response:
-        """After an action: publish it; the page's new blocks for its script, or the page."""
-        club.publish(code, kind)
-        if not wants_json(request):
-            return redirect(request, f"/dealer/{code.upper()}")
-        state = club.service.state(code)
-        return club.answer(request, "dealer", state, **dealer_view(club.service, state))
 
     # -- a new table -----------------------------------------------------------------------
 
@@ -136,15 +107,12 @@ def register(app: FastAPI, club: Club) -> None:
         return response
 
     @app.get("/dealer/{code}")
-    def dealer_page(request: Request, code: str, block: str | None = None) -> Response:
+    def dealer_page(request: Request, code: str) -> Response:
         token = club.dealer_token(request, code)
         if not club.service.is_dealer(code, token):
             return redirect(request, f"/dealer/{code.upper()}/login")
-        state = club.service.state(code)
-        seats = seats_context(request, club, state)  # the fresh seat codes, from this browser
-        return club.page(
-            request, "dealer", state, block, **dealer_view(club.service, state), **seats
-        )
+        seats = seats_context(request, club, club.service.state(code))
+        return club.page(request, "dealer", code, dealer=True, token=token, **seats)
 
     @app.post("/dealer/{code}/players")
     def admit(
@@ -154,8 +122,8 @@ def register(app: FastAPI, club: Club) -> None:
         balance: Annotated[str, Form()] = "0",
     ) -> Response:
         seat = club.service.admit_player(code, club.dealer_token(request, code), name, balance)
-        club.publish(code, "admitted")
-        response = redirect(request, f"/dealer/{code.upper()}")  # the page shows the seat code
+        # A navigation (not live blocks): the new seat code is kept in this browser only.
+        response = redirect(request, f"/dealer/{code.upper()}")
         remember_seat(request, response, club, code, name.strip(), seat)
         return response
 
@@ -166,26 +134,27 @@ def register(app: FastAPI, club: Club) -> None:
         action: str,
         card: Annotated[str, Form()] = "",
         physical: Annotated[str, Form()] = "",
-        seconds: Annotated[str, Form()] = "",
         reason: Annotated[str, Form()] = "",
+        seconds: Annotated[str, Form()] = "",
     ) -> Response:
         token = club.dealer_token(request, code)
+        timer = whole_number(seconds, "seconds") if seconds.strip() else None
         steps: dict[str, Callable[[], object]] = {
-            "timer": lambda: club.service.set_timer(  # type: ignore[attr-defined]
-                code, token, whole_number(seconds, "seconds")
+            "open": lambda: club.service.open_round(
+                code, token, physical=bool(physical), seconds=timer
             ),
-            "open": lambda: club.service.open_round(code, token, physical=bool(physical)),
             "centre": lambda: club.service.turn_centre(code, token, card or None),
             "target": lambda: club.service.choose_target(code, token, card),
             "close": lambda: club.service.close_bets(code, token),
             "deal": lambda: club.service.deal(code, token, card or None),
             "void": lambda: club.service.void(code, token, reason),
             "settle": lambda: club.service.settle(code, token),
+            "timer": lambda: club.service.set_timer(code, token, timer or 0),
         }
-        if action not in steps or (action == "timer" and not hasattr(club.service, "set_timer")):
+        if action not in steps:
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
         steps[action]()
-        return answer(request, code, action)
+        return club.done(request, code, "dealer")
 
     @app.post("/dealer/{code}/paytable")
     async def change_paytable(
@@ -198,5 +167,4 @@ def register(app: FastAPI, club: Club) -> None:
         table = await paytable_from_form(paytable, paytable_file)
         token = club.dealer_token(request, code)
         await run_in_threadpool(club.service.change_paytable, code, token, table, reason)
-        club.publish(code, "paytable")
-        return redirect(request, f"/dealer/{code.upper()}")
+        return await run_in_threadpool(club.done, request, code, "dealer")

@@ -2,8 +2,8 @@
 
 Anyone with the table's code may open it (it is what everyone at the club sees): the
 rows and the centre card, the cards dealt so far, the bet timer's countdown, the
-last rounds and the deck's commitment — never a balance, a bet or an undealt card.
-It follows the table live like the other table pages (``LIVE_PAGES["display"]``).
+last rounds and the deck's commitment — never a balance, a bet or an undealt card,
+whoever's browser shows it. It follows the table live (``LIVE_PAGES["display"]``).
 """
 
 from __future__ import annotations
@@ -23,5 +23,5 @@ def register(app: FastAPI, club: Club) -> None:
     """Add the room's screen to *app*."""
 
     @app.get("/display/{code}")
-    def display_page(request: Request, code: str, block: str | None = None) -> Response:
-        return club.page(request, "display", club.service.state(code), block)
+    def display_page(request: Request, code: str) -> Response:
+        return club.page(request, "display", code)

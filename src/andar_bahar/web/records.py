@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -35,6 +35,7 @@ __all__ = [
     "placed_from_json",
     "player_round",
     "public_round",
+    "settled_bets",
 ]
 
 
@@ -94,6 +95,8 @@ class PublicRound:
     commitment: str | None
     void_reason: str | None = None
     """Why the dealer called the round off (a void round of a real deck), else ``None``."""
+    bets_deadline: datetime | None = None
+    """The bet timer: bets are refused from this moment on and closed at it (UTC)."""
 
     @property
     def finished(self) -> bool:
@@ -135,24 +138,29 @@ class PlayerRound:
         return self.returned - self.staked
 
 
-def player_round(
-    number: int, winner: str | None, cards: int | None, record: str, player: str
-) -> PlayerRound:
-    """The bets of *player* in a settled round, read from its record's settlement (no replay)."""
-    bets: list[tuple[str, Decimal, str, Decimal]] = []
+def settled_bets(record: str) -> tuple[Mapping[str, str], ...]:
+    """Every bet's settlement in a settled round's record (player, bet, stake, outcome,
+    win, returned), read from the record's settle step, without replaying the round."""
     for op in json.loads(record).get("operations", []):
         if op.get("op") == "settle":
-            for paid in op.get("paid", []):
-                if paid.get("player") == player:
-                    bets.append(
-                        (
-                            str(paid["bet"]),
-                            Decimal(str(paid["stake"])),
-                            str(paid["outcome"]),
-                            Decimal(str(paid["returned"])),
-                        )
-                    )
-    return PlayerRound(number, winner, cards, tuple(bets))
+            return tuple(op.get("paid", []))
+    return ()
+
+
+def player_round(
+    number: int,
+    winner: str | None,
+    cards: int | None,
+    paid: Iterable[Mapping[str, str]],
+    player: str,
+) -> PlayerRound:
+    """The bets of *player* in a settled round, from its :func:`settled_bets`."""
+    bets = tuple(
+        (str(b["bet"]), Decimal(str(b["stake"])), str(b["outcome"]), Decimal(str(b["returned"])))
+        for b in paid
+        if b.get("player") == player
+    )
+    return PlayerRound(number, winner, cards, bets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +201,8 @@ class TableState:
     rounds_settled: int
     rounds_planned: int
     scoring: bool
+    version: int = 0
+    """The table's version this state was read at (live pages carry it)."""
 
     @property
     def teaching(self) -> bool:
@@ -230,6 +240,7 @@ def public_round(row: TableRoundRow, rnd: Round) -> PublicRound:
         settlement=rnd.settlement,
         commitment=row.commitment,
         void_reason=next((op.reason for op in rnd.operations if isinstance(op, RoundVoided)), None),
+        bets_deadline=row.bets_deadline if rnd.bets_open and row.status == "open" else None,
     )
 
 

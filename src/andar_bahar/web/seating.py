@@ -198,7 +198,7 @@ class Seating(Cashier):
             self._audit(session, table, "dealer", "logout", None, client, "")
 
     def is_dealer(self, code: str, token: str) -> bool:
-        with self._tx() as session:
+        with self._read() as session:
             table = self._table(session, code, lock=False)
             return bool(token) and self._dealer_session(session, table, token)
 
@@ -360,7 +360,7 @@ class Seating(Cashier):
         return player
 
     def player_name(self, code: str, token: str) -> str:
-        with self._tx() as session:
+        with self._read() as session:
             return self._player(session, self._table(session, code, lock=False), token).name
 
     def change_paytable(

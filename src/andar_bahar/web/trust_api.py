@@ -61,7 +61,6 @@ def register(app: FastAPI, club: Club, bearer: Callable[[Request], str]) -> None
             answer = {"cashed_out": format_amount(paid)}
         else:
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
-        club.publish(code, "seat")
         return JSONResponse(answer)
 
     @app.post("/api/tables/{code}/cash")
@@ -78,7 +77,6 @@ def register(app: FastAPI, club: Club, bearer: Callable[[Request], str]) -> None
             moves[action], code, bearer(request), str(data.get("name", "")),
             str(data.get("amount", "")), str(data.get("reason", "")),
         )  # fmt: skip
-        club.publish(code, action)
         return JSONResponse({"balance": format_amount(balance)})
 
     @app.get("/api/tables/{code}/statement")

@@ -118,7 +118,6 @@ def register(app: FastAPI, club: Club) -> None:
             return response
         else:
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
-        club.publish(code, "seat")
         return response
 
     @app.post("/dealer/{code}/cash")
@@ -137,7 +136,6 @@ def register(app: FastAPI, club: Club) -> None:
             club.service.cash_out(code, token, name, amount, reason)
         else:
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
-        club.publish(code, action)
         return back(request, code)
 
     @app.get("/dealer/{code}/statement")

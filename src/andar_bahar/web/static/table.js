@@ -13,9 +13,8 @@
    - the dealer: the space bar presses the next-step button; a real deck's card is picked
      by tapping (or typing) its rank and suit.
 
-   Until live.js sends the blocks themselves, it fires the htmx event "table-changed" on
-   <body> for every change: this script then fetches the page once and applies its blocks
-   (one request however many regions; an event during the fetch fetches again after it). */
+   The answer to a tap is a live message too (the blocks it changed): this script applies
+   it as live.js applies the socket's, and takes its version only when it is "complete". */
 (function () {
   "use strict";
 
@@ -47,7 +46,8 @@
 
   function apply(message) {
     var version = pageVersion();
-    if (message.v !== undefined && message.v !== null && version !== null && message.v < version) {
+    var complete = message.complete === true;
+    if (complete && typeof message.v === "number" && version !== null && message.v < version) {
       return false;   // older than what the page shows
     }
     var blocks = message.blocks || {};
@@ -68,7 +68,7 @@
         }
       });
     });
-    if (message.v !== undefined && message.v !== null) {
+    if (complete && typeof message.v === "number" && (version === null || message.v > version)) {
       body.setAttribute("data-live-version", String(message.v));
     }
     document.dispatchEvent(new CustomEvent("live:update", { detail: message }));
@@ -77,10 +77,8 @@
 
   window.andarBahar = { apply: apply };
 
-  // -- until live.js pushes the blocks: fetch the page once per change -----------------------
+  // -- the connection: say when it is back --------------------------------------------------
 
-  var fetching = false;
-  var fetchAgain = false;
   var backTimer = null;
 
   function showBack() {
@@ -94,46 +92,6 @@
       back.hidden = true;
     }, 4000);
   }
-
-  function refresh() {
-    if (fetching) {
-      fetchAgain = true;
-      return;
-    }
-    fetching = true;
-    fetchAgain = false;
-    fetch(location.pathname + location.search, {
-      credentials: "same-origin",
-      cache: "no-store",
-      headers: { Accept: "text/html" }
-    })
-      .then(function (response) {
-        return response.ok && !response.redirected ? response.text() : null;
-      })
-      .then(function (html) {
-        if (html === null) {
-          return;
-        }
-        var fresh = new DOMParser().parseFromString(html, "text/html");
-        var blocks = {};
-        Array.prototype.forEach.call(fresh.querySelectorAll("[data-live-block]"), function (el) {
-          blocks[el.getAttribute("data-live-block")] = el.innerHTML;
-        });
-        var v = fresh.body.getAttribute("data-live-version");
-        apply({ kind: "refresh", v: v ? Number(v) : undefined, blocks: blocks, data: {} });
-      })
-      .catch(function () {
-        /* the socket's reconnect brings the next try */
-      })
-      .then(function () {
-        fetching = false;
-        if (fetchAgain) {
-          refresh();
-        }
-      });
-  }
-
-  body.addEventListener("table-changed", refresh);
 
   // live.js marks <body class="live-down"> while the connection is lost; when it is back
   // (and has caught up: the server sends what was missed at once), say so for a moment.
@@ -493,7 +451,25 @@
     }
   }
 
+  // Keyboard users keep their place when a live message redraws the control they were on.
+  var focused = null;
+
+  document.addEventListener("focusin", function (event) {
+    focused = event.target && event.target.closest ? focusKey(event.target) : null;
+  });
+
+  function refocus() {
+    var active = document.activeElement;
+    if (focused && (!active || active === body || !document.body.contains(active))) {
+      var again = document.querySelector(focused);
+      if (again) {
+        again.focus({ preventScroll: true });
+      }
+    }
+  }
+
   function update() {
+    refocus();
     restoreChip();
     closeSpots();
     tick();
