@@ -204,6 +204,45 @@ def test_the_space_bar_plays_a_round_and_the_room_display_follows(
     assert len(deck) == 52 and deck[: 1 + len(andar + bahar)][0] == centre
 
 
+# -- the bet timer: a countdown on every screen, bets closed at the deadline -------------------------
+
+
+def test_the_bet_timer_counts_down_everywhere_and_closes_the_bets(
+    club: ClubServer, people: People
+) -> None:
+    dealer = people.page(LAPTOP)
+    code = create_table(dealer, club, name="Timer")
+    seat = admit(dealer, "Asha", "100")
+    phone, room = people.page(PHONE), people.page(TV)
+    join(phone, club, code, seat, "Asha")
+    room.goto(f"{club.url}/display/{code}")
+    club.wait_followers(code, 3)
+    dealer.fill("input[name=seconds]", "3")  # open the round with a timer of 3 s
+    dealer.click("[data-next-step]")
+    for page in (dealer, phone, room):  # every screen counts down, in m:ss
+        expect(page.locator(".countdown .countdown-time")).to_have_text(re.compile(r"^0:0[0-3]$"))
+    expect(phone.locator('[data-bet="andar"]')).to_be_enabled()
+    phone.click('[data-bet="andar"]')  # in time
+    expect(phone.locator('[data-bet="andar"] .spot-stake')).to_be_visible()
+    # At the deadline the server closes the bets by itself: the spots close, the clock goes.
+    expect(phone.locator('[data-bet="andar"]')).to_be_disabled()
+    for page in (dealer, phone, room):
+        expect(page.locator(".countdown")).to_have_count(0)
+        expect(page.locator(".felt-status")).to_contain_text("bets are closed")
+    assert dealer.locator('[data-action="timer"]').count() == 0  # nothing to time now
+    # The dealer may also start (and stop) a timer while bets are open.
+    while dealer.locator("[data-next-step]").get_attribute("data-step") != "open":
+        space(dealer)
+    dealer.click("[data-next-step]")  # no timer this time
+    expect(phone.locator('[data-bet="bahar"]')).to_be_enabled()
+    expect(phone.locator(".countdown")).to_have_count(0)
+    dealer.click('[data-action="timer"][data-seconds="15"]')
+    expect(phone.locator(".countdown .countdown-time")).to_have_text(re.compile(r"^0:1[0-5]$"))
+    dealer.click('[data-action="timer"]')  # stop the timer
+    expect(phone.locator(".countdown")).to_have_count(0)
+    expect(phone.locator('[data-bet="bahar"]')).to_be_enabled()
+
+
 # -- a real deck: the cards tapped by rank and suit ---------------------------------------------
 
 
