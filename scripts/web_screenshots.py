@@ -78,12 +78,14 @@ def main() -> None:
         sign_in(dealer, club, code)
         token = dealer_token(dealer, code)
         room = people.page(TV)
+        tablet = people.page({"width": 1024, "height": 768})
+        tablet.context.add_cookies(dealer.context.cookies())
         room.goto(f"{club.url}/display/{code}")
         dark = people.page(PHONE, color_scheme="dark")
         dark.context.add_cookies(asha.context.cookies())
 
         # Bets are open after the centre card (classic): the phone with its stakes.
-        club.post(f"/api/tables/{code}/rounds", {}, token)
+        club.post(f"/api/tables/{code}/rounds", {"seconds": 600}, token)  # a bet timer
         club.post(f"/api/tables/{code}/actions/centre", {}, token)
         asha.goto(f"{club.url}/play/{code}")
         asha.click('[data-chip="25"]')
@@ -102,7 +104,7 @@ def main() -> None:
         dark.goto(f"{club.url}/play/{code}?lang=en")
         shoot(dark, "player-dark.en.png")
 
-        # Mid-deal: the dealer's screen and the room's display.
+        # Mid-deal: the dealer's screen and the room's display (a tablet too).
         for _ in range(5):
             if club.post(f"/api/tables/{code}/actions/deal", {}, token)["status"] != "open":
                 break
@@ -111,6 +113,8 @@ def main() -> None:
             shoot(dealer, f"dealer.{lang}.png")
             room.goto(f"{club.url}/display/{code}?lang={lang}")
             shoot(room, f"display.{lang}.png")
+        tablet.goto(f"{club.url}/dealer/{code}?lang=en")
+        shoot(tablet, "dealer-tablet.en.png")
 
         # The result: the phone's banner.
         while club.post(f"/api/tables/{code}/actions/deal", {}, token)["status"] == "open":
