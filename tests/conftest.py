@@ -54,3 +54,16 @@ def database_url(request, tmp_path):  # type: ignore[no-untyped-def]
         with admin.begin() as conn:
             conn.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
         admin.dispose()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """The slow tier is opt-in: plain `pytest` skips tests marked slow (and says so with -ra);
+    `pytest -m slow` or ANDAR_BAHAR_SLOW_TESTS=1 runs them."""
+    if item.get_closest_marker("slow") is None:
+        return
+    markexpr = str(item.config.getoption("markexpr", default="") or "")
+    if os.environ.get("ANDAR_BAHAR_SLOW_TESTS") == "1" or "slow" in markexpr.replace(
+        "not slow", ""
+    ):
+        return
+    pytest.skip("slow tier, opt-in: run `pytest -m slow` or set ANDAR_BAHAR_SLOW_TESTS=1")

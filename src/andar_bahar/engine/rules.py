@@ -203,6 +203,40 @@ class Procedure:
         """A copy with some fields changed (and checked again)."""
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
+    def overridden(
+        self,
+        *,
+        start: StartRule | None = None,
+        target: TargetMode | None = None,
+        window: BetWindow | None = None,
+    ) -> Procedure:
+        """This procedure with some choices changed, under a name that says so.
+
+        A changed procedure is a different game (seed 000 §06), so it is never shown
+        under the preset's bare name.
+
+        >>> find_procedure("classic").overridden(start=StartRule.FIRST_CARD_COLOUR).name
+        'classic --start first-card-colour'
+        >>> find_procedure("classic").overridden(start=StartRule.ANDAR).name   # no change
+        'classic'
+        """
+        changes: dict[str, object] = {}
+        suffix = []
+        for field, option, value in (
+            ("start", "--start", start),
+            ("target", "--target-mode", target),
+            ("window", "--window", window),
+        ):
+            if value is not None and value != getattr(self, field):
+                changes[field] = value
+                suffix.append(f"{option} {value.value}")
+        if not changes:
+            return self
+        changed = self.replace(**changes)
+        if changed.to_dict() == self.to_dict():  # normalised back (chosen-rank windows)
+            return self
+        return changed.replace(name=" ".join([self.name, *suffix]))
+
     def describe(self, translator: Translator | None = None) -> str:
         """One line for people: the name and each choice, in the user's language."""
         return Message(

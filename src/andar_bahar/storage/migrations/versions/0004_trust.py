@@ -1,7 +1,7 @@
 """Trust at the table: dealer sessions, attempts, seat codes, a ledger in millionths.
 
 Revision ID: 0004
-Revises: 0002
+Revises: 0003
 Create Date: 2026-12-01
 
 Hand-written to match ``andar_bahar.storage.models`` exactly (a test compares them).
@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0004"
-down_revision: str | None = "0002"
+down_revision: str | None = "0003"
 branch_labels: str | None = None
 depends_on: str | None = None
 
