@@ -62,7 +62,7 @@ def create_table(dealer: Page, club: ClubServer, **fields: str) -> str:
     if "rounds" in fields:
         form.locator("input[name=rounds]").fill(fields["rounds"])
     form.locator("input[name=pin]").fill(PIN)
-    form.locator("button[type=button]").first.click()  # the odds, in place
+    form.get_by_role("button", name="Show the odds of this pairing").click()  # in place
     expect(dealer.locator("#preview h2")).to_contain_text(fields.get("procedure", "classic"))
     form.locator("button[type=submit]").click()
     dealer.wait_for_url(re.compile(r"/dealer/[A-Z0-9]{6}$"))

@@ -75,14 +75,16 @@ class _Words(HTMLParser):
         self._skip = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style"):
+        # Not words for people: scripts, styles, and a hidden field's data (a designed
+        # paytable's TOML travels in a hidden textarea back to the server).
+        if tag in ("script", "style") or (tag == "textarea" and ("hidden", None) in attrs):
             self._skip += 1
         for name, value in attrs:
             if value and (name in TEXT_ATTRIBUTES or (name.startswith("data-") and " " in value)):
                 self.parts.append(value)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
+        if tag in ("script", "style") or (tag == "textarea" and self._skip):
             self._skip -= 1
 
     def handle_data(self, data: str) -> None:
@@ -209,6 +211,10 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]
                 data={"procedure": "home", "paytable": "trainer-default",
                       "csrf_token": csrf(fresh)},
             ).text  # fmt: skip
+            shown[lang]["a paytable designed"] = fresh.post(
+                f"/tables/design?lang={lang}",
+                data={"procedure": "home", "edge": "1%-5%", "csrf_token": csrf(fresh)},
+            ).text
             shown[lang]["the dealer's sign-in"] = fresh.get(
                 f"/dealer/{code}/login?lang={lang}"
             ).text

@@ -36,7 +36,14 @@ from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
 from andar_bahar.storage import Storage
-from andar_bahar.web import api, dealer_pages, display_pages, player_pages, trust_pages
+from andar_bahar.web import (
+    api,
+    dealer_pages,
+    display_pages,
+    new_table_pages,
+    player_pages,
+    trust_pages,
+)
 from andar_bahar.web.app import Site, redirect, render
 from andar_bahar.web.context import is_htmx, request_info
 from andar_bahar.web.limits import Limits
@@ -137,6 +144,7 @@ def register(app: FastAPI, site: Site) -> None:
         app.state.lifespan_hooks.append(lambda: listening(site, service, channel))
     add_table_socket(app, club)
     player_pages.register(app, club)
+    new_table_pages.register(app, club)
     dealer_pages.register(app, club)
     display_pages.register(app, club)
     trust_pages.register(app, club)
