@@ -12,10 +12,11 @@ the table and signs its creator in as its dealer.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import FastAPI, File, Form, Request, UploadFile
+from fastapi import Depends, FastAPI, File, Form, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
@@ -25,6 +26,7 @@ from andar_bahar.chance.rounding import rounding_check
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.engine.money import parse_stake
 from andar_bahar.engine.paytables import Paytable, load_paytable
+from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.reports.odds_tables import render_given, summary_messages
 from andar_bahar.web.app import redirect, render
@@ -83,13 +85,35 @@ def report_context(request: Request, report: OddsReport) -> dict[str, Any]:
     }
 
 
-async def chosen_paytable(
-    name: str, upload: UploadFile | None, designed: str, use_design: str
-) -> Paytable:
-    """The paytable the form chose: the designed one when the dealer took it, else a preset or file."""
-    if use_design and designed.strip():
-        return load_paytable(designed, source="designed")
-    return await paytable_from_form(name, upload)
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """The procedure and the paytable a table-creation form chose."""
+
+    procedure: Procedure
+    base: Paytable
+    """The preset or the club's file (what a designed table keeps the chip and limits of)."""
+    paytable: Paytable
+    """The table to play: the designed one when the dealer took it, else *base*."""
+
+
+async def pairing_form(
+    procedure: Annotated[str, Form()] = "classic",
+    start: Annotated[str, Form()] = "",
+    target: Annotated[str, Form()] = "",
+    window: Annotated[str, Form()] = "",
+    paytable: Annotated[str, Form()] = "trainer-default",
+    paytable_file: Annotated[UploadFile | None, File()] = None,
+    designed: Annotated[str, Form()] = "",
+    use_design: Annotated[str, Form()] = "",
+) -> Pairing:
+    """The fields every table-creation form shares, read (each problem one sentence)."""
+    rules = procedure_from_form(procedure, start, target, window)
+    base = await paytable_from_form(paytable, paytable_file)
+    chosen = load_paytable(designed, source="designed") if use_design and designed else base
+    return Pairing(rules, base, chosen)
+
+
+Chosen = Annotated[Pairing, Depends(pairing_form)]
 
 
 def register(app: FastAPI, club: Club) -> None:
@@ -102,37 +126,19 @@ def register(app: FastAPI, club: Club) -> None:
         )
 
     @app.post("/tables/preview")
-    async def preview(
-        request: Request,
-        procedure: Annotated[str, Form()] = "classic",
-        start: Annotated[str, Form()] = "",
-        target: Annotated[str, Form()] = "",
-        window: Annotated[str, Form()] = "",
-        paytable: Annotated[str, Form()] = "trainer-default",
-        paytable_file: Annotated[UploadFile | None, File()] = None,
-        designed: Annotated[str, Form()] = "",
-        use_design: Annotated[str, Form()] = "",
-    ) -> Response:
-        rules = procedure_from_form(procedure, start, target, window)
-        table = await chosen_paytable(paytable, paytable_file, designed, use_design)
-        report = await run_in_threadpool(odds_report, rules, table)
+    async def preview(request: Request, chosen: Chosen) -> Response:
+        report = await run_in_threadpool(odds_report, chosen.procedure, chosen.paytable)
         return render(request, "odds_fragment.html", **report_context(request, report))
 
     @app.post("/tables/design")
     async def design(
         request: Request,
-        procedure: Annotated[str, Form()] = "classic",
-        start: Annotated[str, Form()] = "",
-        target: Annotated[str, Form()] = "",
-        window: Annotated[str, Form()] = "",
-        paytable: Annotated[str, Form()] = "trainer-default",
-        paytable_file: Annotated[UploadFile | None, File()] = None,
+        chosen: Chosen,
         edge: Annotated[str, Form()] = DEFAULT_EDGE,
         step: Annotated[str, Form()] = DEFAULT_STEP,
         odds_style: Annotated[str, Form()] = "to",
     ) -> Response:
-        rules = procedure_from_form(procedure, start, target, window)
-        base = await paytable_from_form(paytable, paytable_file)  # its chip, rounding, limits
+        rules, base = chosen.procedure, chosen.base  # the base's chip, rounding and limits
         wanted = EdgeRange.parse(edge)
         unit = design_step(step)
         style = OddsStyle.FOR if odds_style == "for" else OddsStyle.TO
@@ -155,20 +161,12 @@ def register(app: FastAPI, club: Club) -> None:
         request: Request,
         name: Annotated[str, Form()],
         pin: Annotated[str, Form()],
+        chosen: Chosen,
         kind: Annotated[str, Form()] = "betting",
-        procedure: Annotated[str, Form()] = "classic",
-        start: Annotated[str, Form()] = "",
-        target: Annotated[str, Form()] = "",
-        window: Annotated[str, Form()] = "",
-        paytable: Annotated[str, Form()] = "trainer-default",
-        paytable_file: Annotated[UploadFile | None, File()] = None,
-        designed: Annotated[str, Form()] = "",
-        use_design: Annotated[str, Form()] = "",
         rounds: Annotated[str, Form()] = "10",
         scoring: Annotated[str, Form()] = "",
     ) -> Response:
-        rules = procedure_from_form(procedure, start, target, window)
-        table = await chosen_paytable(paytable, paytable_file, designed, use_design)
+        rules, table = chosen.procedure, chosen.paytable
         planned = whole_number(rounds, "rounds")
         created = await run_in_threadpool(
             lambda: club.service.create_table(
