@@ -354,8 +354,10 @@ def test_the_dealer_and_the_room_screens_have_contrast(
     dealer.click('[data-pick-rank="J"]')
     dealer.click('[data-pick-suit="♦"]')
     assert dealer.evaluate(CONTRAST) == [], "dealer, picker"
+    dealer.click("[data-next-step]")  # the centre card
+    expect(dealer.locator("[data-next-step]")).to_have_attribute("data-step", "close")
     dealer.click("[data-next-step]")
-    dealer.click("[data-next-step]")  # close
+    expect(dealer.locator("[data-next-step]")).to_have_attribute("data-step", "deal")
     for card in ("2♠", "3♣", "4♥", "5♦"):
         dealer.click(f'[data-pick-rank="{card[0]}"]')
         dealer.click(f'[data-pick-suit="{card[1]}"]')
