@@ -225,13 +225,21 @@
     what.delete("csrf_token");
     var signature = action + "?" + what.toString();
     if (busy) {
-      queue.push([form, submitter, data, action, signature]);
+      // A dealer's step pressed twice while it is on its way is one step (dealing again is
+      // another card, a spot tapped again is another chip: those go after it).
+      var again = action === inFlight && form.hasAttribute("data-live-form") && !/\/deal$/.test(action);
+      if (!again) {
+        queue.push([form, submitter, data, action, signature]);
+      }
       return;
     }
     post(form, submitter, data, action, signature);
   }
 
+  var inFlight = null;
+
   function post(form, submitter, data, action, signature) {
+    inFlight = action;
     if (data.has("key")) {
       data.set("key", retryKeys[signature] || newKey());
     }
