@@ -9,8 +9,8 @@
    its blocks are applied the same way, its version only when it is "complete", and the
    form the action came from is reset.
    Reconnects with backoff (0.5 s doubling to 30 s), pings, and says "reconnecting…" in
-   #live-status while down ("up to date again" once back: on reconnecting the server sends
-   whatever was missed, at once, in one message). */
+   #live-status while down (<body class="live-down">; table.js says when it is back); on
+   reconnecting the server sends whatever was missed, at once, in one message. */
 (function () {
   "use strict";
 
@@ -43,25 +43,10 @@
     return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path + query;
   }
 
-  var wasDown = false;
-  var hideLater = null;
-
-  // Down: "Reconnecting…" stays shown. Back: "Up to date again." for a moment.
   function showDown(down) {
     if (badge) {
-      clearTimeout(hideLater);
-      if (down) {
-        badge.textContent = badge.getAttribute("data-down") || badge.textContent;
-        badge.hidden = false;
-      } else if (wasDown) {
-        badge.textContent = badge.getAttribute("data-up") || "";
-        badge.hidden = false;
-        hideLater = setTimeout(function () { badge.hidden = true; }, 3000);
-      } else {
-        badge.hidden = true;
-      }
+      badge.hidden = !down;
     }
-    wasDown = down;
     body.classList.toggle("live-down", down);
   }
 
