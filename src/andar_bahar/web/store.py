@@ -133,8 +133,8 @@ class TableStore(Transactions):
         # table id → (version, round id, round): see _round_of and _public_of.
         self._rounds: dict[int, tuple[int, int, Round]] = {}
         self._publics: dict[int, tuple[int, int, PublicRound]] = {}
-        # table id → (version, the table as its dealer sees it, its last rounds).
-        self._snapshots: dict[int, tuple[int, TableState, list[RoundSummary]]] = {}
+        # (table id, rounds) → (version, the table as its dealer sees it, its last rounds).
+        self._snapshots: dict[tuple[int, int], tuple[int, TableState, list[RoundSummary]]] = {}
         # Settled rounds never change: their centre card and markers, once read.
         self._centres: dict[int, Card | None] = {}
         self._markers: dict[int, dict[str, str]] = {}
@@ -290,7 +290,11 @@ class TableStore(Transactions):
 
     def _moved_on(self, table_id: int, version: int, public: PublicRound) -> None:
         """A change of the round alone: the table kept at the previous version, with it."""
-        kept = self._snapshots.get(table_id)
+        for key in [k for k in self._snapshots if k[0] == table_id]:
+            self._move_on(key, version, public)
+
+    def _move_on(self, key: tuple[int, int], version: int, public: PublicRound) -> None:
+        kept = self._snapshots.get(key)
         if kept is None or kept[0] != version - 1:
             return
         state, recent = kept[1], kept[2]
@@ -312,7 +316,7 @@ class TableStore(Transactions):
             else r
             for r in recent
         ]
-        self._snapshots[table_id] = (
+        self._snapshots[key] = (
             version,
             replace(state, round=public, version=version),
             summary,

@@ -126,13 +126,13 @@ class Views(TableStore):
         """
         with self._read() as session:
             table = self._table(session, code, lock=False)
-            kept = self._snapshots.get(table.id)
-            if kept is not None and kept[0] == table.version and limit == RECENT:
+            kept = self._snapshots.get((table.id, limit))
+            if kept is not None and kept[0] == table.version:
                 return kept[1], kept[2]
             state = self._state(session, table)
             recent = self._recent(session, table, limit, state)
-            if limit == RECENT and (kept is None or kept[0] < table.version):
-                self._snapshots[table.id] = (table.version, state, recent)
+            if kept is None or kept[0] < table.version:
+                self._snapshots[(table.id, limit)] = (table.version, state, recent)
             return state, recent
 
     def _state(self, session: Session, table: ClubTableRow) -> TableState:
