@@ -192,6 +192,7 @@ class TableRenderer:
         # (table, group) → (version, its shared blocks): the answer to the dealer's own
         # step and the live message after it need them at the same version: render once.
         self._shared: dict[tuple[str, tuple[str, str, str]], tuple[int, Rendered]] = {}
+        self._private: dict[tuple[str, Viewer], tuple[int, Rendered]] = {}
 
     def read(self, code: str) -> Snapshot:
         state, recent = self.service.snapshot(code, ROAD_LENGTH)
@@ -239,8 +240,20 @@ class TableRenderer:
         return rendered
 
     def private(self, snapshot: Snapshot, viewer: Viewer, *, answering: bool = False) -> Rendered:
+        """*viewer*'s own blocks, rendered once per version of the table: the answer to a
+        player's own bet and the live message after it need them at the same version."""
         if viewer.player is None:
             return Rendered({})
+        key, version = (snapshot.state.code, viewer), snapshot.state.version
+        kept = self._private.get(key)
+        if kept is not None and kept[0] == version:
+            return kept[1]
+        rendered = self._render_private(snapshot, viewer, answering=answering)
+        if kept is None or kept[0] < version:
+            self._private[key] = (version, rendered)
+        return rendered
+
+    def _render_private(self, snapshot: Snapshot, viewer: Viewer, *, answering: bool) -> Rendered:
         names = LIVE_PAGES[viewer.page].private
         blocks = self.blocks(snapshot, viewer, names, answering=answering)
         data: dict[str, Any] = {}
