@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import json
 import random
+from dataclasses import replace
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -14,7 +17,7 @@ from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.cards import FULL_DECK, Card, Rank, shuffled
 from andar_bahar.engine.errors import ActionError, BetError, DeckError
 from andar_bahar.engine.paytables import find_paytable
-from andar_bahar.engine.round import CardDealt, Phase, Round, stacked_deck
+from andar_bahar.engine.round import CardDealt, Phase, Round, settlement_to_list, stacked_deck
 from andar_bahar.engine.rules import (
     PROCEDURES,
     BetWindow,
@@ -26,6 +29,7 @@ from andar_bahar.engine.rules import (
 from andar_bahar.engine.settlement import Outcome
 
 WIZARD = find_paytable("wizard")
+DATA = Path(__file__).parent / "data"
 ALL_PROCEDURES = [
     find_procedure("classic").replace(start=start, target=target, window=window)
     for start in StartRule
@@ -183,13 +187,133 @@ def test_a_player_not_at_the_table_cannot_bet() -> None:
         rnd.place_bet("zed", "andar", 5)
 
 
-def test_changing_a_bet_replaces_its_stake() -> None:
+def test_betting_a_spot_again_adds_to_its_stake() -> None:
+    # Issue 13 item 1: `--bet andar=100 --bet andar=50` is 150 on Andar, not 50.
     rnd = Round(find_procedure("classic"), WIZARD, balances={"a": Decimal(150)})
-    rnd.place_bet("a", "andar", 100)
-    rnd.place_bet("a", "andar", 150)  # a change, not a second 150: fits the balance
+    first = rnd.place_bet("a", "andar", 100)
+    again = rnd.place_bet("a", "ANDAR", 50)
+    assert (first.stake, first.total, first.added) == (Decimal(100), Decimal(100), False)
+    assert (again.stake, again.total, again.added) == (Decimal(50), Decimal(150), True)
     assert [w.stake for w in rnd.wagers] == [Decimal(150)]
-    rnd.withdraw_bet("a", "andar")
+    with pytest.raises(BetError, match="150 of them already staked"):
+        rnd.place_bet("a", "andar", 1)  # the balance counts the total
+    rnd.withdraw_bet("a", "andar")  # taking a stake back is its own step
     assert rnd.wagers == ()
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("andar", "Andar"), ("cards:6-10", "cards:6–10"), ("cards:41+", "cards:41-49"),
+     ("cards:6-10", "6 - 10"), ("cards:41-49", "41+")],
+)  # fmt: skip
+def test_every_spelling_of_a_spot_adds_to_the_same_stake(first: str, second: str) -> None:
+    rnd = Round(find_procedure("classic"), WIZARD)
+    rnd.place_bet("a", first, 30)
+    rnd.place_bet("a", second, 20)
+    assert [(str(w.bet), w.stake) for w in rnd.wagers] == [(str(Bet.parse(first)), Decimal(50))]
+
+
+def test_the_limits_apply_to_the_total_on_a_spot() -> None:
+    # Decided for issue 13: [limits] min..max bound the whole stake on a spot; an addition
+    # may be smaller than the minimum, and one that takes the total over the maximum is refused.
+    table = replace(WIZARD, min_stake=Decimal(10), max_stake=Decimal(100))
+    rnd = Round(find_procedure("classic"), table)
+    with pytest.raises(BetError, match="below the table minimum of 10"):
+        rnd.place_bet("a", "andar", 5)
+    rnd.place_bet("a", "andar", 10)
+    assert rnd.place_bet("a", "andar", 5).total == Decimal(15)
+    before = (rnd.operations, rnd.wagers)
+    with pytest.raises(BetError, match="adding 90 makes 105, above the table maximum of 100"):
+        rnd.place_bet("a", "andar", 90)
+    with pytest.raises(BetError, match="must be greater than zero"):
+        rnd.place_bet("a", "andar", 0)
+    assert (rnd.operations, rnd.wagers) == before
+    assert rnd.place_bet("a", "andar", 85).total == Decimal(100)
+
+
+@given(
+    st.lists(st.integers(1, 200), min_size=1, max_size=5),
+    st.sampled_from(["andar", "bahar", "cards:1-5", "cards:6-10", "cards:41+"]),
+    st.randoms(use_true_random=False),
+)
+@settings(max_examples=60)
+def test_bets_added_up_settle_as_one_bet_of_the_sum(parts, bet: str, rng) -> None:
+    # Property: stakes added on one spot settle exactly as a single stake of their sum.
+    def played(stakes: list[int]) -> Round:
+        rnd = Round.shuffled(find_procedure("classic"), WIZARD, rng=random.Random(rng.random()))
+        for stake in stakes:
+            rnd.place_bet("a", bet, stake)
+        rnd.play()
+        rnd.settle()
+        return rnd
+
+    seed = rng.random()
+    rng.seed(seed)
+    split = played(parts)
+    rng.seed(seed)
+    whole = played([sum(parts)])
+    assert split.settlement == whole.settlement
+    assert split.settlement.bets[0].stake == sum(parts)  # type: ignore[union-attr]
+
+
+def test_a_round_recorded_before_bets_added_up_replays_as_it_was_paid() -> None:
+    # tests/data/round_replaced_bet.json was written by engine 0.1.0 before issue 13, when a
+    # repeated bet replaced the stake: asha bet andar=100, cards:6-10=20, then andar=50, on
+    # seed 001's example 3 (7 cards, Andar), and was paid on 50: 45 and 70 (wizard's 0.9 and 3.5).
+    old = (DATA / "round_replaced_bet.json").read_text(encoding="utf-8")
+    assert '"total"' not in old
+    rnd = Round.loads(old)
+    assert [(str(w.bet), w.stake) for w in rnd.wagers] == [
+        ("andar", Decimal(50)),
+        ("cards:6-10", Decimal(20)),
+    ]
+    assert [b.win for b in rnd.settlement.bets] == [Decimal(45), Decimal(70)]  # type: ignore[union-attr]
+    paid = next(op for op in json.loads(old)["operations"] if op["op"] == "settle")["paid"]
+    assert settlement_to_list(rnd.settlement) == paid  # type: ignore[arg-type]
+    again = Round.loads(rnd.dumps())  # re-recorded in today's form: the same round
+    assert again.operations == rnd.operations and again.settlement == rnd.settlement
+
+
+def test_history_verify_still_verifies_a_round_stored_before_bets_added_up() -> None:
+    # `history verify` replays stored records with today's engine: an old record whose
+    # repeated bet replaced the stake must replay to what was paid then, with no difference.
+    from sqlalchemy import text
+
+    from andar_bahar.storage import Storage
+    from andar_bahar.storage.verification import verify
+
+    old = (DATA / "round_replaced_bet.json").read_text(encoding="utf-8")
+    with Storage.open("sqlite://") as store:
+        round_id = store.record_round(Round.loads(old))
+        with store.engine.begin() as conn:  # the row as the old engine wrote it
+            conn.execute(
+                text("UPDATE rounds SET record = :r WHERE id = :i"), {"r": old, "i": round_id}
+            )
+        report = verify(store)
+    assert (report.checked, report.discrepancies) == (1, [])
+
+
+def test_changing_a_stake_is_an_explicit_step_that_keeps_the_limits() -> None:
+    rnd = Round(find_procedure("classic"), WIZARD, balances={"a": Decimal(150)})
+    with pytest.raises(BetError, match="no bet on andar to change"):
+        rnd.change_bet("a", "andar", 10)
+    rnd.place_bet("a", "andar", 100)
+    rnd.place_bet("a", "bahar", 20)
+    with pytest.raises(BetError, match="20 of them already staked: a stake of 140 is too much"):
+        rnd.change_bet("a", "andar", 140)
+    changed = rnd.change_bet("a", "Andar", 130)
+    assert (changed.stake, changed.previous) == (Decimal(130), Decimal(100))
+    assert [(str(w.bet), w.stake) for w in rnd.wagers] == [("andar", 130), ("bahar", 20)]
+    assert Round.loads(rnd.dumps()).operations == rnd.operations
+
+
+def test_a_record_whose_total_does_not_add_up_is_refused() -> None:
+    rnd = Round(find_procedure("classic"), WIZARD)
+    rnd.place_bet("a", "andar", 100)
+    rnd.place_bet("a", "andar", 50)
+    forged = rnd.dumps().replace('"total": "150"', '"total": "50"')
+    with pytest.raises(ActionError, match="says a has 50 on andar, but its bets add up to 150"):
+        Round.loads(forged)
 
 
 def test_steps_out_of_order_are_refused() -> None:

@@ -7,6 +7,14 @@ Bet names are the contract shared by the command line, the odds and the web:
 (MainBet(row=<Row.ANDAR: 'andar'>), CardsBet(low=1, high=5), CardsBet(low=7, high=7))
 >>> str(Bet.parse("cards:41+"))
 'cards:41-49'
+
+One spot, one bet, however it is written: case, dashes and the ``cards:`` prefix
+do not matter, so bets on the same spot add up.
+
+>>> {Bet.parse(t) for t in ("cards:6-10", "Cards:6–10", "6 - 10", "cards:6..10")}
+{CardsBet(low=6, high=10)}
+>>> Bet.parse("41+") == Bet.parse("cards:41-49") and Bet.parse("ANDAR") == Bet.parse(" Andar ")
+True
 >>> Bet.parse("cards:6-10").wins(winner=Row.ANDAR, cards_dealt=7)
 True
 """
@@ -27,7 +35,8 @@ MAX_CARDS_DEALT = 49
 """The most cards a round can deal, centre not counted: 48 non-matching cards and
 the match, in both target modes (51 − 3 + 1 and 52 − 4 + 1)."""
 
-_CARDS_RE = re.compile(r"^cards:(\d{1,3})(?:\s*(?:-|–|\.\.)\s*(\d{1,3})|(\+))?$")
+_CARDS_RE = re.compile(r"^(?:cards:)?(\d{1,3})(?:(?:-|–|—|−|\.\.)(\d{1,3})|(\+))?$")
+"""``cards:A-B``, ``cards:N``, ``cards:A+``; the prefix may be left out, any dash will do."""
 
 
 class Bet:
@@ -105,7 +114,9 @@ class CardsBet(Bet):
 
 
 def parse_bet(text: str) -> Bet:
-    """Read a bet name; the error lists the forms a bet can take.
+    """Read a bet name (case, spaces and the kind of dash do not matter).
+
+    The error lists the forms a bet can take:
 
     >>> parse_bet("middle")
     Traceback (most recent call last):

@@ -352,22 +352,12 @@ class Paytable:
         return as_decimal(self.chip * units)
 
     def check_stake(self, stake: Decimal) -> None:
-        """Refuse a stake that is not positive, not whole chips, or outside the limits."""
-        if stake <= 0:
-            raise BetError(
-                Message(
-                    N_("The stake {stake} must be greater than zero."),
-                    stake=Amount(stake),
-                )
-            )
-        if stake % self.chip != 0:
-            raise BetError(
-                Message(
-                    N_("The stake {stake} is not a whole number of chips of {chip}."),
-                    stake=Amount(stake),
-                    chip=Amount(self.chip),
-                )
-            )
+        """Refuse a stake that is not positive, not whole chips, or outside the limits.
+
+        The limits apply to the whole stake on a spot: a bet added to one already
+        placed is checked with :meth:`check_chips`, and the total with this.
+        """
+        self.check_chips(stake)
         if self.min_stake is not None and stake < self.min_stake:
             raise BetError(
                 Message(
@@ -382,6 +372,30 @@ class Paytable:
                     N_("The stake {stake} is above the table maximum of {limit}."),
                     stake=Amount(stake),
                     limit=Amount(self.max_stake),
+                )
+            )
+
+    def check_chips(self, stake: Decimal) -> None:
+        """Refuse an amount that is not positive or not a whole number of chips.
+
+        >>> find_paytable("wizard").check_chips(Decimal("2.5"))
+        Traceback (most recent call last):
+        ...
+        andar_bahar.engine.errors.BetError: The stake 2.5 is not a whole number of chips of 1.
+        """
+        if stake <= 0:
+            raise BetError(
+                Message(
+                    N_("The stake {stake} must be greater than zero."),
+                    stake=Amount(stake),
+                )
+            )
+        if stake % self.chip != 0:
+            raise BetError(
+                Message(
+                    N_("The stake {stake} is not a whole number of chips of {chip}."),
+                    stake=Amount(stake),
+                    chip=Amount(self.chip),
                 )
             )
 

@@ -8,8 +8,10 @@ is driven from a shuffled deck or by a dealer typing the cards of a real one.
 >>> from andar_bahar.engine.paytables import find_paytable
 >>> from andar_bahar.engine.rules import find_procedure
 >>> rnd = Round(find_procedure("classic"), find_paytable("wizard"))      # a real deck
->>> rnd.place_bet("asha", "andar", "120")
-BetPlaced(player='asha', bet=MainBet(row=<Row.ANDAR: 'andar'>), stake=Decimal('120'))
+>>> rnd.place_bet("asha", "andar", "100")
+BetPlaced(player='asha', bet=MainBet(row=<Row.ANDAR: 'andar'>), stake=Decimal('100'), total=Decimal('100'))
+>>> rnd.place_bet("asha", "ANDAR", "20").total           # the same spot again: it adds up
+Decimal('120')
 >>> rnd.turn_centre(Card.parse("7♣")).card
 Card.parse('7♣')
 >>> for card in Card.parse_many("2♦ K♠ 9♥ 3♣ 7♦"):
@@ -43,6 +45,7 @@ from andar_bahar.engine.settlement import Settlement, settle
 from andar_bahar.i18n.messages import N_, Message
 
 __all__ = [
+    "BetChanged",
     "BetPlaced",
     "BetWithdrawn",
     "BetsClosed",
@@ -82,11 +85,32 @@ class Phase(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class BetPlaced:
-    """A player placed (or changed) a bet."""
+    """A player put chips on a spot: *stake* added now, *total* on that spot after it.
+
+    A first bet on a spot has ``stake == total``; betting the same spot again adds
+    to it (``total`` is the sum). Rounds recorded before repeated bets added up
+    replayed a repeated bet as a replacement; :meth:`Round.loads` still does.
+    """
 
     player: str
     bet: Bet
     stake: Decimal
+    total: Decimal
+
+    @property
+    def added(self) -> bool:
+        """True when the bet was added to a stake already on the spot."""
+        return self.total != self.stake
+
+
+@dataclass(frozen=True, slots=True)
+class BetChanged:
+    """A player set the stake on a spot already held to a new amount (*previous* before)."""
+
+    player: str
+    bet: Bet
+    stake: Decimal
+    previous: Decimal
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +174,7 @@ class RoundSettled:
 
 Operation: TypeAlias = (
     BetPlaced
+    | BetChanged
     | BetWithdrawn
     | MarkerPlaced
     | BetsClosed
@@ -164,6 +189,7 @@ Operation: TypeAlias = (
 _Op = TypeVar(
     "_Op",
     BetPlaced,
+    BetChanged,
     BetWithdrawn,
     MarkerPlaced,
     BetsClosed,
@@ -359,7 +385,34 @@ class Round:
     # -- bets and markers -----------------------------------------------------
 
     def verify_bet(self, player: str, bet: Bet | str, stake: Decimal | int | str) -> Wager:
-        """Check a bet without placing it; return it as a :class:`Wager` or raise."""
+        """Check a bet without placing it; return the :class:`Wager` it would leave in force.
+
+        Betting a spot the player already holds adds *stake* to it: the addition
+        must be a positive whole number of chips, and the **total** on the spot
+        must lie within the table's limits (an addition below the minimum is fine
+        once the total reaches it) and, with the other spots, within the balance.
+
+        >>> from andar_bahar.engine.paytables import find_paytable
+        >>> from andar_bahar.engine.rules import find_procedure
+        >>> rnd = Round(find_procedure("classic"), find_paytable("wizard"))
+        >>> _ = rnd.place_bet("asha", "cards:6-10", 30)
+        >>> rnd.verify_bet("asha", "cards:6–10", 20)
+        Wager(player='asha', bet=CardsBet(low=6, high=10), stake=Decimal('50'))
+        """
+        name, the_bet, amount = self._verify_spot(player, bet, stake)
+        held = self._wagers.get((name, the_bet))
+        if held is None:
+            self.paytable.check_stake(amount)
+            total = amount
+        else:
+            total = self._check_addition(name, the_bet, held, amount)
+        self._check_balance(name, self._staked(name), amount)
+        return Wager(name, the_bet, as_decimal(total))
+
+    def _verify_spot(
+        self, player: str, bet: Bet | str, stake: Decimal | int | str
+    ) -> tuple[str, Bet, Decimal]:
+        """The checks every stake passes: stakes played, bets open, a player, a bet offered."""
         if self.procedure.markers_only:
             raise BetError(
                 Message(
@@ -374,29 +427,53 @@ class Round:
         name = _check_player(player)
         the_bet = bet if isinstance(bet, Bet) else Bet.parse(bet)
         self.paytable.check_offers(the_bet)
-        amount = parse_stake(stake)
-        self.paytable.check_stake(amount)
-        if self.balances is not None:
-            if name not in self.balances:
-                raise BetError(Message(N_("'{player}' is not at this table."), player=name))
-            others = sum(
-                (s for (p, b), s in self._wagers.items() if p == name and b != the_bet),
-                Decimal(0),
-            )
-            if others + amount > self.balances[name]:
-                raise BetError(
-                    Message(
-                        N_(
-                            "{player} has {balance} chips, {staked} of them already staked:"
-                            " a stake of {stake} is too much."
-                        ),
-                        player=name,
-                        balance=Amount(self.balances[name]),
-                        staked=Amount(others),
-                        stake=Amount(amount),
-                    )
+        return name, the_bet, parse_stake(stake)
+
+    def _staked(self, player: str) -> Decimal:
+        return sum((s for (p, _), s in self._wagers.items() if p == player), Decimal(0))
+
+    def _check_balance(self, player: str, staked: Decimal, stake: Decimal) -> None:
+        """Refuse *stake* on top of *staked* beyond the player's balance (when balances count)."""
+        if self.balances is None:
+            return
+        if player not in self.balances:
+            raise BetError(Message(N_("'{player}' is not at this table."), player=player))
+        if staked + stake > self.balances[player]:
+            raise BetError(
+                Message(
+                    N_(
+                        "{player} has {balance} chips, {staked} of them already staked:"
+                        " a stake of {stake} is too much."
+                    ),
+                    player=player,
+                    balance=Amount(self.balances[player]),
+                    staked=Amount(staked),
+                    stake=Amount(stake),
                 )
-        return Wager(name, the_bet, as_decimal(amount))
+            )
+
+    def _check_addition(self, player: str, bet: Bet, held: Decimal, amount: Decimal) -> Decimal:
+        """The new total on a spot already held; the addition must be positive whole chips."""
+        self.paytable.check_chips(amount)
+        total = held + amount
+        limit = self.paytable.max_stake
+        if limit is not None and total > limit:
+            raise BetError(
+                Message(
+                    N_(
+                        "{player} already has {held} on {bet}: adding {stake} makes {total},"
+                        " above the table maximum of {limit}."
+                    ),
+                    player=player,
+                    held=Amount(held),
+                    bet=str(bet),
+                    stake=Amount(amount),
+                    total=Amount(total),
+                    limit=Amount(limit),
+                )
+            )
+        self.paytable.check_stake(total)
+        return total
 
     def can_place_bet(self, player: str, bet: Bet | str, stake: Decimal | int | str) -> bool:
         try:
@@ -406,10 +483,56 @@ class Round:
         return True
 
     def place_bet(self, player: str, bet: Bet | str, stake: Decimal | int | str) -> BetPlaced:
-        """Place a bet, or change the stake of the same player's same bet."""
+        """Place a bet; on a spot the player already holds, add *stake* to it.
+
+        The record says both: ``stake`` is the amount added now, ``total`` the stake
+        on the spot after it. :meth:`change_bet` sets a stake to a new amount and
+        :meth:`withdraw_bet` takes it back: each is its own, explicit step.
+        """
         wager = self.verify_bet(player, bet, stake)
         self._wagers[(wager.player, wager.bet)] = wager.stake
-        return self._log(BetPlaced(wager.player, wager.bet, wager.stake))
+        return self._log(
+            BetPlaced(wager.player, wager.bet, as_decimal(parse_stake(stake)), wager.stake)
+        )
+
+    def verify_change(self, player: str, bet: Bet | str, stake: Decimal | int | str) -> Wager:
+        """Check setting the stake on a spot the player holds to *stake*; return the new wager."""
+        name, the_bet, amount = self._verify_spot(player, bet, stake)
+        held = self._wagers.get((name, the_bet))
+        if held is None:
+            raise BetError(
+                Message(
+                    N_("{player} has no bet on {bet} to change: place one first."),
+                    player=name,
+                    bet=str(the_bet),
+                )
+            )
+        self.paytable.check_stake(amount)
+        self._check_balance(name, self._staked(name) - held, amount)
+        return Wager(name, the_bet, as_decimal(amount))
+
+    def can_change_bet(self, player: str, bet: Bet | str, stake: Decimal | int | str) -> bool:
+        try:
+            self.verify_change(player, bet, stake)
+        except AndarBaharError:
+            return False
+        return True
+
+    def change_bet(self, player: str, bet: Bet | str, stake: Decimal | int | str) -> BetChanged:
+        """Set the stake on a spot the player already holds to *stake* (more or less).
+
+        >>> from andar_bahar.engine.paytables import find_paytable
+        >>> from andar_bahar.engine.rules import find_procedure
+        >>> rnd = Round(find_procedure("classic"), find_paytable("wizard"))
+        >>> _ = rnd.place_bet("asha", "bahar", 100)
+        >>> rnd.change_bet("asha", "bahar", 40)
+        BetChanged(player='asha', bet=MainBet(row=<Row.BAHAR: 'bahar'>), stake=Decimal('40'), previous=Decimal('100'))
+        """
+        wager = self.verify_change(player, bet, stake)
+        key = (wager.player, wager.bet)
+        previous = self._wagers[key]
+        self._wagers[key] = wager.stake
+        return self._log(BetChanged(wager.player, wager.bet, wager.stake, as_decimal(previous)))
 
     def can_withdraw_bet(self, player: str, bet: Bet | str) -> bool:
         try:
@@ -753,7 +876,9 @@ class Round:
         kind = op.get("op")
         virtual = self._deck is not None
         if kind == "bet":
-            self.place_bet(op["player"], op["bet"], op["stake"])
+            self._replay_bet(op)
+        elif kind == "change":
+            self.change_bet(op["player"], op["bet"], op["stake"])
         elif kind == "withdraw":
             self.withdraw_bet(op["player"], op["bet"])
         elif kind == "marker":
@@ -777,6 +902,31 @@ class Round:
         else:
             raise ActionError(Message(N_("Unknown step '{op}' in the round record."), op=kind))
 
+    def _replay_bet(self, op: Mapping[str, Any]) -> None:
+        player, bet = op["player"], Bet.parse(op["bet"])
+        if "total" not in op:
+            # Recorded before repeated bets added up, when a repeated bet replaced the
+            # stake: replay it as today's explicit step for that, a change.
+            if (player.strip(), bet) in self._wagers:
+                self.change_bet(player, bet, op["stake"])
+            else:
+                self.place_bet(player, bet, op["stake"])
+            return
+        placed = self.place_bet(player, bet, op["stake"])
+        if placed.total != parse_stake(op["total"]):
+            raise ActionError(
+                Message(
+                    N_(
+                        "The round record says {player} has {recorded} on {bet}, but its bets"
+                        " add up to {total}."
+                    ),
+                    player=placed.player,
+                    recorded=Amount(parse_stake(op["total"])),
+                    bet=str(bet),
+                    total=Amount(placed.total),
+                )
+            )
+
 
 def _check_replayed(dealt: Card, recorded: Card) -> None:
     if dealt != recorded:
@@ -793,6 +943,14 @@ def _operation_to_dict(op: Operation) -> dict[str, Any]:
     if isinstance(op, BetPlaced):
         return {
             "op": "bet",
+            "player": op.player,
+            "bet": str(op.bet),
+            "stake": format_amount(op.stake),
+            "total": format_amount(op.total),
+        }
+    if isinstance(op, BetChanged):
+        return {
+            "op": "change",
             "player": op.player,
             "bet": str(op.bet),
             "stake": format_amount(op.stake),
