@@ -110,7 +110,7 @@ class TrainerApp(App[None]):
                 return
             except AndarBaharError as error:
                 self._history_failed(error.localized(self.translator), failed)
-            except Exception as error:  # noqa: BLE001 - the database's own errors, as a sentence
+            except Exception as error:
                 reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
                 self._history_failed(
                     Message(
@@ -171,9 +171,7 @@ class TrainerApp(App[None]):
             screen.action_leave()
 
     def action_help_quit(self) -> None:
-        self.notify(
-            Message(N_("Press Ctrl+Q to quit.")).localized(self.translator), markup=False
-        )
+        self.notify(Message(N_("Press Ctrl+Q to quit.")).localized(self.translator), markup=False)
 
     async def action_quit(self) -> None:
         for screen in reversed(self.screen_stack):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.compose import compose
 from textual.containers import ItemGrid, Vertical, VerticalScroll
 from textual.content import Content
 from textual.dom import DOMNode
@@ -37,6 +38,7 @@ __all__ = [
     "TrainerFooter",
     "TrainerScreen",
     "literal",
+    "refill",
     "tr",
     "trainer",
 ]
@@ -129,8 +131,8 @@ class Table(DataTable[Text]):
         self,
         headers: Sequence[str],
         rows: Iterable[Sequence[str]] = (),
-        *,
         keys: Sequence[str] | None = None,
+        *,
         right: Iterable[int] = (),
         cursor: bool = False,
         focusable: bool | None = None,
@@ -155,7 +157,6 @@ class Table(DataTable[Text]):
         self,
         headers: Sequence[str],
         rows: Iterable[Sequence[str]],
-        *,
         keys: Sequence[str] | None = None,
     ) -> None:
         """Show *rows* under *headers* (a key per row, for rows that can be chosen)."""
@@ -192,6 +193,12 @@ def _natural_width(widget: Widget) -> int:
     return int(width.value) if width is not None and width.is_cells else 12
 
 
+async def refill(container: Widget, content: ComposeResult) -> None:
+    """Replace what *container* shows with *content* (the rest of the screen stays)."""
+    await container.remove_children()
+    await container.mount_all(compose(container, content))
+
+
 def button(label: str, id: str, *, variant: str = "default", disabled: bool = False) -> Button:
     """A one-line button whose label is shown literally."""
     return Button(
@@ -217,6 +224,7 @@ class TrainerScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.form: dict[str, Any] = {}
+        self._redrawing = False
 
     # -- drawing -------------------------------------------------------------------
 
@@ -312,8 +320,20 @@ class TrainerScreen(Screen[None]):
 
     async def redraw(self) -> None:
         """Compose the body again from the state, and show the state in it."""
-        await self.query_one(Body).recompose()
+        self._redrawing = True
+        try:
+            await self.query_one(Body).recompose()
+        finally:
+            self._redrawing = False
         self.sync()
+
+    def resync(self) -> None:
+        """Show the state again (an answer from the history or a worker has come in).
+
+        While the body is being drawn again, its :meth:`sync` will show the state anyway.
+        """
+        if self.is_mounted and not self._redrawing and self.query("#body"):
+            self.sync()
 
     # -- leaving -------------------------------------------------------------------------
 

@@ -8,8 +8,8 @@ from textual.widgets import Static
 from andar_bahar.engine.cards import Card, Colour
 from andar_bahar.engine.round import Round, RoundResult
 from andar_bahar.engine.rules import Row
+from andar_bahar.games.wording import CLUB, Wording
 from andar_bahar.i18n.messages import N_, NP_, Message, Translator, translate
-from andar_bahar.tui.words import CLUB, Wording
 
 __all__ = ["LayoutView", "layout_text"]
 

@@ -23,11 +23,11 @@ from textual.widgets import Button, Input, Select, Static
 from andar_bahar.engine.cards import Card, Rank
 from andar_bahar.engine.errors import ActionError, AndarBaharError
 from andar_bahar.engine.round import Round
+from andar_bahar.games.wording import Wording
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message, Translator, translate
 from andar_bahar.tui.common import Bar, ConfirmScreen, Note, Say, button, keys, literal, tr, trainer
 from andar_bahar.tui.layout import LayoutView
-from andar_bahar.tui.words import Wording
 
 __all__ = ["DEALING_KEYS", "Dealer", "RoundPanel"]
 
@@ -134,7 +134,9 @@ class RoundPanel(Vertical):
                 Select(speeds, value=dealer.speed, allow_blank=False, id="speed", compact=True)
             )
         else:
-            controls.append(button(tr(self, Message(N_("Deck exhausted"))), "void", variant="warning"))
+            controls.append(
+                button(tr(self, Message(N_("Deck exhausted"))), "void", variant="warning")
+            )
         yield Bar(*controls, width=16)
         yield Note(id="panel-note")
 
@@ -235,8 +237,8 @@ class RoundPanel(Vertical):
             self.dealer.say(refused, "error")
             self.sync()
             return False
-        for field in self.query("#card").results(Input):
-            field.value = ""
+        for card_field in self.query("#card").results(Input):
+            card_field.value = ""
         self.dealer.say(None)
         if rnd.finished:
             self.dealer.stop()
@@ -350,4 +352,3 @@ class RoundPanel(Vertical):
         if event.input.id == "card":
             rnd = self.dealer.round
             self.step("centre" if rnd.procedure.has_centre and rnd.centre is None else "deal")
-

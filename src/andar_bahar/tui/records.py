@@ -57,7 +57,7 @@ class Records:
     def _quietly_open(self) -> None:
         try:
             self._open()
-        except Exception:  # noqa: BLE001 - reported by the first call that needs it
+        except Exception:
             return
 
     async def idle(self) -> None:

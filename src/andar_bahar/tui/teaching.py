@@ -14,11 +14,11 @@ from andar_bahar.engine.errors import AndarBaharError, BetError
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import PROCEDURES, Row
 from andar_bahar.games.teaching import TRAINER, RoundScore, TeachingGame
+from andar_bahar.games.wording import LESSON, procedure_title
 from andar_bahar.i18n.messages import N_, NP_, Message
 from andar_bahar.tui.common import Note, Table, TrainerScreen, button, keys, literal, tr, trainer
 from andar_bahar.tui.panel import DEALING_KEYS, Dealer, RoundPanel
 from andar_bahar.tui.records import GameRecord
-from andar_bahar.tui.words import LESSON, procedure_title
 
 __all__ = ["StandingsScreen", "TeachingRoundScreen", "TeachingSetup", "split_names"]
 
@@ -57,7 +57,9 @@ class TeachingSetup(TrainerScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static(
-            literal(tr(self, Message(N_("Participants, separated by commas (2–8 suit a lesson):")))),
+            literal(
+                tr(self, Message(N_("Participants, separated by commas (2–8 suit a lesson):")))
+            ),
             classes="label",
         )
         yield self.field(
@@ -67,7 +69,9 @@ class TeachingSetup(TrainerScreen):
         yield Static(literal(tr(self, Message(N_("Rounds:")))), classes="label")
         yield self.field("rounds", value="10")
         yield self.check("scoring", tr(self, Message(N_("Score tokens"))), value=True)
-        yield self.check("physical", tr(self, Message(N_("Deal from a real deck (type each card)"))))
+        yield self.check(
+            "physical", tr(self, Message(N_("Deal from a real deck (type each card)")))
+        )
         yield Static(literal(tr(self, Message(N_("Procedure:")))), classes="label")
         yield self.choice(
             "procedure",
@@ -136,9 +140,7 @@ class TeachingRoundScreen(TrainerScreen):
         self.record = GameRecord()
         self.score: RoundScore | None = None
         rnd = game.current or game.start_round(rng=trainer(self).rng(), physical=physical)
-        self.dealer = Dealer(
-            rnd, LESSON, physical=physical, before_deal=game.check_ready_to_deal
-        )
+        self.dealer = Dealer(rnd, LESSON, physical=physical, before_deal=game.check_ready_to_deal)
 
     @property
     def round(self) -> Round:
@@ -256,7 +258,9 @@ class TeachingRoundScreen(TrainerScreen):
             lines.append(
                 tr(self, Message(N_("A token for: {names}."), names=right))
                 if right
-                else tr(self, Message(N_("Nobody chose {row}: no tokens this round."), row=score.winner))
+                else tr(
+                    self, Message(N_("Nobody chose {row}: no tokens this round."), row=score.winner)
+                )
             )
         return "\n".join(lines)
 

@@ -1,4 +1,4 @@
-"""The terminal's own words: names of the presets, the lesson's wording, the keys.
+"""How the games speak: names of the presets on screen, the lesson's words and the club's.
 
 The presets' names (``classic``, ``wizard`` …) are identifiers for the command line; on
 screen they get a title in the user's language. A lesson (seed 000) speaks of the
