@@ -301,7 +301,7 @@ class MainMenu(TrainerScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#teaching", Button).focus()
+        self.focus_on(self.query_one("#teaching", Button))
 
     def leave(self) -> None:
         """The menu is the first screen: Esc stays here (Ctrl+Q quits)."""

@@ -302,9 +302,9 @@ class ClubRoundScreen(TrainerScreen):
     def _focus_betting(self) -> None:
         target = self.query_one("#player", Select)
         if target.disabled:
-            self.query_one("#deal", Button).focus()
+            self.focus_on(self.query_one("#deal", Button))
         else:
-            target.focus()
+            self.focus_on(target)
 
     # -- bets ----------------------------------------------------------------------------
 
@@ -389,6 +389,9 @@ class ClubRoundScreen(TrainerScreen):
 
     def on_round_panel_stepped(self, event: RoundPanel.Stepped) -> None:
         self.sync()
+        if self.focused is None:  # the betting controls just closed under the focus
+            card = self.query("#card")
+            self.focus_on(card.first() if card else self.query_one("#deal"))
 
     async def on_round_panel_finished(self, event: RoundPanel.Finished) -> None:
         rnd, record = event.round, self.record
@@ -401,7 +404,7 @@ class ClubRoundScreen(TrainerScreen):
         trainer(self).history(store)
         self.save_form()
         await self.redraw()
-        self.query_one("#next", Button).focus()
+        self.focus_on(self.query_one("#next", Button))
 
     async def action_next(self) -> None:
         if self.settlement is None:

@@ -120,7 +120,7 @@ class ClubSetup(TrainerScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#name", Input).focus()
+        self.focus_on(self.query_one("#name", Input))
         self.compute()
 
     def sync(self) -> None:
@@ -153,7 +153,7 @@ class ClubSetup(TrainerScreen):
         self._show_players()
         name_field = self.query_one("#name", Input)
         name_field.value = ""
-        name_field.focus()
+        self.focus_on(name_field)
         return True
 
     def _show_players(self) -> None:
@@ -212,11 +212,10 @@ class ClubSetup(TrainerScreen):
         self.compute()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id in ("name", "chips"):
-            if event.input.id == "name" and not self.value("chips").strip():
-                self.query_one("#chips", Input).focus()
-            else:
-                self.seat()
+        if event.input.id == "name":
+            self.focus_on(self.query_one("#chips", Input))
+        elif event.input.id == "chips":
+            self.seat()
         else:
             self.compute()
 

@@ -74,7 +74,7 @@ class PlayersScreen(TrainerScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#name", Input).focus()
+        self.focus_on(self.query_one("#name", Input))
 
     def _chosen(self) -> str:
         table = self.query_one("#players", Table)
@@ -85,7 +85,7 @@ class PlayersScreen(TrainerScreen):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "name":
-            self.query_one("#chips", Input).focus()
+            self.focus_on(self.query_one("#chips", Input))
         else:
             self.act("seat")
 
@@ -192,7 +192,7 @@ class SummaryScreen(TrainerScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#menu", Button).focus()
+        self.focus_on(self.query_one("#menu", Button))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "menu":
@@ -296,7 +296,7 @@ class ResumeScreen(TrainerScreen):
         self.tables = tables
         self.resync()
         if tables and self.query("#tables"):
-            self.query_one("#tables").focus()
+            self.focus_on(self.query_one("#tables"))
 
     def _failed(self, text: str) -> None:
         self.error, self.tables = text, []

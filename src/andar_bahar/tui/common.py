@@ -9,6 +9,7 @@ chosen or played is lost.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
@@ -81,14 +82,34 @@ def keys(*names: str) -> str:
 
 
 class TrainerFooter(Footer):
-    """Textual's footer with every key's description in the user's language."""
+    """Textual's footer with every key's description in the user's language.
+
+    It is drawn again only when the keys it shows change (Textual redraws it on every
+    move of the focus, which makes Tab slow on a busy machine).
+    """
+
+    _shown: tuple[object, ...] | None = None
 
     def compose(self) -> ComposeResult:
         translator = trainer(self).translator
+        self._shown = self._signature()
         for widget in super().compose():
             if isinstance(widget, FooterKey) and widget.description:
                 widget.description = translator.gettext(widget.description)
             yield widget
+
+    def _signature(self) -> tuple[object, ...]:
+        keys = tuple(
+            (key, active.binding.description, active.enabled)
+            for key, active in self.screen.active_bindings.items()
+            if active.binding.show
+        )
+        return (trainer(self).language, keys)
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        if self._bindings_ready and self.is_attached and self._signature() == self._shown:
+            return
+        super().bindings_changed(screen)
 
 
 class Note(Static):
@@ -117,7 +138,16 @@ class Note(Static):
         self.set_class(not text, "-empty")
         self.update(literal(text or ""))
         if text:
-            self.call_after_refresh(self.scroll_visible, animate=False)
+            self.call_after_refresh(self._reveal)
+
+    def _reveal(self) -> None:
+        """The message, then the control in use, scrolled into view (both, when they fit)."""
+        if not self.is_attached:
+            return
+        self.scroll_visible(animate=False, immediate=True)
+        focused = self.screen.focused
+        if focused is not None:
+            focused.scroll_visible(animate=False, immediate=True)
 
 
 class Table(DataTable[Text]):
@@ -200,14 +230,20 @@ async def refill(container: Widget, content: ComposeResult) -> None:
 
 
 def button(label: str, id: str, *, variant: str = "default", disabled: bool = False) -> Button:
-    """A one-line button whose label is shown literally."""
-    return Button(
+    """A one-line button whose label is shown literally; every Enter presses it.
+
+    (Textual ignores a second press within 0.2 s, for its animation: a dealer pressing
+    Enter card after card would lose cards.)
+    """
+    widget = Button(
         literal(label),
         id=id,
         variant=variant,  # type: ignore[arg-type]
         disabled=disabled,
         compact=True,
     )
+    widget.active_effect_duration = 0
+    return widget
 
 
 class TrainerScreen(Screen[None]):
@@ -225,6 +261,20 @@ class TrainerScreen(Screen[None]):
         super().__init__()
         self.form: dict[str, Any] = {}
         self._redrawing = False
+
+    def __init_subclass__(cls, **options: Any) -> None:
+        """Every screen's :meth:`sync` ends by keeping the focused control in view."""
+        super().__init_subclass__(**options)
+        own = cls.__dict__.get("sync")
+        if own is not None and not getattr(own, "_reveals", False):
+
+            @functools.wraps(own)
+            def sync(self: TrainerScreen) -> None:
+                own(self)
+                self.reveal_focus()
+
+            sync._reveals = True  # type: ignore[attr-defined]
+            cls.sync = sync  # type: ignore[method-assign]
 
     # -- drawing -------------------------------------------------------------------
 
@@ -326,6 +376,22 @@ class TrainerScreen(Screen[None]):
         finally:
             self._redrawing = False
         self.sync()
+        self.reveal_focus()
+
+    def focus_on(self, widget: Widget) -> None:
+        """Focus *widget* and scroll it into view once the screen's layout has settled."""
+        widget.focus()
+        self.reveal_focus()
+
+    def reveal_focus(self) -> None:
+        """After the next refresh, scroll the focused control into view."""
+
+        def reveal() -> None:
+            focused = self.focused
+            if focused is not None and focused.is_attached:
+                focused.scroll_visible(animate=False, immediate=True)
+
+        self.call_after_refresh(reveal)
 
     def resync(self) -> None:
         """Show the state again (an answer from the history or a worker has come in).

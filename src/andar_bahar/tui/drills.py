@@ -76,6 +76,7 @@ class DrillScreen(TrainerScreen):
                 yield self.field(f"answer-{question.key}")
             yield button(tr(self, Message(N_("Check"))), "check", variant="success")
             yield Note(id="result")
+            yield button(tr(self, Message(N_("Another drill"))), "again", variant="primary")
         yield Static(literal(tr(self, Message(N_("Progress")))), classes="title")
         yield Table(*self._progress_table(), right=(2, 3, 4, 5), focusable=False, id="progress")
 
@@ -110,7 +111,7 @@ class DrillScreen(TrainerScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#learner", Input).focus()
+        self.focus_on(self.query_one("#learner", Input))
 
     def sync(self) -> None:
         self.query_one("#error", Note).say(self.error)
@@ -119,6 +120,8 @@ class DrillScreen(TrainerScreen):
         for field in self.query("Input"):
             if (field.id or "").startswith("answer-"):
                 field.disabled = self.result is not None
+        for again in self.query("#again").results(Button):
+            again.display = self.result is not None
         for note in self.query("#result").results(Note):
             note.say(self._result_text(), kind="success" if self._right() else "warning")
         progress = self.query_one("#progress", Table)
@@ -150,7 +153,7 @@ class DrillScreen(TrainerScreen):
         return "\n".join(lines)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "new":
+        if event.button.id in ("new", "again"):
             self.run_worker(self.action_new())
         elif event.button.id == "check":
             self.check()
@@ -164,7 +167,7 @@ class DrillScreen(TrainerScreen):
             f for f in self.query("Input").results(Input) if (f.id or "").startswith("answer-")
         ]
         if event.input in fields and event.input is not fields[-1]:
-            fields[fields.index(event.input) + 1].focus()
+            self.focus_on(fields[fields.index(event.input) + 1])
         else:
             self.check()
 
@@ -173,7 +176,7 @@ class DrillScreen(TrainerScreen):
         if not learner:
             self.error = Message(N_("Write the learner's name first."))
             self.sync()
-            self.query_one("#learner", Input).focus()
+            self.focus_on(self.query_one("#learner", Input))
             return
         self.error = None
         kind = DrillKind(self.value("kind"))
@@ -196,7 +199,7 @@ class DrillScreen(TrainerScreen):
             f for f in self.query("Input").results(Input) if (f.id or "").startswith("answer-")
         ]
         if answers:
-            answers[0].focus()
+            self.focus_on(answers[0])
 
     def check(self) -> None:
         drill = self.drill
@@ -206,10 +209,7 @@ class DrillScreen(TrainerScreen):
         answers = {q.key: self.value(f"answer-{q.key}") for q in drill.questions}
         self.result = result = check_answers(drill, answers)
         self.sync()
-        self.query_one("#new", Button).focus()
-        self.query_one("#result", Note).say(
-            self._result_text(), kind="success" if self._right() else "warning"
-        )
+        self.focus_on(self.query_one("#again", Button))
         learner, kind, session = self.learner, drill.kind.value, self.session
 
         def store(storage) -> list[DrillStats]:  # type: ignore[no-untyped-def]

@@ -144,7 +144,7 @@ class HistoryScreen(TrainerScreen):
         self.rounds, self.error = rounds, None
         self.resync()
         if first and rounds and self.query("#rounds"):
-            self.query_one("#rounds").focus()
+            self.focus_on(self.query_one("#rounds"))
 
     def _failed(self, text: str) -> None:
         self.error, self.rounds = text, self.rounds or []
@@ -231,7 +231,7 @@ class ReplayScreen(TrainerScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#step", Button).focus()
+        self.focus_on(self.query_one("#step", Button))
 
     def sync(self) -> None:
         rnd, t = self.round, self.t

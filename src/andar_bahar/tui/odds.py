@@ -227,7 +227,7 @@ class OddsScreen(TrainerScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#procedure", Select).focus()
+        self.focus_on(self.query_one("#procedure", Select))
         self.compute()
 
     def sync(self) -> None:

@@ -178,6 +178,9 @@ class RoundPanel(Vertical):
             widget.disabled = finished
         for reminder in self.query("#reminder").results(Static):
             reminder.update(literal(self._reminder()))
+        reveal = getattr(self.screen, "reveal_focus", None)
+        if reveal is not None:
+            reveal()
         note = self.query_one("#panel-note", Note)
         if dealer.auto and dealer.message is None:
             note.say(
@@ -228,7 +231,7 @@ class RoundPanel(Vertical):
                 rnd.turn_centre(self._typed_card())
             elif action == "target":
                 rank = self.query_one("#rank", Select).value
-                if rank is Select.BLANK:
+                if rank is Select.NULL:
                     raise ActionError(Message(N_("Choose the target rank in the list first.")))
                 rnd.choose_target(str(rank))
             elif action == "deal":
@@ -255,7 +258,7 @@ class RoundPanel(Vertical):
             return
         if not rnd.procedure.has_centre and rnd.target is None:
             rank = self.query_one("#rank", Select).value
-            if rank is Select.BLANK:
+            if rank is Select.NULL:
                 raise ActionError(
                     Message(N_("Choose the target rank before dealing: the players pick it."))
                 )
@@ -326,7 +329,7 @@ class RoundPanel(Vertical):
         dealer.timer = screen.set_interval(float(dealer.speed), tick)
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id == "speed" and event.value is not Select.BLANK:
+        if event.select.id == "speed" and event.value is not Select.NULL:
             event.stop()
             self.dealer.speed = str(event.value)
             if self.dealer.auto:

@@ -276,7 +276,7 @@ class TeachingRoundScreen(TrainerScreen):
     def _focus_first(self) -> None:
         buttons = [b for b in self.query(Button) if not b.disabled]
         if buttons:
-            buttons[0].focus()
+            self.focus_on(buttons[0])
 
     # -- markers -------------------------------------------------------------------
 
@@ -338,7 +338,7 @@ class TeachingRoundScreen(TrainerScreen):
         if game.finished:
             self._store_result()
         self.sync()
-        self.query_one("#next", Button).focus()
+        self.focus_on(self.query_one("#next", Button))
 
     def _store_result(self) -> None:
         game, record = self.game, self.record
@@ -427,7 +427,7 @@ class StandingsScreen(TrainerScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#menu", Button).focus()
+        self.focus_on(self.query_one("#menu", Button))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "menu":
