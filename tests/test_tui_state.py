@@ -90,10 +90,7 @@ def test_ctrl_l_after_a_finished_round_keeps_the_round_shown(tmp_path: Path) -> 
             await ctrl_l(pilot)
         assert not screen.query_one("#next", Button).disabled
         assert text_of(app, "#round-title") == "Round 1 of 10 — dealer: Asha"
-        assert [p for p in screen.players] == [
-            "Ravi",
-            "Nino",
-        ]  # the round's players, not the next's
+        assert list(screen.players) == ["Ravi", "Nino"]  # the round's players, not the next's
         marks = {text_of(app, "#marker-0"), text_of(app, "#marker-1")}
         assert marks == {f"◆ Andar {'✓' if winner and winner.value == 'andar' else '✗'}",
                          f"◆ Bahar {'✓' if winner and winner.value == 'bahar' else '✗'}"}  # fmt: skip
