@@ -80,7 +80,7 @@ async def whole_screen_text(app: TrainerApp, pilot: Pilot[None]) -> str:
         pages.append(screen_text(app))
         if body.scroll_y >= body.max_scroll_y:
             break
-        body.scroll_page_down(animate=False, immediate=True)
+        body.scroll_page_down(animate=False)
         await pilot.pause()
     return "\n".join(pages)
 
@@ -159,14 +159,16 @@ def note(app: TrainerApp, selector: str) -> str:
     return str(app.screen.query_one(selector).render())
 
 
+ALLOWED = ("Andar Bahar", "Wizard of Odds")
+"""English texts that are right in every language: the game's name (the app's title in
+the header) and the published table's name (a proper name, the title of a web site)."""
+
+
 @cache
 def english_strings() -> tuple[str, ...]:
-    """The English catalogue's texts, cut at their placeholders, with a word in each.
-
-    Left out, with the reason: the game's name (``Andar Bahar``, the title of the app in
-    every language) and the published table's name (``Wizard of Odds``, a proper name).
-    """
-    allowed = {"Andar Bahar", "Wizard of Odds"}
+    """The English catalogue's texts, cut at their placeholders, with a word in each
+    (:data:`ALLOWED` left out)."""
+    allowed = set(ALLOWED)
     with POT.open("rb") as handle:
         catalog = read_po(handle)
     pieces: set[str] = set()
@@ -186,6 +188,8 @@ def english_strings() -> tuple[str, ...]:
 
 def english_on_screen(text: str) -> list[str]:
     """The English catalogue's texts found on the screen, each as a whole word or phrase."""
+    for name in ALLOWED:
+        text = text.replace(name, " ")
     found = []
     for piece in english_strings():
         if re.search(rf"(?<![A-Za-z]){re.escape(piece)}(?![A-Za-z])", text):

@@ -201,6 +201,8 @@ class TrainerApp(App[None]):
             binding = active.binding
             if not binding.description or binding.action in seen or not active.enabled:
                 continue
+            if not binding.show or not isinstance(active.node, App | TrainerScreen):
+                continue  # Textual's own keys (Tab, copy …) and the widgets' keys
             if binding.action == "command_palette":
                 continue
             seen.add(binding.action)

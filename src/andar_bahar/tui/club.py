@@ -267,6 +267,13 @@ class ClubRoundScreen(TrainerScreen):
         self.query_one("#balances", Table).fill(self._balance_headers(), self._balance_rows())
         self.query_one("#bets", Table).fill(self._bet_headers(), self._bet_rows())
         self.query_one("#bets", Table).display = bool(rnd.wagers)
+        players = self.query_one("#player", Select)
+        names = [value for _, value in players._options if value is not Select.NULL]
+        if names != list(game.balances):
+            chosen = players.value
+            players.set_options([(Text(name), name) for name in game.balances])
+            if chosen in game.balances:
+                players.value = chosen
         closed = not rnd.bets_open
         for widget_id in ("#place", "#withdraw", "#player", "#bet", "#stake"):
             self.query_one(widget_id).disabled = closed
@@ -425,10 +432,9 @@ class ClubRoundScreen(TrainerScreen):
 
         self.app.push_screen(PlayersScreen(self.game))
 
-    async def on_screen_resume(self) -> None:
-        if self.is_mounted and self.query("#body"):
-            self.save_form()
-            await self.redraw()
+    def on_screen_resume(self) -> None:
+        """Back from the players' screen: the table shows who sits at it now."""
+        self.resync()
 
     # -- leaving ---------------------------------------------------------------------
 

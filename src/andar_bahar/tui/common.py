@@ -9,6 +9,7 @@ chosen or played is lost.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -261,6 +262,7 @@ class TrainerScreen(Screen[None]):
         super().__init__()
         self.form: dict[str, Any] = {}
         self._redrawing = False
+        self._redraw_lock = asyncio.Lock()
 
     def __init_subclass__(cls, **options: Any) -> None:
         """Every screen's :meth:`sync` ends by keeping the focused control in view."""
@@ -370,11 +372,14 @@ class TrainerScreen(Screen[None]):
 
     async def redraw(self) -> None:
         """Compose the body again from the state, and show the state in it."""
-        self._redrawing = True
-        try:
-            await self.query_one(Body).recompose()
-        finally:
-            self._redrawing = False
+        async with self._redraw_lock:  # one redraw at a time, or widgets vanish mid-mount
+            if not self.is_attached:
+                return
+            self._redrawing = True
+            try:
+                await self.query_one(Body).recompose()
+            finally:
+                self._redrawing = False
         self.sync()
         self.reveal_focus()
 

@@ -431,5 +431,9 @@ class StandingsScreen(TrainerScreen):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "menu":
-            while len(self.app.screen_stack) > 2:
-                self.app.pop_screen()
+            self.leave()
+
+    def leave(self) -> None:
+        """The lesson is over: back to the menu."""
+        while len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
