@@ -112,6 +112,10 @@ async def visit_every_screen(app: TrainerApp, pilot: Pilot[None]) -> dict[str, l
     table.place()
     table.place()  # the same spot again: "… more on …"
     await check(app, pilot, "club round, betting", seen)
+    table.query_one("#bet", Select).focus()
+    await pilot.press("enter")  # the list of bets is open: its key in the footer
+    await check(app, pilot, "club round, a list open", seen)
+    await pilot.press("escape")
     while not table.round.finished:
         await pilot.press("d")
     await check(app, pilot, "club round, settled", seen)

@@ -254,7 +254,7 @@ class MainMenu(TrainerScreen):
     """What there is to do."""
 
     DEFAULT_CSS = """
-    MainMenu Button { width: 44; max-width: 100%; margin: 1 0 0 0; }
+    MainMenu Button { width: 44; max-width: 100%; margin: 1 0 0 0; content-align: left middle; }
     MainMenu Select { width: 44; max-width: 100%; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [

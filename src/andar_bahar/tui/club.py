@@ -47,7 +47,7 @@ class ClubRoundScreen(TrainerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         *DEALING_KEYS,
         Binding(keys("n"), "next", N_("Next")),
-        Binding(keys("p"), "players", N_("Players")),
+        Binding(keys("p"), "players", N_("Players"), show=False),
     ]
 
     def __init__(
@@ -154,10 +154,13 @@ class ClubRoundScreen(TrainerScreen):
                 id="bet",
                 compact=True,
             ),
+            width=34,
+        )
+        yield Bar(
             self.field("stake", placeholder=tr(self, Message(N_("stake, e.g. 100")))),
             button(tr(self, Message(N_("Place the bet"))), "place", variant="primary"),
             button(tr(self, Message(N_("Take it back"))), "withdraw"),
-            width=24,
+            width=20,
             id="bet-bar",
         )
         yield Note(id="bet-note")

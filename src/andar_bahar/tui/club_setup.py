@@ -62,6 +62,7 @@ class ClubSetup(TrainerScreen):
     ClubSetup #seat-bar Input { width: 1fr; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "start", N_("Open the table")),
         Binding("delete", "remove", N_("Remove the player"), show=False),
     ]
 
@@ -226,6 +227,9 @@ class ClubSetup(TrainerScreen):
             self.action_remove()
         elif event.button.id == "start":
             self.start()
+
+    def action_start(self) -> None:
+        self.start()
 
     def start(self) -> None:
         from andar_bahar.tui.club import ClubRoundScreen

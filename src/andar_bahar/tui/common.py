@@ -82,6 +82,11 @@ def keys(*names: str) -> str:
     return ",".join(f"{name},{twins[name]}" if name in twins else name for name in names)
 
 
+TEXTUAL_KEYS = (N_("Dismiss menu"), N_("Exit the command palette"))
+"""Descriptions Textual gives keys of its own widgets (an open choice list, the palette):
+in the catalogue, so that the footer shows them in the user's language too."""
+
+
 class TrainerFooter(Footer):
     """Textual's footer with every key's description in the user's language.
 
@@ -93,7 +98,7 @@ class TrainerFooter(Footer):
 
     def compose(self) -> ComposeResult:
         translator = trainer(self).translator
-        self._shown = self._signature()
+        self._shown = self._signature() if self._bindings_ready else None
         for widget in super().compose():
             if isinstance(widget, FooterKey) and widget.description:
                 widget.description = translator.gettext(widget.description)

@@ -68,6 +68,8 @@ def layout_text(
             Message(NP_("{n} card dealt", "{n} cards dealt"), n=len(dealt)).localized(translator),
             style="dim",
         )
+    else:
+        text.rstrip()
     if not verdict or not complete:
         text.rstrip()
         return text

@@ -54,6 +54,9 @@ class TeachingSetup(TrainerScreen):
     """Who plays, how many rounds, with or without tokens, a real deck or not."""
 
     TITLE_TEXT = N_("Teaching game")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "start", N_("Start the lesson")),
+    ]
 
     def compose_body(self) -> ComposeResult:
         yield Static(
@@ -97,6 +100,9 @@ class TeachingSetup(TrainerScreen):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start":
             self.start()
+
+    def action_start(self) -> None:
+        self.start()
 
     def start(self) -> None:
         error = self.query_one("#error", Note)
