@@ -165,7 +165,7 @@ class TrainerApp(App[None]):
         self.push_screen(MainMenu())
         self.call_after_refresh(self.records.warm_up)
 
-    def action_back(self) -> None:
+    async def action_back(self) -> None:
         screen = self.screen
         if isinstance(screen, TrainerScreen):
             screen.action_leave()
@@ -185,7 +185,7 @@ class TrainerApp(App[None]):
         self.records.close()
 
     def action_command_palette(self) -> None:
-        if self.use_command_palette and not CommandPalette.is_open(self):
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
             self.push_screen(
                 TrainerPalette(
                     placeholder=self.translator.gettext(N_("Search for a command…")),

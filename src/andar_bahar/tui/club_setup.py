@@ -99,7 +99,7 @@ class ClubSetup(TrainerScreen):
         )
         yield button(tr(self, Message(N_("Remove the chosen player"))), "remove")
         yield from compose_rules(self)
-        yield self.check(
+        yield self.checkbox(
             "physical", tr(self, Message(N_("Deal from a real deck (type each card)")))
         )
         yield Static(

@@ -339,7 +339,7 @@ class TrainerScreen(Screen[None]):
             compact=True,
         )
 
-    def check(self, id: str, label: str, *, value: bool = False) -> Checkbox:
+    def checkbox(self, id: str, label: str, *, value: bool = False) -> Checkbox:
         """A yes/no box with its label, keeping its state."""
         return Checkbox(literal(label), value=bool(self.form.get(id, value)), id=id, compact=True)
 

@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message as TextualMessage
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Button, Input, Select, Static
 
 from andar_bahar.engine.cards import Card, Rank
@@ -109,7 +110,7 @@ class RoundPanel(Vertical):
         yield LayoutView(id="layout")
         if dealer.physical:
             yield Static("", id="reminder", markup=False)
-        controls = []
+        controls: list[Widget] = []
         if dealer.physical:
             controls.append(
                 Input(placeholder=tr(self, Message(N_("card, e.g. QH"))), id="card", compact=True)

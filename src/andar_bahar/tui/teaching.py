@@ -68,11 +68,11 @@ class TeachingSetup(TrainerScreen):
         yield self.field(
             "names", placeholder=tr(self, Message(N_("e.g. {example}"), example="Asha, Ravi, Nino"))
         )
-        yield self.check("trainer", tr(self, Message(N_("The trainer deals (a learner alone)"))))
+        yield self.checkbox("trainer", tr(self, Message(N_("The trainer deals (a learner alone)"))))
         yield Static(literal(tr(self, Message(N_("Rounds:")))), classes="label")
         yield self.field("rounds", value="10")
-        yield self.check("scoring", tr(self, Message(N_("Score tokens"))), value=True)
-        yield self.check(
+        yield self.checkbox("scoring", tr(self, Message(N_("Score tokens"))), value=True)
+        yield self.checkbox(
             "physical", tr(self, Message(N_("Deal from a real deck (type each card)")))
         )
         yield Static(literal(tr(self, Message(N_("Procedure:")))), classes="label")
