@@ -190,21 +190,24 @@ async def set_up(
     client = httpx.AsyncClient(base_url=base, timeout=REQUEST_TIMEOUT, limits=limits)
     created = await recorder.call(
         client, "create table", "POST", "/api/tables",
-        body={"name": f"Table {index + 1}", "pin": "2468", "paytable": PAYTABLE},
+        body={"name": f"Table {index + 1}", "pin": "246813", "paytable": PAYTABLE},
     )  # fmt: skip
     if created is None:
         raise SystemExit(f"could not create a table: {recorder.samples}")
     table = Table(created["code"], created["dealer_token"], client,
                   [Player(f"P{index + 1}-{n + 1}") for n in range(players)], rng)  # fmt: skip
+    seats = {}
     for player in table.players:
-        await recorder.call(
+        admitted = await recorder.call(
             client, "admit player", "POST", f"/api/tables/{table.code}/players", table.dealer,
             {"name": player.name, "balance": str(BALANCE)},
         )  # fmt: skip
+        seats[player.name] = admitted["seat_code"] if admitted else ""
     for player in table.players:
         joined = await recorder.call(
-            client, "join", "POST", f"/api/tables/{table.code}/join", body={"name": player.name}
-        )
+            client, "join", "POST", f"/api/tables/{table.code}/join",
+            body={"seat_code": seats[player.name]},
+        )  # fmt: skip
         if joined is None:
             raise SystemExit(f"a player could not join: {recorder.samples}")
         player.token = joined["token"]

@@ -35,6 +35,8 @@ def database_url(request, tmp_path):  # type: ignore[no-untyped-def]
         yield f"sqlite:///{tmp_path / 'club.sqlite3'}"
         return
     if not POSTGRES:
+        if os.environ.get("ANDAR_BAHAR_REQUIRE_POSTGRES") == "1":  # .ci/run: never skip quietly
+            pytest.fail("ANDAR_BAHAR_REQUIRE_POSTGRES=1 but ANDAR_BAHAR_TEST_POSTGRES_URL is unset")
         pytest.skip("set ANDAR_BAHAR_TEST_POSTGRES_URL=postgresql+psycopg://… to run")
     import uuid
 
@@ -52,3 +54,16 @@ def database_url(request, tmp_path):  # type: ignore[no-untyped-def]
         with admin.begin() as conn:
             conn.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
         admin.dispose()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """The slow tier is opt-in: plain `pytest` skips tests marked slow (and says so with -ra);
+    `pytest -m slow` or ANDAR_BAHAR_SLOW_TESTS=1 runs them."""
+    if item.get_closest_marker("slow") is None:
+        return
+    markexpr = str(item.config.getoption("markexpr", default="") or "")
+    if os.environ.get("ANDAR_BAHAR_SLOW_TESTS") == "1" or "slow" in markexpr.replace(
+        "not slow", ""
+    ):
+        return
+    pytest.skip("slow tier, opt-in: run `pytest -m slow` or set ANDAR_BAHAR_SLOW_TESTS=1")

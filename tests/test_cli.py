@@ -80,7 +80,7 @@ def test_settle_seed_001_example_3_json() -> None:
     data = json.loads(out)
     assert data["winner"] == "andar" and data["cards_dealt"] == 7
     assert data["bets"][0] == {
-        "bet": "andar", "stake": "120", "pays": "0.9 to 1", "outcome": "win",
+        "player": "player", "bet": "andar", "stake": "120", "pays": "0.9 to 1", "outcome": "win",
         "win": "108", "returned": "228",
     }  # fmt: skip
     assert data["bets"][1]["win"] == "350"
@@ -175,3 +175,93 @@ def test_console_script_exits_cleanly_on_bad_input() -> None:
 def test_no_arguments_shows_what_there_is_to_do() -> None:
     result = runner.invoke(app, [])
     assert "deal" in result.stdout and "settle" in result.stdout
+
+
+# -- issue 13: a whole table's bets, added per spot -----------------------------------------------
+
+
+def test_settle_a_whole_tables_bets_added_per_spot() -> None:
+    # Seed 001 example 3's round (7 cards, Andar) under wizard; by hand: asha 100 + 50 on
+    # Andar = 150 × 0.9 = 135; 100 on 6–10 × 3.5 = 350; ravi 20 on Bahar loses; ravi's
+    # 3 + 2 on 41+ (also written cards:41-49) = 5, loses; ravi 5 on 6–10 × 3.5 = 17.5 → 17.
+    code, out, err = run(
+        "settle", "--paytable", "wizard", "--cards", "5♠ 2♦ 3♣ 9♥ J♦ 6♣ 8♠ 5♥",
+        "--bet", "asha:andar=100", "--bet", "asha:ANDAR=50", "--bet", "asha:cards:6–10=100",
+        "--bet", "ravi:bahar=20", "--bet", "ravi:41+=3", "--bet", "ravi:cards:41-49=2",
+        "--bet", "ravi:6-10=5", "--format", "json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    bets = {(b["player"], b["bet"]): (b["stake"], b["win"]) for b in data["bets"]}
+    assert bets == {
+        ("asha", "andar"): ("150", "135"),
+        ("asha", "cards:6-10"): ("100", "350"),
+        ("ravi", "bahar"): ("20", "0"),
+        ("ravi", "cards:41-49"): ("5", "0"),
+        ("ravi", "cards:6-10"): ("5", "17"),
+    }
+    assert data["players"]["asha"] == {"stake": "250", "win": "485", "returned": "735"}
+    assert data["players"]["ravi"]["returned"] == "22"
+    assert data["added"] == [
+        {"player": "asha", "bet": "andar", "stakes": ["100", "50"], "total": "150"},
+        {"player": "ravi", "bet": "cards:41-49", "stakes": ["3", "2"], "total": "5"},
+    ]
+
+
+def test_settle_says_when_bets_were_added_together() -> None:
+    # the issue's report: --bet andar=100 --bet andar=50 is 150 on Andar, said so
+    code, out, _ = run(
+        "settle", "--paytable", "wizard", "--cards", "5♠ 2♦ 3♣ 9♥ J♦ 6♣ 8♠ 5♥",
+        "--bet", "andar=100", "--bet", "andar=50",
+    )  # fmt: skip
+    assert code == 0
+    assert "player: the bets on Andar were added together: 100 + 50 = 150." in out
+    assert "150    0.9 to 1  wins     135" in out
+
+
+BAD_OPTION_VALUES = [
+    ("deal", "--start", "left"),
+    ("deal", "--window", "never"),
+    ("deal", "--target-mode", "joker"),
+    ("odds", "--format", "xml"),
+    ("deal", "--seed", "abc"),
+    ("simulate", "--rounds", "many"),
+    ("serve", "--port", "0"),
+    ("deal", "--lang", "fr"),
+    ("deal", "--seed"),
+    ("deal", "--bogus"),
+    ("deal", "--sed", "3"),
+    ("deal", "surplus"),
+    ("frobnicate",),
+    ("settle", "--cards", "5♠ 5♥"),
+    ("paytable", "show"),
+    ("paytable", "design", "--odds-style", "as-written"),
+    ("sessions", "--system", "fibonacci"),
+    ("fairness", "--source", "dice"),
+]
+
+
+@pytest.mark.parametrize("args", BAD_OPTION_VALUES, ids=" ".join)
+def test_every_bad_option_value_is_one_line_and_exit_2(args: tuple[str, ...]) -> None:
+    # Issue 13, item 7: Typer/Click usage errors too — no usage box, no traceback.
+    code, out, err = run(*args)
+    assert code == 2, (out, err)
+    assert len(err.strip().splitlines()) == 1, err
+    assert "Usage:" not in err and "Traceback" not in err and "╭" not in err
+
+
+def test_a_bad_option_value_names_the_choices_in_the_users_language() -> None:
+    assert run("deal", "--start", "left")[2].strip() == (
+        "--start cannot be 'left': choose one of andar, centre-colour, first-card-colour."
+    )
+    assert run("deal", "--seed", "abc")[2].strip() == "--seed must be a whole number, not 'abc'."
+    russian = run("deal", "--window", "never", "--lang", "ru")[2].strip()
+    assert (
+        russian == "--window не может быть 'never': выберите одно из before-centre, after-centre."
+    )
+
+
+def test_a_changed_procedure_is_not_called_by_the_presets_name() -> None:
+    code, out, _ = run("deal", "--seed", "1", "--start", "first-card-colour", "--format", "json")
+    assert code == 0
+    assert json.loads(out)["procedure"] == "classic --start first-card-colour"

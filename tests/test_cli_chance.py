@@ -28,6 +28,7 @@ def test_odds_json_contract() -> None:
     andar = data["bets"][0]
     assert set(andar) == {
         "bet", "given", "probability", "pays", "expected_return", "house_edge", "player_advantage",
+        "variance", "standard_deviation", "hit_every",
     }  # fmt: skip
     # Exact values (issue 3): P(Andar) = 429/833; house edge of 0.9 to 1 = 179/8330.
     assert andar["bet"] == "andar" and andar["given"] is None
@@ -134,3 +135,55 @@ def test_a_paytable_file_with_errors_is_one_sentence(tmp_path: Path) -> None:
     code, _, err = run("odds", "--paytable", str(club))
     assert code == 2
     assert f"{club}, main.andar: The odds '0 to 1' must be greater than zero." in err
+
+
+# -- issue 13 ------------------------------------------------------------------------------------
+
+
+def test_odds_at_a_stake_and_the_rounding_warnings() -> None:
+    code, out, _ = run("odds", "--paytable", "wizard", "--stake", "5", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    andar = data["bets"][0]["at_stake"]
+    # 5 × 0.9 = 4.5, paid 4: 429/833 × 4/5 − 404/833 = −304/4165 (7.30 %)
+    assert andar == {
+        "stake": "5", "expected_return": "-304/4165", "house_edge": "304/4165",
+        "player_advantage": False, "pays_nothing": False,
+    }  # fmt: skip
+    assert data["rounding"]["recommended_min"] == "2"  # 1 × 0.9 rounded down pays nothing
+    code, text, _ = run("odds", "--paytable", "wizard", "--stake", "1")
+    assert "At a stake of 1 (wins rounded down to the chip, chip 1):" in text
+    assert "◀ a win can pay nothing" in text
+    assert "Set the table minimum ([limits] min) to 2 or more" in text
+
+
+def test_odds_stake_must_be_whole_chips() -> None:
+    code, _, err = run("odds", "--stake", "2.5")
+    assert code == 2 and "not a whole number of chips" in err
+
+
+def test_paytable_check_warns_about_rounding(tmp_path: Path) -> None:
+    club = tmp_path / "club.toml"
+    club.write_text(
+        'name = "up"\nrounding = "up"\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n',
+        encoding="utf-8",
+    )
+    code, out, _ = run("paytable", "check", str(club))
+    assert code == 0
+    assert "at stakes of 1–9, 18–19 the player has the edge on Andar" in out
+    assert "Set the table minimum ([limits] min) to 20 or more" in out
+
+
+def test_exactly_fair_bets_are_not_called_the_houses() -> None:
+    # home before the centre: Bahar at 1 to 1 wins exactly 1/2 (issue 13's wording fix)
+    code, out, _ = run(
+        "odds", "--procedure", "home", "--window", "before-centre", "--paytable", "wizard"
+    )
+    assert code == 0
+    assert "No bet favours the player; Bahar is exactly fair (no edge either way)" in out
+    assert "the house has the edge on every bet" not in out
+
+
+def test_chosen_rank_odds_do_not_speak_of_a_centre() -> None:
+    code, out, _ = run("odds", "--procedure", "mangatha")
+    assert code == 0 and "any round" in out and "any centre" not in out

@@ -70,8 +70,9 @@ from andar_bahar.engine.paytables import PAYTABLES, Odds, Paytable, check_paytab
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure, load_procedure
 from andar_bahar.storage import Storage
-from andar_bahar.storage.models import ClubTableRow
+from andar_bahar.storage.models import ClubTableRow, DealerSessionRow
 from andar_bahar.web.app import create_app
+from andar_bahar.web.limits import MAX_CHIPS, RequestConflict, check_bet_return
 from andar_bahar.web.service import (
     CODE_ALPHABET,
     PlacedBet,
@@ -79,6 +80,7 @@ from andar_bahar.web.service import (
     TableService,
     commitment_of,
 )
+from andar_bahar.web.store import token_hash
 from strategies import (
     LINE_BREAKS,
     RANKS,
@@ -384,7 +386,7 @@ class Club:
         storage = cls.open()
         if cls.template is None:
             created = TableService(storage).create_table(
-                name="Fuzz", kind="betting", pin="2468", procedure=PROCEDURES["classic"],
+                name="Fuzz", kind="betting", pin="246813", procedure=PROCEDURES["classic"],
                 paytable=PAYTABLES["wizard"],
             )  # fmt: skip
             cls.template = (created.code, created.dealer_token)
@@ -407,11 +409,14 @@ class Club:
             row = ClubTableRow(
                 code=code, name=template.name, kind=kind,
                 procedure_json=json.dumps(rules.to_dict()), paytable_toml=paytable.to_toml(),
-                pin_hash=template.pin_hash, dealer_token_hash=template.dealer_token_hash,
+                pin_hash=template.pin_hash,
                 rounds_planned=rounds, scoring=True, created_at=template.created_at,
             )  # fmt: skip
             session.add(row)
             session.flush()
+            token = f"{token}-{code}"  # every table its own dealer device, as create_table makes
+            session.add(DealerSessionRow(table_id=row.id, token_hash=token_hash(token),
+                                         client="local", created_at=template.created_at))  # fmt: skip
             return code, token, row.id
 
 
@@ -518,6 +523,8 @@ class TableMachine(RuleBasedStateMachine):
         self.paytable = paytable  # in force for the next round opened
         self.balance: dict[str, Decimal] = {}  # every admitted player: chips in + nets
         self.tokens: dict[str, str] = {}  # who has joined, with their secret token
+        self.seats: dict[str, str] = {}  # the seat code each admitted player was given
+        self.requests: dict[tuple[str, str], tuple[str, str, str]] = {}  # what a key asked
         self.answers: dict[tuple[str, str], PlacedBet] = {}  # (player, key) → first answer
         self.sent: list[tuple[str, str, str | None, str]] = []  # accepted requests, to resend
         self.scores: dict[str, int] = {}  # teaching tokens
@@ -528,6 +535,10 @@ class TableMachine(RuleBasedStateMachine):
         for player, balance in players:  # most examples start with people at the table
             self.do_admit(player, balance)
             self.do_join(player)
+
+    def paytable_of_round(self) -> Paytable:
+        assert self.round is not None
+        return self.round.paytable
 
     def token(self, who: str) -> str:
         if who in self.tokens:
@@ -567,16 +578,19 @@ class TableMachine(RuleBasedStateMachine):
         )
         player = name.strip()
         if not player or len(player) > 40:
-            return self.expect(got, BetError)
+            return self.expect(got, ParameterError)
         amount = Decimal(0)
         if self.kind == "betting":
             try:
                 amount = parse_stake(balance)
             except BetError:
                 return self.expect(got, BetError)
-        if amount < 0 or player in self.balance:
+        if amount < 0 or (amount and (amount % self.paytable.chip or amount > MAX_CHIPS)):
+            return self.expect(got, BetError)  # whole chips of the table, within the ledger
+        if player in self.balance:
             return self.expect(got, BetError)
         assert got[0] == "ok", got
+        self.seats[player] = got[1]
         self.balance[player] = as_decimal(amount) if amount else Decimal(0)  # no entry for 0
         rnd = self.round
         if rnd is not None and self.status == "open" and rnd.balances is not None and rnd.bets_open:
@@ -584,10 +598,12 @@ class TableMachine(RuleBasedStateMachine):
         return None
 
     def do_join(self, name: str) -> None:
-        got = self.call(lambda: self.service.join(self.code, name), name)
+        """A phone joins with the seat code *name* was given (or, for a stranger, a name)."""
         player = name.strip()
-        if player not in self.balance or player in self.tokens:
-            return self.expect(got, AccessError)
+        seat = self.seats.get(player, name)
+        got = self.call(lambda: self.service.join(self.code, seat), seat)
+        if player not in self.seats or player in self.tokens:
+            return self.expect(got, AccessError)  # a name alone, or a seat code used once
         assert got[0] == "ok" and got[1], got
         self.tokens[player] = got[1]
         return None
@@ -667,7 +683,11 @@ class TableMachine(RuleBasedStateMachine):
             return self.expect(got, ParameterError)
         if who not in self.tokens:
             return self.expect(got, AccessError)
+        asked = ("bet" if stake is not None else "withdraw", bet.strip(), (stake or "").strip())
         if (who, key) in self.answers:  # the same request again: the same answer, nothing new
+            if self.requests[(who, key)] != asked:  # the same key, another request: 409
+                event("conflicting key")
+                return self.expect(got, RequestConflict)
             event("repeated key")
             assert got == ("ok", self.answers[(who, key)]), got
             return None
@@ -677,6 +697,14 @@ class TableMachine(RuleBasedStateMachine):
         if stake is None:
             model = _outcome(lambda: self.round.withdraw_bet(who, bet))  # type: ignore[union-attr]
         else:
+            verified = _outcome(lambda: self.round.verify_bet(who, bet, stake))  # type: ignore[union-attr]
+            if verified[0] == "ok":  # the table pays at most MAX_CHIPS on one bet
+                wager = verified[1]
+                bound = _outcome(
+                    lambda: check_bet_return(self.paytable_of_round(), str(wager.bet), wager.stake)
+                )
+                if bound[0] == "error":
+                    return self.expect(got, BetError)
             model = _outcome(lambda: self.round.place_bet(who, bet, stake))  # type: ignore[union-attr]
         self.same(got, model)
         if model[0] == "ok":
@@ -686,6 +714,7 @@ class TableMachine(RuleBasedStateMachine):
             )
             assert got[1] == expected, (got[1], expected)
             self.answers[(who, key)] = got[1]
+            self.requests[(who, key)] = asked
             self.sent.append((who, bet, stake, key))
             event("bet accepted" if stake is not None else "bet withdrawn")
         return None
@@ -708,7 +737,7 @@ class TableMachine(RuleBasedStateMachine):
             "close": lambda: self.service.close_bets(self.code, token),
             "centre": lambda: self.service.turn_centre(self.code, token, card),
             "deal": lambda: self.service.deal(self.code, token, card),
-            "void": lambda: self.service.void(self.code, token),
+            "void": lambda: self.service.void(self.code, token, "deck exhausted"),
             "target": lambda: self.service.choose_target(self.code, token, card or ""),
         }
         got = self.call(service[step], card)
@@ -728,7 +757,7 @@ class TableMachine(RuleBasedStateMachine):
             "close": rnd.close_bets,
             "centre": lambda: rnd.turn_centre(_card_or_none(card)),
             "deal": deal,
-            "void": rnd.void,
+            "void": lambda: rnd.void("deck exhausted"),
             "target": lambda: rnd.choose_target(card or ""),
         }
         self.same(got, _outcome(model[step]))
@@ -957,7 +986,7 @@ class TableMachine(RuleBasedStateMachine):
             "SELECT id, name FROM table_players WHERE table_id = ?", (self.table_id,)
         ).fetchall()
         entries = sql.execute(
-            "SELECT player_id, amount FROM ledger WHERE table_id = ?", (self.table_id,)
+            "SELECT player_id, amount_micros FROM ledger WHERE table_id = ?", (self.table_id,)
         ).fetchall()
         latest = sql.execute(
             "SELECT record FROM table_rounds WHERE table_id = ? ORDER BY number DESC LIMIT 1",
@@ -967,10 +996,11 @@ class TableMachine(RuleBasedStateMachine):
         assert sorted(names.values()) == sorted(self.balance)
         balances = dict.fromkeys(self.balance, Decimal(0))
         total = Decimal(0)
-        for player_id, amount in entries:
-            total += Decimal(amount)
+        for player_id, micros in entries:  # whole millionths of a chip
+            amount = Decimal(micros).scaleb(-6)
+            total += amount
             if player_id is not None:
-                balances[names[player_id]] += Decimal(amount)
+                balances[names[player_id]] += amount
         assert total == 0, f"the ledger sums to {total}"
         assert balances == self.balance
         assert all(amount >= 0 for amount in balances.values()), balances
@@ -1038,7 +1068,7 @@ def test_a_copied_table_is_what_create_table_makes() -> None:
     procedure = PROCEDURES["home"].replace(window=BetWindow.BEFORE_CENTRE)
     paytable = CLUB_PAYTABLES[-1]
     made = TableService(storage).create_table(
-        name="Fuzz", kind="teaching", pin="2468", procedure=procedure, paytable=paytable,
+        name="Fuzz", kind="teaching", pin="246813", procedure=procedure, paytable=paytable,
         rounds=3,
     )  # fmt: skip
     copied, token, _ = Club.table("teaching", procedure, paytable, 3)
@@ -1070,21 +1100,24 @@ class Web:
         self.app = create_app(database_url="sqlite://", secret=b"f" * 32)
         self.dealer, self.player, self.stranger = (TestClient(self.app) for _ in range(3))
         self.csrf = {id(c): _csrf(c) for c in (self.dealer, self.player, self.stranger)}
-        form = {"name": "Fuzz", "pin": "2468", "paytable": "wizard"}
+        form = {"name": "Fuzz", "pin": "246813", "paytable": "wizard"}
         created = self.post(self.dealer, "/tables", form)
         assert created.status_code == 303, created.text
         self.code = created.headers["location"].rsplit("/", 1)[-1]
-        for name, balance in (("Asha", "500"), ("Ravi", "300")):
-            admitted = self.post(
-                self.dealer, f"/dealer/{self.code}/players", {"name": name, "balance": balance}
-            )
-            assert admitted.status_code == 303, admitted.text
-        assert (
-            self.post(self.player, "/join", {"code": self.code, "name": "Asha"}).status_code == 303
-        )
-        ravi = self.stranger.post(f"/api/tables/{self.code}/join", json={"name": "Ravi"})
-        self.ravi = ravi.json()["token"]
         self.sync()
+        seats = {
+            name: self.stranger.post(
+                f"/api/tables/{self.code}/players", json={"name": name, "balance": balance},
+                headers={"Authorization": f"Bearer {self.dealer_token}"},
+            ).json()["seat_code"]
+            for name, balance in (("Asha", "500"), ("Ravi", "300"))
+        }  # fmt: skip
+        joined = self.post(self.player, "/join", {"code": self.code, "seat": seats["Asha"]})
+        assert joined.status_code == 303, joined.text
+        ravi = self.stranger.post(
+            f"/api/tables/{self.code}/join", json={"seat_code": seats["Ravi"]}
+        )
+        self.ravi = ravi.json()["token"]
         assert self.post(self.dealer, f"/dealer/{self.code}/round/open", {}).status_code == 303
 
     def sync(self) -> None:
@@ -1145,7 +1178,8 @@ generic_value = sane_text(
 FIELD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "code": st.sampled_from(["CODE", "code", " CODE ", "NOSUCH", "", "Z"]),
     "name": st.sampled_from(["Asha", "Ravi", "Нино", "ლალი", " ", "x" * 41, "Mallory"]),
-    "pin": st.sampled_from(["2468", "", "12", "0000", "  2468  "]),
+    "pin": st.sampled_from(["246813", "", "12", "000000", "  246813  ", "x" * 129]),
+    "seat": st.sampled_from(["", "ABC-DEF", "abcdef", "x" * 40]),
     "kind": st.sampled_from(["betting", "teaching", "poker", ""]),
     "procedure": st.sampled_from([*PROCEDURES, "katti", ""]),
     "start": st.sampled_from(["", "andar", "centre-colour", "first-card-colour", "left"]),
@@ -1192,7 +1226,7 @@ uploads = st.one_of(
 ).filter(lambda content: content is None or _upload_is_safe(content))
 
 FORMS: list[tuple[str, str, tuple[str, ...]]] = [
-    ("stranger", "/join", ("code", "name")),
+    ("stranger", "/join", ("code", "seat")),
     ("stranger", "/tables", ("name", "pin", "kind", "procedure", "start", "target", "window",
                              "paytable", "rounds", "scoring")),
     ("stranger", "/tables/preview", ("procedure", "start", "target", "window", "paytable")),
@@ -1265,7 +1299,12 @@ API_KEYS += ["card", "bet", "stake", "key", "row", "start", "target", "window"]
 API: dict[tuple[str, str], tuple[str, ...]] = {
     ("POST", "/api/tables"): ("name", "pin", "kind", "procedure", "paytable", "rounds"),
     ("POST", "/api/tables/{code}/players"): ("name", "balance"),
-    ("POST", "/api/tables/{code}/join"): ("name",),
+    ("POST", "/api/tables/{code}/join"): ("seat_code",),
+    ("POST", "/api/tables/{code}/login"): ("pin",),
+    ("POST", "/api/tables/{code}/cash"): ("name", "amount", "action", "reason"),
+    ("POST", "/api/tables/{code}/seats/{action}"): ("name", "reason"),
+    ("GET", "/api/tables/{code}/statement"): (),
+    ("GET", "/api/tables/{code}/audit"): (),
     ("POST", "/api/tables/{code}/rounds"): ("physical",),
     ("POST", "/api/tables/{code}/actions/{action}"): ("card",),
     ("POST", "/api/tables/{code}/bets"): ("bet", "stake", "key"),
@@ -1319,11 +1358,12 @@ def _seated_table(balance: str = "500", *, physical: bool = False) -> tuple[Any,
     """A betting table (classic, wizard) with Asha seated and a round open."""
     service = TableService(Storage.open("sqlite://"), rng=random.Random(1))
     table = service.create_table(
-        name="Bugs", kind="betting", pin="2468", procedure=PROCEDURES["classic"],
+        name="Bugs", kind="betting", pin="246813", procedure=PROCEDURES["classic"],
         paytable=PAYTABLES["wizard"],
     )  # fmt: skip
-    service.admit_player(table.code, table.dealer_token, "Asha", balance)
-    asha = service.join(table.code, "Asha")
+    asha = service.join(
+        table.code, service.admit_player(table.code, table.dealer_token, "Asha", balance)
+    )
     service.open_round(table.code, table.dealer_token, physical=physical)
     return service, table, asha
 
@@ -1393,7 +1433,7 @@ def test_bug_to_toml_does_not_escape_control_characters() -> None:
     table = load_paytable('name = "a\\nb"\n[main]\nandar = 1\nbahar = 1\n')
     service = TableService(Storage.open("sqlite://"))
     created = service.create_table(
-        name="x", kind="betting", pin="2468", procedure=PROCEDURES["classic"], paytable=table
+        name="x", kind="betting", pin="246813", procedure=PROCEDURES["classic"], paytable=table
     )
     assert service.state(created.code).paytable == table  # today: "table is not valid TOML"
 
@@ -1449,8 +1489,9 @@ def test_bug_procedure_errors_do_not_name_the_file(text: str) -> None:
 
 def test_bug_a_balance_of_minus_zero() -> None:
     service, table, _ = _seated_table()
-    service.admit_player(table.code, table.dealer_token, "Ravi", "-0")
-    ravi = service.join(table.code, "Ravi")
+    ravi = service.join(
+        table.code, service.admit_player(table.code, table.dealer_token, "Ravi", "-0")
+    )
     with pytest.raises(BetError) as refused:
         service.place_bet(table.code, ravi, "andar", "5", key="k")
     assert "-0" not in str(refused.value), str(refused.value)
@@ -1478,7 +1519,7 @@ def test_bug_web_forms_answer_500(fragile_site: tuple[TestClient, Web], case: st
     else:
         bad = b'name = "club"\n[main]\nandar = nan\nbahar = 1\n'
         response = client.post(
-            "/tables", data={"name": "x", "pin": "2468"}, headers=headers,
+            "/tables", data={"name": "x", "pin": "246813"}, headers=headers,
             files={"paytable_file": ("club.toml", bad, "text/plain")}, follow_redirects=False,
         )  # fmt: skip
     assert response.status_code == 400, response.status_code

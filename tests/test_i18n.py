@@ -86,3 +86,21 @@ def test_russian_uses_the_decimal_comma() -> None:
 
     assert Odds.parse("0.9 to 1").localized(translations("ru")) == "0,9:1"
     assert Odds.parse("0.9 to 1").localized(translations("ka")) == "0,9:1"
+
+
+def test_pages_speak_russian_and_georgian() -> None:
+    """The home page in each language holds a sentence of that language's catalogue (not the
+    language switcher's own label, which every page shows in every language)."""
+    from fastapi.testclient import TestClient
+
+    from andar_bahar.web.app import create_app
+
+    app = create_app(database_url="sqlite://", secret=b"l" * 32)
+    with TestClient(app) as client:
+        for lang in ("ru", "ka"):
+            page = client.get(f"/?lang={lang}").text
+            sentence = translations(lang).gettext("Your seat code (from the dealer)")
+            assert sentence != "Your seat code (from the dealer)", lang
+            assert sentence in page, lang
+            assert "Your seat code (from the dealer)" not in page
+    app.state.service.storage.close()

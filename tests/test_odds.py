@@ -546,6 +546,9 @@ def test_report_json_contract() -> None:
         "expected_return",
         "house_edge",
         "player_advantage",
+        "variance",
+        "standard_deviation",
+        "hit_every",
     }
     for item in data["bets"]:
         assert set(item) == keys
@@ -562,6 +565,11 @@ def test_report_json_contract() -> None:
         "expected_return": "-179/8330",  # test 2
         "house_edge": "179/8330",
         "player_advantage": False,
+        # a bet that pays a to 1 or loses 1 has variance p(1 − p)(a + 1)² (a two-point law):
+        # 429 · 404 / 833² · 1.9² = 62565291/69388900; its root 0.949572…
+        "variance": str(Fraction(429 * 404, 833**2) * Fraction(19, 10) ** 2),
+        "standard_deviation": "0.949572",
+        "hit_every": "833/429",
     }
     # cards_dealt maps each count (as text) to its probability as fraction text
     expected = first_match_by_comb(51, 3)
@@ -654,3 +662,58 @@ def test_any_pairing_settles_by_the_reference(procedure: Procedure, table: Payta
         )
         == 1
     )
+
+
+# -- issue 13: spread, and pays by count ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("paytable", list(PAYTABLES))
+@pytest.mark.parametrize("procedure", ["classic", "home", "first-card", "mangatha"])
+def test_standard_deviation_of_two_point_bets_is_the_closed_form(
+    procedure: str, paytable: str
+) -> None:
+    # A bet that pays x to 1 with probability p and loses 1 otherwise has variance
+    # p(1 − p)(1 + x)² (a two-point law); every preset bet is one (row-keyed tables).
+    rules = find_procedure(procedure)
+    table = find_paytable(paytable)
+    for odds in odds_report(rules, table).bets:
+        x = table.odds_for(odds.bet, first_row=Row.ANDAR).to_one
+        p = odds.probability
+        assert odds.variance == p * (1 - p) * (1 + x) ** 2
+        root = float(p * (1 - p)) ** 0.5 * float(1 + x)
+        assert float(odds.standard_deviation) == pytest.approx(root, rel=1e-11)
+        assert odds.hit_every == 1 / p
+
+
+def test_even_money_at_a_fair_coin_has_a_spread_of_one() -> None:
+    # home before the centre card: Bahar at 1 to 1 wins 1/2, so R = ±1 and SD = 1 exactly
+    home = find_procedure("home").overridden(window=BetWindow.BEFORE_CENTRE)
+    bahar = odds_report(home, find_paytable("wizard")).bets[1]
+    assert (bahar.variance, str(bahar.standard_deviation), bahar.hit_every) == (
+        1,
+        "1.000000000000",
+        2,
+    )
+
+
+def test_odds_honour_pays_by_count() -> None:
+    # Andar paid 0.25 to 1 when 1 card is dealt (P = 3/51 = 1/17, always an Andar win in
+    # the classic procedure): E = 429/833 × 1.9 − 1 − 1/17 × 0.65; a three-point law for
+    # the variance: 1/17 × 0.25² + (429/833 − 1/17) × 0.9² + 404/833 − E².
+    from andar_bahar.engine.paytables import CountPays
+
+    club = Paytable(
+        name="club",
+        main=(Odds.parse("0.9 to 1"), Odds.parse(1)),
+        main_by_count=(CountPays.parse("1", (Odds.parse("0.25 to 1"), None)),),
+    )
+    andar = odds_report(CLASSIC, club).bets[0]
+    e = Fraction(429, 833) * Fraction(19, 10) - 1 - Fraction(1, 17) * Fraction(13, 20)
+    assert andar.expected_return == e
+    second = (
+        Fraction(1, 17) * Fraction(1, 16)
+        + (Fraction(429, 833) - Fraction(1, 17)) * Fraction(81, 100)
+        + Fraction(404, 833)
+    )
+    assert andar.variance == second - e * e
+    assert andar.pays == "0.9 to 1; 0.25 to 1 if 1 card is dealt"

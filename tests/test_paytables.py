@@ -181,3 +181,61 @@ def test_stakes_outside_the_rules_are_refused(stake: Decimal, fragment: str) -> 
     )
     with pytest.raises(BetError, match=fragment):
         table.check_stake(stake)
+
+
+# -- issue 13: main pays that depend on the count of cards dealt --------------------------------
+
+CLUB_WITH_COUNTS = """
+name = "quarter-on-one"
+[main]
+andar = "0.9 to 1"
+bahar = "1 to 1"
+
+[[main.counts]]
+cards = "1"
+andar = "0.25 to 1"
+
+[[main.counts]]
+cards = "2-3"
+bahar = "0.5 to 1"
+andar = "1.5 for 1"
+"""
+
+
+def test_a_club_file_sets_main_pays_for_particular_counts() -> None:
+    table = load_paytable(CLUB_WITH_COUNTS)
+    andar = lambda k: table.main_odds(Row.ANDAR, first_row=Row.ANDAR, cards_dealt=k).to_one  # noqa: E731
+    bahar = lambda k: table.main_odds(Row.BAHAR, first_row=Row.ANDAR, cards_dealt=k).to_one  # noqa: E731
+    assert [andar(k) for k in (1, 2, 3, 4)] == [
+        Fraction(1, 4),
+        Fraction(1, 2),
+        Fraction(1, 2),
+        Fraction(9, 10),
+    ]
+    assert [bahar(k) for k in (1, 2, 3, 4)] == [1, Fraction(1, 2), Fraction(1, 2), 1]
+    assert table.main_odds(Row.ANDAR, first_row=Row.ANDAR).to_one == Fraction(9, 10)
+    assert load_paytable(table.to_toml()) == table  # written back as [[main.counts]]
+    assert "[[main.counts]]" in table.to_toml()
+    assert str(table.pays_text(Bet.parse("andar"))) == (
+        "0.9 to 1; 0.25 to 1 if 1 card is dealt; 0.5 to 1 if 2–3 cards are dealt"
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        ('[[main.counts]]\ncards = "1"\n', "give the pays of andar, bahar (one or both)"),
+        ('[[main.counts]]\nandar = "1 to 1"\n', "main.counts[1]: the field 'cards' is missing"),
+        ('[[main.counts]]\ncards = "60"\nandar = "1"\n', "is not a count of cards dealt"),
+        ('[[main.counts]]\ncards = "1"\nfirst = "1"\n', "unknown field 'first'"),
+        (
+            '[[main.counts]]\ncards = "1-3"\nandar = "1"\n[[main.counts]]\ncards = "3"\nandar = "2"\n',
+            "main.counts[2]: the band 3 overlaps the band 1–3",
+        ),
+        ('[main.counts]\ncards = "1"\n', "write each count's pays as a [[main.counts]] table"),
+    ],
+)
+def test_bad_pays_by_count_name_the_entry(extra: str, fragment: str) -> None:
+    text = 'name = "x"\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n' + extra
+    problems = [str(p) for p in check_paytable(text, source="club.toml")]
+    assert any(fragment in p for p in problems), problems

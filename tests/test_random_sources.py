@@ -56,7 +56,7 @@ def test_live_shuffles_draw_from_the_secure_source(monkeypatch: pytest.MonkeyPat
     cards.check_complete(cards.shuffled())  # the default of every live deal
     service = TableService(Storage.open("sqlite://"))  # the web table, as `serve` builds it
     table = service.create_table(
-        name="T", kind="betting", pin="2468",
+        name="T", kind="betting", pin="246813",
         procedure=find_procedure("classic"), paytable=find_paytable("wizard"),
     )  # fmt: skip
     service.open_round(table.code, table.dealer_token)

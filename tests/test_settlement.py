@@ -111,3 +111,24 @@ def test_void_returns_stakes() -> None:
 @pytest.mark.parametrize("name", ["andar", "bahar", "cards:1-5"])
 def test_bet_names_round_trip(name: str) -> None:
     assert str(Bet.parse(name)) == name
+
+
+def test_pays_by_count_are_paid() -> None:
+    # Issue 13, item 4: Andar paid 0.25 to 1 when the very first card matches.
+    import dataclasses
+
+    from andar_bahar.engine.paytables import CountPays, Odds
+
+    club = dataclasses.replace(
+        WIZARD, main_by_count=(CountPays.parse("1", (Odds.parse("0.25 to 1"), None)),)
+    )
+    one = settle(
+        winner=Row.ANDAR, cards_dealt=1, first_row=Row.ANDAR, paytable=club,
+        wagers=[Wager("p", Bet.parse("andar"), Decimal(100))],
+    )  # fmt: skip
+    three = settle(
+        winner=Row.ANDAR, cards_dealt=3, first_row=Row.ANDAR, paytable=club,
+        wagers=[Wager("p", Bet.parse("andar"), Decimal(100))],
+    )  # fmt: skip
+    assert (one.bets[0].win, str(one.bets[0].odds)) == (Decimal(25), "0.25 to 1")
+    assert three.bets[0].win == Decimal(90)  # the usual 0.9 to 1

@@ -24,13 +24,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from andar_bahar.chance import dealing_kernels, simulation
-from andar_bahar.chance.odds import odds_report
+from andar_bahar.chance.odds import odds_report, outcome_distribution
 from andar_bahar.chance.simulation import BLOCK, Engine, System, session_study, simulate, statistics
 from andar_bahar.engine.bets import Bet, CardsBet, MainBet
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.engine.paytables import (
     PAYTABLES,
     Band,
+    CountPays,
     MainKey,
     Odds,
     Paytable,
@@ -133,24 +134,30 @@ def chi_square(observed: dict[object, int], expected: dict[object, Fraction]) ->
     return statistic, len(cells) - 1
 
 
-def z_by_hand(counts: Sequence[int], bet: Bet, paytable: Paytable, exact: Fraction) -> float:
+def z_by_hand(
+    counts: Sequence[int], bet: Bet, paytable: Paytable, exact: Fraction, procedure: Procedure
+) -> float:
     """(mean − exact)/SE from the counts, settling each outcome per SPEC §7 (a win returns
-    the odds "to 1", a loss costs the stake), with the sample variance."""
+    the odds "to 1", a loss costs the stake), with the exact standard error: the standard
+    deviation of the exact distribution over √n (issue 13: never the sample's own)."""
     n = sum(counts)
-    total = squares = 0.0
+    total = 0.0
     for code, count in enumerate(counts):
         if not count:
             continue
         first, winner, k = decode(code)
         if bet.wins(winner=winner, cards_dealt=k):
-            x = float(paytable.odds_for(bet, first_row=first).to_one)
+            x = float(paytable.odds_for(bet, first_row=first, cards_dealt=k).to_one)
         else:
             x = -1.0
         total += count * x
-        squares += count * x * x
-    mean = total / n
-    variance = (squares - n * mean * mean) / (n - 1)
-    return (mean - float(exact)) / math.sqrt(variance / n)
+    second = Fraction(0)
+    for (first, winner, k), p in outcome_distribution(procedure).probabilities.items():
+        won = bet.wins(winner=winner, cards_dealt=k)
+        r = paytable.odds_for(bet, first_row=first, cards_dealt=k).to_one if won else -1
+        second += p * r * r
+    variance = float(second - exact * exact)
+    return (total / n - float(exact)) / math.sqrt(variance / n)
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +187,7 @@ def test_cards_engine_agrees_with_exact_odds(
     assert [str(s.bet) for s in stats] == [str(b) for b in table.bets]
     for stat in stats:
         assert stat.exact_return == exact[str(stat.bet)].expected_return
-        z = z_by_hand(result.counts, stat.bet, table, stat.exact_return)
+        z = z_by_hand(result.counts, stat.bet, table, stat.exact_return, rules)
         assert float(stat.z_score) == pytest.approx(z, abs=1e-6)
         assert abs(z) < Z_BOUND, f"{procedure}/{paytable} {stat.bet}: z = {z:.2f}"
 
@@ -228,7 +235,8 @@ def test_first_row_keyed_paytable_from_the_same_counts(
     result = million_rounds["home"]
     for stat in statistics(result.counts, PROCEDURES["home"], table):
         assert stat.exact_return == Fraction(-429, 16660)
-        assert abs(z_by_hand(result.counts, stat.bet, table, stat.exact_return)) < Z_BOUND
+        z = z_by_hand(result.counts, stat.bet, table, stat.exact_return, PROCEDURES["home"])
+        assert abs(z) < Z_BOUND
 
 
 # -- 2. chi-square goodness of fit -------------------------------------------------------------
@@ -294,7 +302,9 @@ def test_every_rule_pair_fits_the_exact_distribution(procedure: Procedure) -> No
     statistic, df = chi_square(observed, exact)  # type: ignore[arg-type]
     assert statistic < chi2_quantile(0.9999, df), f"χ² = {statistic:.1f} on {df} df"
     for stat in result.bets[:2]:
-        assert abs(z_by_hand(result.counts, stat.bet, WIZARD, stat.exact_return)) < Z_BOUND
+        assert (
+            abs(z_by_hand(result.counts, stat.bet, WIZARD, stat.exact_return, procedure)) < Z_BOUND
+        )
 
 
 # -- 3. reproducibility ----------------------------------------------------------------------
@@ -350,7 +360,7 @@ def test_outcomes_engine_agrees_with_exact_odds(procedure: str) -> None:
     )
     assert result.engine.startswith("outcomes")
     for stat in result.bets:
-        z = z_by_hand(result.counts, stat.bet, WIZARD, stat.exact_return)
+        z = z_by_hand(result.counts, stat.bet, WIZARD, stat.exact_return, rules)
         assert abs(z) < Z_BOUND, f"{procedure} {stat.bet}: z = {z:.2f}"
     statistic, df = chi_square(dict(result.cards_dealt), dict(exact_cards_dealt(rules)))  # type: ignore[arg-type]
     assert statistic < chi2_quantile(0.9999, df)
@@ -417,7 +427,7 @@ def test_simulate_without_numba_uses_the_numpy_path(monkeypatch: pytest.MonkeyPa
     assert np.array_equal(codes, np.concatenate(by_hand))
     result = simulate(CLASSIC, WIZARD, rounds=rounds, seed=11)
     for stat in result.bets:
-        assert abs(z_by_hand(result.counts, stat.bet, WIZARD, stat.exact_return)) < Z_BOUND
+        assert abs(z_by_hand(result.counts, stat.bet, WIZARD, stat.exact_return, CLASSIC)) < Z_BOUND
 
 
 # -- 6. bad input ----------------------------------------------------------------------------
@@ -726,7 +736,7 @@ def test_statistics_settle_counts_exactly(table: Paytable, chosen: dict[int, int
         assert stat.sum_of_squares == squares
         if rounds >= 2:
             variance = (squares - rounds * (total / rounds) ** 2) / (rounds - 1)
-            assert float(stat.standard_error) == pytest.approx(
+            assert float(stat.sample_standard_error) == pytest.approx(
                 math.sqrt(float(variance) / rounds), rel=1e-9, abs=1e-15
             )
 
@@ -737,3 +747,41 @@ def test_decode_follows_the_kernel_encoding() -> None:
     for code in _valid_codes:
         assert simulation.decode(code) == decode(code)
         assert simulation._encode(*decode(code)) == code
+
+
+# -- issue 13: z against the exact distribution ------------------------------------------------
+
+
+def test_a_bet_that_never_wins_in_the_run_shows_a_large_z() -> None:
+    # A club's band on exactly 49 cards: P = 1/20825 (the 3 matching cards are the last
+    # three of 51, one way in C(51, 3)). In 2,000 rounds it almost surely never wins; the
+    # sample's spread is then 0, which made the old z 0 ("agrees"). Against the exact
+    # standard error, √(p(1 − p)(1 + x)² / n), the miss shows.
+    club = Paytable(
+        name="long-shot",
+        main=(Odds.parse("0.9 to 1"), Odds.parse(1)),
+        bands=(Band(CardsBet(49, 49), Odds.parse("20000 to 1")),),
+    )
+    result = simulate(CLASSIC, club, rounds=2_000, seed=3)
+    last = result.bets[-1]
+    assert str(last.bet) == "cards:49" and last.wins == 0
+    p, x, n = Fraction(1, comb(51, 3)), 20000, 2_000
+    z = (-1 - (p * x - (1 - p))) / math.sqrt(float(p * (1 - p) * (1 + x) ** 2) / n)
+    assert float(last.z_score) == pytest.approx(z, rel=1e-9)
+    assert abs(last.z_score) > 0
+    assert last.sample_standard_error == 0
+
+
+def test_simulation_honours_pays_by_count() -> None:
+    # Andar paid 0.25 to 1 when the first card matches: the exact return the simulation
+    # compares with is 429/833 × 1.9 − 1 − 1/17 × (0.9 − 0.25) (P(1 card) = 3/51).
+    club = Paytable(
+        name="first-card-quarter",
+        main=(Odds.parse("0.9 to 1"), Odds.parse(1)),
+        main_by_count=(CountPays.parse("1", (Odds.parse("0.25 to 1"), None)),),
+    )
+    result = simulate(CLASSIC, club, rounds=50_000, seed=5)
+    andar = result.bets[0]
+    expected = Fraction(429, 833) * Fraction(19, 10) - 1 - Fraction(1, 17) * Fraction(13, 20)
+    assert andar.exact_return == expected
+    assert abs(andar.z_score) < Z_BOUND

@@ -69,11 +69,12 @@ def test_a_ledger_entry_altered_by_hand_is_found(database_url: str) -> None:
     storage = Storage.open(database_url)
     service = TableService(storage, rng=random.Random(8))
     table = service.create_table(
-        name="T", kind="betting", pin="2468",
+        name="T", kind="betting", pin="246813",
         procedure=find_procedure("classic"), paytable=find_paytable("wizard"),
     )  # fmt: skip
-    service.admit_player(table.code, table.dealer_token, "Asha", "500")
-    asha = service.join(table.code, "Asha")
+    asha = service.join(
+        table.code, service.admit_player(table.code, table.dealer_token, "Asha", "500")
+    )
     service.open_round(table.code, table.dealer_token)
     service.place_bet(table.code, asha, "bahar", "100", key="k")
     while service.deal(table.code, table.dealer_token).status == "open":
@@ -81,12 +82,15 @@ def test_a_ledger_entry_altered_by_hand_is_found(database_url: str) -> None:
     service.settle(table.code, table.dealer_token)
     assert verify(storage).ok
     with storage.engine.begin() as conn:
-        conn.execute(
-            text(
-                "UPDATE ledger SET amount = '100000' WHERE id = "
-                "(SELECT MAX(id) FROM ledger WHERE round_id IS NOT NULL AND player_id IS NOT NULL)"
+        # A change that still sums to zero (else the database itself refuses it): a chip more
+        # for Asha, a chip less for the house.
+        for side, sign in (("IS NOT NULL", "+"), ("IS NULL", "-")):
+            conn.execute(
+                text(
+                    f"UPDATE ledger SET amount_micros = amount_micros {sign} 1000000 WHERE id ="
+                    f" (SELECT MAX(id) FROM ledger WHERE round_id IS NOT NULL AND player_id {side})"
+                )
             )
-        )
     report = verify(storage)
     storage.close()
     assert len(report.discrepancies) == 1

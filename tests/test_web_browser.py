@@ -5,6 +5,8 @@ Debian's Chromium (``/usr/bin/chromium``) through Playwright, against the whole 
 file of its own. Each person has a browser context of their own (their own cookies):
 the dealer at 1280×900, the players at 390×844. The players' pages are never
 reloaded while the cards are dealt: what they show comes over the WebSocket.
+Issue 10: a phone's verify page flags a deck swapped (and committed anew) after the
+phone saw the round's commitment while its bets were open.
 
 The screenshots of the dealer's and a player's page in each language are taken on
 every run (into pytest's temporary folder); ``UPDATE_SCREENSHOTS=1`` also writes
@@ -28,14 +30,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select, update
 
 try:
     from playwright.sync_api import (
-        APIResponse,
         Browser,
         BrowserContext,
         Page,
-        Route,
         ViewportSize,
         expect,
         sync_playwright,
@@ -48,8 +49,11 @@ from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import Row
 from andar_bahar.engine.settlement import settle
 from andar_bahar.i18n import format_number
+from andar_bahar.storage import Storage
+from andar_bahar.storage.models import ClubTableRow, TableRoundRow
 from andar_bahar.web.app import create_app
 from andar_bahar.web.live import Hub
+from andar_bahar.web.records import commitment_of
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -68,6 +72,12 @@ CLOSED = (
     " changed or taken back."
 )
 MATCHES = "the deck matches the commitment"
+SAME = "the same: the deck was fixed before you bet"
+DIFFERENT = "DIFFERENT: the deck revealed is not the one committed to while you were betting"
+NOT_SEEN = (
+    "this browser did not see this round while its bets were open"
+    " (it keeps what it saw, on this device only)"
+)
 
 expect.set_options(timeout=10_000)
 
@@ -82,6 +92,7 @@ class Club:
         import uvicorn
 
         self.hub = Hub()
+        self.database = f"sqlite:///{database}"
         app = create_app(database_url=f"sqlite:///{database}", secret=b"b" * 32, hub=self.hub)
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -110,9 +121,12 @@ class Club:
         self.server.should_exit = True
         self.thread.join(10)
 
-    def api(self, code: str) -> dict[str, Any]:
-        """GET /api/tables/{code}: the table as a program sees it (only dealt cards)."""
-        with urllib.request.urlopen(f"{self.url}/api/tables/{code}", timeout=5) as response:
+    def api(self, code: str, token: str = "") -> dict[str, Any]:
+        """GET /api/tables/{code}: the table as a program (with the dealer's token) sees it."""
+        request = urllib.request.Request(
+            f"{self.url}/api/tables/{code}", headers={"Authorization": f"Bearer {token}"}
+        )
+        with urllib.request.urlopen(request, timeout=5) as response:
             data: dict[str, Any] = json.load(response)
         return data
 
@@ -195,9 +209,11 @@ def people(browser: Browser) -> Iterator[People]:
 
 
 def act(page: Page, selector: str) -> None:
-    """Press a button whose action succeeds: htmx posts it, then loads the page it names."""
-    with page.expect_navigation():
+    """Press a button whose action succeeds: htmx posts it, and its answer (the blocks it
+    changed) is applied in place — the page is not loaded again."""
+    with page.expect_response(lambda response: response.request.method == "POST") as answer:
         page.click(selector)
+    assert answer.value.ok, answer.value.text()
 
 
 def create_table(dealer: Page, club: Club, **fields: str) -> str:
@@ -218,19 +234,29 @@ def create_table(dealer: Page, club: Club, **fields: str) -> str:
     return dealer.url.rsplit("/", 1)[-1]
 
 
-def admit(dealer: Page, name: str, chips: str | None = None) -> None:
+def admit(dealer: Page, name: str, chips: str | None = None) -> str:
+    """Admit *name*; the seat code the dealer's screen shows (with its QR code)."""
     dealer.fill("#admit input[name=name]", name)
     if chips is not None:
         dealer.fill("#admit input[name=balance]", chips)
     act(dealer, "#admit button")
     expect(dealer.locator("#players tbody td", has_text=name)).to_have_count(1)
+    seat = dealer.locator(f'[data-seat-for="{name}"]')
+    expect(seat.locator("xpath=../..").locator("svg")).to_have_count(1)  # the QR code
+    return seat.inner_text()
 
 
-def join(player: Page, club: Club, code: str, name: str) -> None:
-    """From the home page, with the table's code (typed in lower case) and the name."""
+def dealer_token(dealer: Page, code: str) -> str:
+    """The dealer's token, from the signed cookie of the dealer's browser."""
+    [cookie] = [c for c in dealer.context.cookies() if c["name"] == f"dealer_{code}"]
+    return cookie["value"].strip('"').rpartition(".")[0]
+
+
+def join(player: Page, club: Club, code: str, seat: str, name: str) -> None:
+    """From the home page, with the table's code (typed in lower case) and the seat code."""
     player.goto(f"{club.url}/")
     player.fill("input[name=code]", code.lower())
-    player.fill("input[name=name]", name)
+    player.fill("input[name=seat]", seat)
     player.click("button[type=submit]")
     player.wait_for_url(f"**/play/{code}")
     expect(player.locator("#me h1")).to_contain_text(name)
@@ -273,19 +299,19 @@ def test_a_betting_round_from_the_laptop_and_two_phones(
     dealer = people.page(LAPTOP)
     code = create_table(
         dealer, club, name="Friday club", kind="betting", procedure="classic",
-        paytable="wizard", pin="2468",
+        paytable="wizard", pin="246813",
     )  # fmt: skip
     expect(dealer.locator("h1")).to_contain_text("Friday club")
-    admit(dealer, "Asha", "500")
-    admit(dealer, "Ravi", "300")
+    token = dealer_token(dealer, code)
+    seats = {"Asha": admit(dealer, "Asha", "500"), "Ravi": admit(dealer, "Ravi", "300")}
     expect(dealer.locator("#players td.balance")).to_have_text(["500", "300"])
     dealer.fill("#admit input[name=name]", "Asha")  # a refusal shows on the dealer's page
     dealer.click("#admit button")
     expect(dealer.locator("#errors")).to_have_text("Asha is already at the table.")
 
     asha, ravi = people.page(PHONE), people.page(PHONE)
-    join(asha, club, code, "Asha")
-    join(ravi, club, code, "Ravi")
+    join(asha, club, code, seats["Asha"], "Asha")
+    join(ravi, club, code, seats["Ravi"], "Ravi")
     expect(asha.locator("#balance strong")).to_have_text("500")
     expect(ravi.locator("#balance strong")).to_have_text("300")
     expect(dealer.locator("#players tbody tr", has_text="✓")).to_have_count(2)  # live
@@ -342,7 +368,7 @@ def test_a_betting_round_from_the_laptop_and_two_phones(
     expect(stale.locator("#errors")).to_have_text(CLOSED)
     expect(stale.locator("#errors p.error[role=alert]")).to_be_visible()
     assert stale.url == f"{club.url}/play/{code}"  # the refusal is shown on the same page
-    bets = {(b["player"], b["bet"], b["stake"]) for b in club.api(code)["round"]["bets"]}
+    bets = {(b["player"], b["bet"], b["stake"]) for b in club.api(code, token)["round"]["bets"]}
     assert bets == {("Asha", "andar", "100"), ("Ravi", "bahar", "40"), ("Ravi", "cards:6-10", "25")}
     expect(asha.locator("#my-bets li")).to_have_text(["Andar — 100"])
 
@@ -361,7 +387,7 @@ def test_a_betting_round_from_the_laptop_and_two_phones(
 
     # The expected balances: andar_bahar.engine.settlement.settle on the outcome read from the
     # API (GET /api/tables/{code}): winner, cards dealt, first row, and the bets placed.
-    state = club.api(code)
+    state = club.api(code, token)
     played = state["round"]
     assert played["status"] == "settled"
     assert [d["card"] for d in played["dealt"] if d["row"] == "andar"] == andar
@@ -392,7 +418,7 @@ def test_a_betting_round_from_the_laptop_and_two_phones(
             for b in expected.bets
             if b.player == name
         ]
-        table = player.locator("#round table.settlement tbody tr")
+        table = player.locator("#mine table.settlement tbody tr")
         expect(table).to_have_count(len(rows))
         for row, (bet, win, returned) in zip(table.all(), rows, strict=True):
             expect(row.locator("td").nth(0)).to_have_text(bet)
@@ -446,7 +472,7 @@ def test_a_betting_round_from_the_laptop_and_two_phones(
 
 def test_the_browser_checks_the_deck_without_crypto_subtle(club: Club, people: People) -> None:
     """A phone on the club's Wi-Fi (plain http, no secure context) has no crypto.subtle."""
-    table = club.post("/api/tables", {"name": "Quick", "procedure": "classic", "pin": "1357"})
+    table = club.post("/api/tables", {"name": "Quick", "procedure": "classic", "pin": "135791"})
     code, token = table["code"], table["dealer_token"]
     club.post(f"/api/tables/{code}/rounds", {}, token)
     while club.post(f"/api/tables/{code}/actions/deal", {}, token)["status"] == "open":
@@ -460,41 +486,38 @@ def test_the_browser_checks_the_deck_without_crypto_subtle(club: Club, people: P
     expect(phone.locator("#browser-check")).to_have_class("ok")
 
 
-def test_an_event_during_a_refresh_is_not_lost(club: Club, people: People) -> None:
-    """A card dealt while the page is still fetching the last one: the page shows both."""
-    table = club.post("/api/tables", {"name": "Race", "procedure": "classic", "pin": "9753"})
+def test_live_messages_send_no_request_and_a_page_catches_up_after_a_drop(
+    club: Club, people: People
+) -> None:
+    """Cards dealt in quick succession reach the page over its socket alone; a page whose
+    connection dropped gets what it missed in one message when it is back."""
+    table = club.post("/api/tables", {"name": "Race", "procedure": "classic", "pin": "975312"})
     code, token = table["code"], table["dealer_token"]
-    club.post(f"/api/tables/{code}/players", {"name": "Asha", "balance": "100"}, token)
+    seat = club.post(f"/api/tables/{code}/players", {"name": "Asha", "balance": "100"}, token)
     club.post(f"/api/tables/{code}/rounds", {"physical": True}, token)  # typed cards
     club.post(f"/api/tables/{code}/actions/centre", {"card": "QH"}, token)
     phone = people.page(PHONE)
-    join(phone, club, code, "Asha")
+    join(phone, club, code, seat["seat_code"], "Asha")
     club.wait_followers(code, 1)
-    phone.wait_for_load_state("networkidle")  # the refresh when the socket opened is done
-    phone.evaluate(
-        "() => { window.changes = 0;"
-        " document.body.addEventListener('table-changed', () => { window.changes += 1; }); }"
-    )
-    # The answer to the refresh after the first card is held back (fetched, not delivered)…
-    held: list[tuple[Route, APIResponse]] = []
-
-    def hold(route: Route) -> None:
-        if held:
-            route.continue_()
-        else:
-            held.append((route, route.fetch()))
-
-    phone.route(re.compile(r"block=round"), hold)
+    phone.wait_for_load_state("networkidle")
+    requests: list[str] = []
+    phone.on("request", lambda request: requests.append(request.url))
     club.post(f"/api/tables/{code}/actions/deal", {"card": "2C"}, token)
-    phone.wait_for_function("() => window.changes >= 1")
-    while not held:
-        phone.wait_for_timeout(20)  # let Playwright run the route handler
-    # … while the second card is dealt; then it arrives, with the first card only.
     club.post(f"/api/tables/{code}/actions/deal", {"card": "3D"}, token)
-    phone.wait_for_function("() => window.changes >= 2")
-    route, response = held[0]
-    route.fulfill(response=response)
     expect(phone.locator("#round .cards-row .card")).to_have_text(["2♣", "3♦"])
+    expect(phone.locator("#closed")).to_be_visible()  # its own block: the window closed
+    assert requests == [], f"live messages made the page ask for {requests}"
+    version = int(phone.evaluate("() => document.body.dataset.liveVersion"))
+    assert version == club.api(code)["version"]
+
+    phone.context.set_offline(True)  # the Wi-Fi drops; meanwhile a card is dealt
+    club.wait_followers(code, 0)
+    club.post(f"/api/tables/{code}/actions/deal", {"card": "4H"}, token)
+    phone.context.set_offline(False)  # back: live.js reconnects and is sent what it missed
+    cards = phone.locator("#round .cards-row .card")  # Andar's row, then Bahar's
+    expect(cards).to_have_text(["2♣", "4♥", "3♦"])
+    expect(phone.locator("#live-status")).to_be_hidden()
+    assert [url for url in requests if "/ws/" not in url] == []
 
 
 # -- issue 5: a teaching round ----------------------------------------------------------------------
@@ -503,14 +526,13 @@ def test_an_event_during_a_refresh_is_not_lost(club: Club, people: People) -> No
 def test_a_teaching_round_with_markers_and_tokens(club: Club, people: People) -> None:
     dealer = people.page(LAPTOP)
     code = create_table(
-        dealer, club, name="Lesson", kind="teaching", procedure="home", rounds="1", pin="8642"
+        dealer, club, name="Lesson", kind="teaching", procedure="home", rounds="1", pin="864213"
     )
     expect(dealer.locator("#admit input[name=balance]")).to_have_count(0)  # no chips
-    admit(dealer, "Asha")
-    admit(dealer, "Ravi")
+    seats = {"Asha": admit(dealer, "Asha"), "Ravi": admit(dealer, "Ravi")}
     asha, ravi = people.page(PHONE), people.page(PHONE)
-    join(asha, club, code, "Asha")
-    join(ravi, club, code, "Ravi")
+    join(asha, club, code, seats["Asha"], "Asha")
+    join(ravi, club, code, seats["Ravi"], "Ravi")
     expect(asha.locator("#tokens")).to_have_text("0 tokens")
     club.wait_followers(code, 3)
 
@@ -558,3 +580,94 @@ def test_a_teaching_round_with_markers_and_tokens(club: Club, people: People) ->
             [f"{winner} — 1 token", f"{loser} — 0 tokens"]
         )
     expect(dealer.locator("#open")).to_have_count(0)
+
+
+# -- issue 10: the verify page compares with what the player saw while betting ---------------------
+
+
+def kept_commitment(page: Page, code: str, number: int) -> str:
+    """The commitment this browser kept for round *number* (verify.js, in localStorage)."""
+    key = f"andar-bahar:commitment:{code}:{number}"
+    page.wait_for_function(f"() => localStorage.getItem({key!r}) !== null", timeout=10_000)
+    return str(page.evaluate(f"() => localStorage.getItem({key!r})"))
+
+
+def swap_the_deck(database: str, code: str, number: int) -> str:
+    """What a cheating server would do once bets are open: put another deck in, commit anew.
+
+    The round's stored deck is reversed (no card has been turned yet) and a new salt and
+    commitment are stored with it, so that everything the server shows later agrees with
+    itself — only the commitment the player's browser saw while betting differs.
+    """
+    with Storage.open(database) as storage, storage.engine.begin() as connection:
+        table_id = connection.execute(
+            select(ClubTableRow.id).where(ClubTableRow.code == code)
+        ).scalar_one()
+        row = connection.execute(
+            select(TableRoundRow.id, TableRoundRow.record).where(
+                TableRoundRow.table_id == table_id, TableRoundRow.number == number
+            )
+        ).one()
+        record = json.loads(row.record)
+        deck = " ".join(reversed(record["deck"].split()))
+        record["deck"] = deck
+        salt = "00" * 16
+        commitment = commitment_of(deck, salt)
+        connection.execute(
+            update(TableRoundRow)
+            .where(TableRoundRow.id == row.id)
+            .values(record=json.dumps(record, ensure_ascii=False), salt=salt, commitment=commitment)
+        )
+    return commitment
+
+
+def play_out(club: Club, code: str, token: str) -> None:
+    """Turn the centre card, deal to the match and settle, over the API."""
+    while club.post(f"/api/tables/{code}/actions/deal", {}, token)["status"] == "open":
+        pass  # the first "deal" turns the centre card
+    club.post(f"/api/tables/{code}/actions/settle", {}, token)
+
+
+def test_the_verify_page_flags_a_deck_other_than_the_one_seen_while_betting(
+    club: Club, people: People
+) -> None:
+    table = club.post("/api/tables", {"name": "Watch", "procedure": "classic", "pin": "531246"})
+    code, token = table["code"], table["dealer_token"]
+    seat = club.post(f"/api/tables/{code}/players", {"name": "Asha", "balance": "100"}, token)
+    phone = people.page(PHONE)
+    join(phone, club, code, seat["seat_code"], "Asha")
+    club.wait_followers(code, 1)
+    checks = {which: phone.locator(f"#{which}-check") for which in ("browser", "seen", "deal")}
+
+    # A fair round: the phone keeps the commitment it is shown (live) while bets are open.
+    fair = club.post(f"/api/tables/{code}/rounds", {}, token)["commitment"]
+    assert kept_commitment(phone, code, 1) == fair
+    play_out(club, code, token)
+    phone.goto(f"{club.url}/verify/{code}/1")
+    expect(checks["browser"]).to_have_text(MATCHES)
+    expect(checks["seen"]).to_have_text(SAME)
+    expect(checks["deal"]).to_have_text("yes")
+    for check in checks.values():
+        expect(check).to_have_class("ok")
+
+    # The next round's deck is swapped after the phone saw its commitment (the page is
+    # loaded while bets are open, this time): the server's own checks still agree with
+    # themselves and the cards turned are the new deck's, but the phone says DIFFERENT.
+    phone.goto(f"{club.url}/play/{code}")
+    club.post(f"/api/tables/{code}/rounds", {}, token)
+    seen = kept_commitment(phone, code, 2)
+    swapped = swap_the_deck(club.database, code, 2)
+    assert swapped != seen
+    play_out(club, code, token)
+    phone.goto(f"{club.url}/verify/{code}/2")
+    expect(phone.locator("#verify")).to_have_attribute("data-commitment", swapped)
+    expect(checks["browser"]).to_have_text(MATCHES)
+    expect(checks["deal"]).to_have_text("yes")
+    expect(checks["seen"]).to_have_text(DIFFERENT)
+    expect(checks["seen"]).to_have_class("bad")
+
+    # A browser that never saw the round says so, rather than vouching for it.
+    stranger = people.page(PHONE)
+    stranger.goto(f"{club.url}/verify/{code}/2")
+    expect(stranger.locator("#seen-check")).to_have_text(NOT_SEEN)
+    expect(stranger.locator("#browser-check")).to_have_text(MATCHES)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import re
 import shutil
 import socket
@@ -35,7 +36,9 @@ from andar_bahar.engine.errors import AccessError
 from andar_bahar.engine.money import parse_stake
 from andar_bahar.i18n import translations
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.web import Hub, add_live_routes, create_app, hub_of, redirect, render
+from andar_bahar.web import Hub, create_app, hub_of, redirect, render
+from andar_bahar.web.live import Rendered, Viewer, add_live_route
+from andar_bahar.web.notify import TableEvent
 from andar_bahar.web.security import CSRF_REFUSED, load_or_create_secret
 
 with warnings.catch_warnings():
@@ -57,7 +60,7 @@ DEMO_TEMPLATES = {
 {% endblock %}""",
     "live.html": """{% extends "base.html" %}
 {% block content %}
-<div id="count" hx-get="/table/{{ live_table }}/count" hx-trigger="table-changed from:body">
+<div id="count" data-live-block="count">
 {%- block count %}{{ count }}{% endblock -%}
 </div>
 <button id="bet" hx-post="/table/{{ live_table }}/bet" hx-target="#answer">{{ _("Andar") }}</button>
@@ -69,12 +72,38 @@ DEMO_TEMPLATES = {
 }
 
 
+class CountRenderer:
+    """A demo table: its version is the number of bets; one shared block, ``count``."""
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        self.counts = counts
+
+    def read(self, code: str) -> int:
+        return self.counts.get(code.upper(), 0)
+
+    def version(self, snapshot: int) -> int:
+        return snapshot
+
+    def deadline(self, snapshot: int) -> None:
+        return None
+
+    def shared(self, snapshot: int, group: tuple[str, str, str]) -> Rendered:
+        return Rendered({"count": str(snapshot)}, {"count": snapshot})
+
+    def private(self, snapshot: int, viewer: Viewer) -> Rendered:
+        return Rendered({})
+
+    def close_expired(self, code: str) -> None:
+        return None
+
+
 def demo_app(hub: Hub | None = None, **options: Any) -> FastAPI:
     """The infrastructure with a few demo routes, as ``pages.register`` would add them."""
     app = create_app(database_url="sqlite://", secret=SECRET, hub=hub, pages_module=None, **options)
     env = app.state.site.env
     env.loader = ChoiceLoader([DictLoader(DEMO_TEMPLATES), env.loader])
     counts: dict[str, int] = {}
+    app.state.hub.renderer = CountRenderer(counts)
 
     @app.get("/demo")
     def demo(request: Request) -> HTMLResponse:
@@ -111,25 +140,26 @@ def demo_app(hub: Hub | None = None, **options: Any) -> FastAPI:
 
     @app.get("/table/{code}")
     def table(request: Request, code: str) -> HTMLResponse:
-        return render(request, "live.html", live_table=code, count=counts.get(code, 0))
-
-    @app.get("/table/{code}/count")
-    def count(request: Request, code: str) -> HTMLResponse:
+        count = counts.get(code.upper(), 0)
         return render(
-            request, "live.html", block="count", live_table=code, count=counts.get(code, 0)
-        )
+            request, "live.html", live_table=code, live_page="demo", live_version=count,
+            count=count,
+        )  # fmt: skip
 
     @app.post("/table/{code}/bet")
     def bet(request: Request, code: str) -> HTMLResponse:
-        counts[code] = counts.get(code, 0) + 1
-        hub_of(request).publish(code, {"kind": "bet"})
+        counts[code.upper()] = counts.get(code.upper(), 0) + 1
+        hub_of(request).deliver_threadsafe(TableEvent(code.upper(), counts[code.upper()], "bet"))
         return HTMLResponse("<span>placed</span>")
 
     @app.post("/table/{code}/bad")
     def bad(code: str) -> None:
         parse_stake("abc")
 
-    add_live_routes(app, app.state.hub)
+    async def identify(websocket: Any, code: str) -> Viewer:
+        return Viewer("demo", "public", "en")
+
+    add_live_route(app, app.state.hub, identify)
     return app
 
 
@@ -418,44 +448,61 @@ def test_not_found_and_bad_forms_are_sentences(client: TestClient) -> None:
 # -- live updates ------------------------------------------------------------------------------
 
 
-def test_hub_delivers_to_followers_of_that_table_only() -> None:
-    async def scenario() -> tuple[list[dict[str, object]], int]:
-        hub = Hub()
-        async with hub.subscribe("K7") as events:
-            assert hub.followers("k7") == 1
-            thread = threading.Thread(target=hub.publish, args=("k7", {"kind": "from a thread"}))
+def test_hub_renders_once_and_sends_what_changed_to_followers_of_that_table_only() -> None:
+    counts = {"K7": 0}
+
+    async def scenario() -> list[dict[str, Any]]:
+        hub = Hub(CountRenderer(counts))
+        hub.bind(asyncio.get_running_loop())
+        async with hub.follow("k7", Viewer("demo", "public", "en"), 0) as follower:
+            assert hub.followers("K7") == 1
+            while follower.full:  # its page is at version 0, as the table: nothing to send
+                await asyncio.sleep(0.01)
+            counts["K7"] = 1
+            thread = threading.Thread(
+                target=hub.deliver_threadsafe, args=(TableEvent("K7", 1, "from a thread"),)
+            )
             thread.start()
             thread.join()
-            hub.publish("OTHER", {"kind": "elsewhere"})
-            hub.publish("K7", {"kind": "card"})
-            received = [await events.__anext__(), await events.__anext__()]
-        return received, hub.followers("K7")
+            hub.deliver(TableEvent("OTHER", 1, "elsewhere"))
+            first = await asyncio.wait_for(follower.queue.get(), 5)
+            counts["K7"] = 2
+            hub.deliver(TableEvent("K7", 2, "card"))
+            hub.deliver(TableEvent("K7", 2, "card"))  # the same version again: nothing new
+            second = await asyncio.wait_for(follower.queue.get(), 5)
+            assert follower.queue.empty()
+        assert hub.followers("K7") == 0
+        return [json.loads(first or ""), json.loads(second or "")]
 
-    received, left = asyncio.run(scenario())
-    assert received == [{"kind": "from a thread"}, {"kind": "card"}]
-    assert left == 0
-
-
-def test_hub_keeps_only_the_latest_events_for_a_slow_reader() -> None:
-    async def scenario() -> list[object]:
-        hub = Hub(queue_size=3)
-        async with hub.subscribe("K7") as events:
-            for n in range(10):
-                hub.publish("K7", {"n": n})
-            latest = [(await events.get() or {}).get("n") for _ in range(3)]
-            hub.close()
-            return [*latest, await events.get()]
-
-    assert asyncio.run(scenario()) == [7, 8, 9, None]
+    first, second = asyncio.run(scenario())
+    assert (first["v"], first["kind"], first["blocks"]) == (1, "from a thread", {"count": "1"})
+    assert (second["v"], second["kind"], second["blocks"]) == (2, "card", {"count": "2"})
 
 
-def test_websocket_receives_published_events() -> None:
+def test_a_late_follower_catches_up_in_one_message_and_a_current_one_gets_nothing() -> None:
+    counts = {"K7": 5}
+
+    async def scenario() -> tuple[str | None, bool]:
+        hub = Hub(CountRenderer(counts))
+        async with hub.follow("K7", Viewer("demo", "public", "en"), 3) as late:
+            caught_up = await asyncio.wait_for(late.queue.get(), 5)
+        async with hub.follow("K7", Viewer("demo", "public", "en"), 5) as current:
+            await asyncio.sleep(0.2)
+            return caught_up, current.queue.empty()
+
+    caught_up, nothing = asyncio.run(scenario())
+    assert json.loads(caught_up or "")["kind"] == "sync"
+    assert json.loads(caught_up or "")["blocks"] == {"count": "5"}
+    assert nothing
+
+
+def test_websocket_receives_what_changed() -> None:
     hub = Hub()
-    with TestClient(demo_app(hub)) as client, client.websocket_connect("/ws/K7") as ws:
+    with TestClient(demo_app(hub)) as client, client.websocket_connect("/ws/K7?v=0") as ws:
         assert hub.followers("K7") == 1
-        hub.publish("OTHER", {"kind": "elsewhere"})
-        hub.publish("k7", {"kind": "card", "card": "Q♥"})
-        assert ws.receive_json() == {"kind": "card", "card": "Q♥"}
+        client.post("/table/K7/bet", data={"csrf_token": token_of(client.get("/demo").text)})
+        message = ws.receive_json()
+        assert (message["v"], message["kind"], message["blocks"]) == (1, "bet", {"count": "1"})
         ws.send_text("ping")
         assert ws.receive_text() == "pong"
     assert hub.followers("K7") == 0
@@ -477,9 +524,8 @@ def test_live_page_loads_live_js_and_names_its_socket(client: TestClient) -> Non
     assert 'data-live-path="/ws/K7"' in page
     assert re.search(r'<script src="/static/live\.js\?v=\w+" defer>', page)
     assert 'id="live-status"' in page and "hidden" in page
+    assert 'data-live-page="demo" data-live-version="0"' in page
     assert "live.js" not in client.get("/demo").text
-    fragment = client.get("/table/K7/count").text
-    assert fragment == "0"
 
 
 # -- registration of the page routes --------------------------------------------------------------
@@ -607,15 +653,17 @@ def test_in_a_browser_htmx_csrf_errors_and_live_updates() -> None:
                 while hub.followers("K7") == 0:
                     assert time.monotonic() < deadline, "live.js did not connect"
                     time.sleep(0.05)
-                # an htmx POST carries the token from hx-headers; its event reloads #count
+                # an htmx POST carries the token from hx-headers; its event brings the new
+                # #count over the socket, and the page sends no request for it
+                requests: list[str] = []
+                page.on("request", lambda request: requests.append(request.url))
                 page.click("#bet")
                 page.wait_for_function(
                     "() => document.getElementById('answer').textContent === 'placed'"
                 )
                 page.wait_for_function("() => document.getElementById('count').textContent === '1'")
-                # an event published by someone else reloads the fragment too
-                with page.expect_request(lambda request: request.url.endswith("/K7/count")):
-                    hub.publish("K7", {"kind": "card"})
+                assert page.evaluate("() => document.body.dataset.liveVersion") == "1"
+                assert [url for url in requests if not url.endswith("/K7/bet")] == []
                 # an error shows in #errors, in Georgian
                 page.click("#bad")
                 page.wait_for_selector("#errors p.error[role=alert]")
@@ -640,13 +688,15 @@ def test_in_a_browser_htmx_csrf_errors_and_live_updates() -> None:
             page.wait_for_function(
                 "() => !document.getElementById('live-status').hidden", timeout=10000
             )
-            with _Server(demo_app(), port):
+            moved_on = demo_app()
+            moved_on.state.hub.renderer.counts["K7"] = 3  # type: ignore[union-attr]
+            with _Server(moved_on, port):
                 page.wait_for_function(
                     "() => document.getElementById('live-status').hidden", timeout=15000
                 )
-                # the page reloads its fragments after reconnecting (a fresh app counts 0)
+                # meanwhile the table moved on: the page catches up as it reconnects
                 page.wait_for_function(
-                    "() => document.getElementById('count').textContent === '0'", timeout=5000
+                    "() => document.getElementById('count').textContent === '3'", timeout=5000
                 )
             assert problems == []
         finally:

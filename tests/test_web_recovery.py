@@ -141,6 +141,14 @@ class Api:
         assert response.is_success, f"{method} {path}: {response.status_code} {response.text}"
         return response.json()
 
+    def refused(self, method: str, path: str, token: str, **body: object) -> int:
+        """The status of a request that must be refused with a sentence."""
+        response = self.client.request(
+            method, path, json=body, headers={"Authorization": f"Bearer {token}"}
+        )
+        assert not response.is_success and response.json()["error"], response.text
+        return response.status_code
+
     def close(self) -> None:
         self.client.close()
 
@@ -149,13 +157,14 @@ class Api:
 
 
 def _new_table(api: Api) -> tuple[str, str, dict[str, str]]:
-    created = api.call("POST", "/api/tables", name="Friday", pin="2468", paytable=PAYTABLE)
+    created = api.call("POST", "/api/tables", name="Friday", pin="246813", paytable=PAYTABLE)
     code, dealer = created["code"], created["dealer_token"]
+    seats = {}
     for name, balance in BALANCES.items():
-        api.call("POST", f"/api/tables/{code}/players", dealer, name=name, balance=str(balance))
-    seats = {
-        name: api.call("POST", f"/api/tables/{code}/join", name=name)["token"] for name in BALANCES
-    }
+        seat = api.call(
+            "POST", f"/api/tables/{code}/players", dealer, name=name, balance=str(balance)
+        )["seat_code"]
+        seats[name] = api.call("POST", f"/api/tables/{code}/join", seat_code=seat)["token"]
     return code, dealer, seats
 
 
@@ -243,7 +252,7 @@ def test_a_killed_server_resumes_the_round(servers, database_url, moment) -> Non
     for player, bet, stake, key in BETS:
         answers[key] = api.call("POST", f"/api/tables/{code}/bets", seats[player], bet=bet, stake=stake, key=key)  # fmt: skip
     _advance(api, code, dealer, moment, deck)
-    before = api.call("GET", f"/api/tables/{code}")
+    before = api.call("GET", f"/api/tables/{code}", dealer)
     api.close()
 
     server.kill()
@@ -251,8 +260,11 @@ def test_a_killed_server_resumes_the_round(servers, database_url, moment) -> Non
     server = servers()
     api = Api(server)
 
-    after = api.call("GET", f"/api/tables/{code}")
+    after = api.call("GET", f"/api/tables/{code}", dealer)
     assert after == before  # the same commitment, dealt cards, bets, balances and status
+    anyone = api.call("GET", f"/api/tables/{code}")  # without a token: no bet, no balance
+    assert anyone["round"]["commitment"] == after["round"]["commitment"]
+    assert anyone["round"]["bets"] == [] and anyone["players"] == []
     rnd = after["round"]
     assert rnd["number"] == number and rnd["commitment"] and len(rnd["commitment"]) == 64
     assert [(b["player"], b["bet"], b["stake"]) for b in rnd["bets"]] == [
@@ -265,17 +277,19 @@ def test_a_killed_server_resumes_the_round(servers, database_url, moment) -> Non
     assert (rnd["centre"] is not None) == (moment != "betting")
     assert (len(rnd["dealt"]) > 0) == (moment in ("deal", "dealt"))
 
-    # The same request again, even with another stake, answers as before and counts once.
-    player, bet, _, key = BETS[0]
-    repeat = api.call("POST", f"/api/tables/{code}/bets", seats[player], bet=bet, stake="7", key=key)  # fmt: skip
+    # The same request again answers as before and counts once; the same key with another
+    # stake is refused (409), and changes nothing either.
+    player, bet, stake, key = BETS[0]
+    repeat = api.call("POST", f"/api/tables/{code}/bets", seats[player], bet=bet, stake=stake, key=key)  # fmt: skip
     assert repeat == answers[key]
-    assert api.call("GET", f"/api/tables/{code}") == before
+    assert api.refused("POST", f"/api/tables/{code}/bets", seats[player], bet=bet, stake="7", key=key) == 409  # fmt: skip
+    assert api.call("GET", f"/api/tables/{code}", dealer) == before
 
     bets = [(player, bet, stake) for player, bet, stake, _ in BETS]
     if rnd["bets_open"]:  # the resumed round takes new bets, and their repeats count once
         player, bet, stake, key = LATE_BET
         first = api.call("POST", f"/api/tables/{code}/bets", seats[player], bet=bet, stake=stake, key=key)  # fmt: skip
-        again = api.call("POST", f"/api/tables/{code}/bets", seats[player], bet=bet, stake="9", key=key)  # fmt: skip
+        again = api.call("POST", f"/api/tables/{code}/bets", seats[player], bet=bet, stake=stake, key=key)  # fmt: skip
         assert first == again == {"player": player, "bet": bet, "stake": stake, "round": number}
         bets.append((player, bet, stake))
 
@@ -308,11 +322,11 @@ def test_a_killed_server_resumes_the_round(servers, database_url, moment) -> Non
          "returned": format_amount(b.returned)}
         for b in reference.settlement.bets  # type: ignore[union-attr]
     ]  # fmt: skip
-    assert _balances(api.call("GET", f"/api/tables/{code}")) == balances
+    assert _balances(api.call("GET", f"/api/tables/{code}", dealer)) == balances
     # A settlement sent again (its answer lost, say) is refused: the ledger is written once.
     again = api.client.post(f"/api/tables/{code}/actions/settle", json={}, headers={"Authorization": f"Bearer {dealer}"})  # fmt: skip
     assert again.status_code == 400 and "error" in again.json()
-    assert _balances(api.call("GET", f"/api/tables/{code}")) == balances
+    assert _balances(api.call("GET", f"/api/tables/{code}", dealer)) == balances
     api.close()
     server.kill()
 
@@ -327,14 +341,15 @@ def test_a_server_killed_with_bets_in_flight_loses_and_doubles_none(servers, dat
     """Bets acknowledged before the kill are kept; re-sent after it, every key counts once."""
     server = servers()
     api = Api(server)
-    created = api.call("POST", "/api/tables", name="Rush", pin="2468", paytable=PAYTABLE)
+    created = api.call("POST", "/api/tables", name="Rush", pin="246813", paytable=PAYTABLE)
     code, dealer = created["code"], created["dealer_token"]
     names = [f"P{i}" for i in range(6)]
+    seats = {}
     for name in names:
-        api.call("POST", f"/api/tables/{code}/players", dealer, name=name, balance="1000")
-    seats = {
-        name: api.call("POST", f"/api/tables/{code}/join", name=name)["token"] for name in names
-    }
+        seat = api.call("POST", f"/api/tables/{code}/players", dealer, name=name, balance="1000")[
+            "seat_code"
+        ]
+        seats[name] = api.call("POST", f"/api/tables/{code}/join", seat_code=seat)["token"]
     number = api.call("POST", f"/api/tables/{code}/rounds", dealer)["number"]
     bets = [str(b) for b in find_paytable(PAYTABLE).bets]
     requests = [(name, bet, f"{name}-{bet}", str(1 + i % 7)) for name in names for i, bet in enumerate(bets)]  # fmt: skip
@@ -369,19 +384,19 @@ def test_a_server_killed_with_bets_in_flight_loses_and_doubles_none(servers, dat
 
     server = servers()
     api = Api(server)
-    kept = {(b["player"], b["bet"]): b["stake"] for b in api.call("GET", f"/api/tables/{code}")["round"]["bets"]}  # fmt: skip
+    kept = {(b["player"], b["bet"]): b["stake"] for b in api.call("GET", f"/api/tables/{code}", dealer)["round"]["bets"]}  # fmt: skip
     for answer in acknowledged.values():  # nothing acknowledged is lost
         assert kept[(answer["player"], answer["bet"])] == answer["stake"]
-    # Every request again, with another stake: a committed key answers with its first stake.
+    # Every request again, as the phones would re-send it: a committed key answers as it did.
     final: dict[tuple[str, str], str] = {}
     for name, bet, key, stake in requests:
-        answer = api.call("POST", f"/api/tables/{code}/bets", seats[name], bet=bet, stake="9", key=key)  # fmt: skip
+        answer = api.call("POST", f"/api/tables/{code}/bets", seats[name], bet=bet, stake=stake, key=key)  # fmt: skip
         if key in acknowledged:
             assert answer == acknowledged[key]
         if (name, bet) in kept:
             assert answer["stake"] == kept[(name, bet)] == stake
         final[(name, bet)] = answer["stake"]
-    state = api.call("GET", f"/api/tables/{code}")
+    state = api.call("GET", f"/api/tables/{code}", dealer)
     assert {(b["player"], b["bet"]): b["stake"] for b in state["round"]["bets"]} == final
     assert len(state["round"]["bets"]) == len(requests)
 
@@ -390,7 +405,7 @@ def test_a_server_killed_with_bets_in_flight_loses_and_doubles_none(servers, dat
     expected = {name: Decimal(1000) for name in names}
     for bet in settled["settlement"]:
         expected[bet["player"]] += Decimal(bet["returned"]) - Decimal(bet["stake"])
-    assert _balances(api.call("GET", f"/api/tables/{code}")) == expected
+    assert _balances(api.call("GET", f"/api/tables/{code}", dealer)) == expected
     api.close()
     server.kill()
     with Storage.open(database_url) as storage:

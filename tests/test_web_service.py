@@ -17,6 +17,7 @@ from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
+from andar_bahar.web.limits import RequestConflict
 from andar_bahar.web.service import CreatedTable, TableService, commitment_of
 
 SEED = 21
@@ -31,12 +32,12 @@ def service(database_url):  # type: ignore[no-untyped-def]
 
 def betting_table(service: TableService) -> tuple[CreatedTable, str, str]:
     table = service.create_table(
-        name="Friday", kind="betting", pin="2468",
+        name="Friday", kind="betting", pin="246813",
         procedure=find_procedure("classic"), paytable=find_paytable("wizard"),
     )  # fmt: skip
-    service.admit_player(table.code, table.dealer_token, "Asha", "500")
-    service.admit_player(table.code, table.dealer_token, "Ravi", "300")
-    return table, service.join(table.code, "Asha"), service.join(table.code, "Ravi")
+    asha = service.admit_player(table.code, table.dealer_token, "Asha", "500")
+    ravi = service.admit_player(table.code, table.dealer_token, "Ravi", "300")
+    return table, service.join(table.code, asha), service.join(table.code, ravi)
 
 
 def play_out(service: TableService, table: CreatedTable) -> None:
@@ -80,8 +81,9 @@ def test_a_repeated_bet_request_counts_once(service) -> None:  # type: ignore[no
     first = service.place_bet(table.code, asha, "andar", "100", key="same")
     again = service.place_bet(table.code, asha, "andar", "100", key="same")
     assert first == again
-    # A repeated key answers as before even when its content differs: it is the same request.
-    assert service.place_bet(table.code, asha, "andar", "999", key="same") == first
+    # The same key with another request is refused (409), never answered as the first was.
+    with pytest.raises(RequestConflict, match="already used for a different bet"):
+        service.place_bet(table.code, asha, "andar", "999", key="same")
     assert service.state(table.code).round.wagers == (("Asha", "andar", Decimal(100)),)  # type: ignore[union-attr]
 
 
@@ -107,15 +109,15 @@ def test_a_player_cannot_deal_settle_or_act_for_another(service) -> None:  # typ
     with pytest.raises(AccessError, match="Only the dealer"):
         service.admit_player(table.code, ravi, "Mallory", "1000000")
     with pytest.raises(AccessError, match="PIN is not right"):
-        service.dealer_login(table.code, "0000")
+        service.dealer_login(table.code, "000000")
     service.open_round(table.code, table.dealer_token)
     # A bet is always the token holder's own: Ravi's token bets for Ravi, never for Asha.
     placed = service.place_bet(table.code, ravi, "andar", "10", key="x")
     assert placed.player == "Ravi"
     with pytest.raises(AccessError, match="Join table"):
         service.place_bet(table.code, "forged-token", "andar", "10", key="y")
-    with pytest.raises(AccessError, match="already joined"):
-        service.join(table.code, "Asha")  # a second phone cannot take Asha's seat
+    with pytest.raises(AccessError, match="seat code 'Asha' is not right"):
+        service.join(table.code, "Asha")  # a name alone never takes a seat
 
 
 def test_no_undealt_card_is_visible_before_settlement(service) -> None:  # type: ignore[no-untyped-def]
@@ -167,7 +169,7 @@ def test_a_real_deck_round_refuses_repeats_and_voids(service) -> None:  # type: 
     service.deal(table.code, table.dealer_token, "2S")
     with pytest.raises(DeckError, match="already been turned"):
         service.deal(table.code, table.dealer_token, "2♠")
-    service.void(table.code, table.dealer_token)
+    service.void(table.code, table.dealer_token, "deck exhausted")
     service.settle(table.code, table.dealer_token)
     assert {p.name: p.balance for p in service.state(table.code).players}["Asha"] == 500
     assert service.round_ledger_sum(table.code, 1) == 0
@@ -196,12 +198,15 @@ def test_a_paytable_change_applies_from_the_next_round_and_is_audited(service) -
 
 def test_a_teaching_table_scores_tokens_and_ends(service) -> None:  # type: ignore[no-untyped-def]
     table = service.create_table(
-        name="Lesson", kind="teaching", pin="1357", rounds=2,
+        name="Lesson", kind="teaching", pin="135791", rounds=2,
         procedure=find_procedure("home"), paytable=find_paytable("trainer-default"),
     )  # fmt: skip
-    service.admit_player(table.code, table.dealer_token, "Lali", "0")
-    service.admit_player(table.code, table.dealer_token, "Giorgi", "0")
-    lali, giorgi = service.join(table.code, "Lali"), service.join(table.code, "Giorgi")
+    lali = service.join(
+        table.code, service.admit_player(table.code, table.dealer_token, "Lali", "0")
+    )
+    giorgi = service.join(
+        table.code, service.admit_player(table.code, table.dealer_token, "Giorgi", "0")
+    )
     winners = []
     while not service.state(table.code).finished:
         service.open_round(table.code, table.dealer_token)

@@ -38,13 +38,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from andar_bahar.chance.fairness_options import ALPHA, CARDS, Source
 from andar_bahar.chance.odds import outcome_distribution
 from andar_bahar.engine.cards import FULL_DECK, shuffled
 from andar_bahar.engine.money import decimal_sign
@@ -62,9 +62,6 @@ __all__ = [
     "simulator_decks",
 ]
 
-ALPHA = 0.01
-"""The significance level of every test: a fair shuffle fails each in one run out of 100."""
-CARDS = 52
 _CHUNK = 1 << 14  # decks tallied (and shuffled) at a time: bounded memory, a moving progress bar
 _MIN_EXPECTED = 5.0  # cells of the cards-dealt chi-square are pooled up to this expectation
 
@@ -78,14 +75,6 @@ def _stats() -> Any:
 
 Progress = Callable[[int], None]
 """Told how many more decks are ready."""
-
-
-class Source(StrEnum):
-    """Where the audited decks come from."""
-
-    LIVE = "live"
-    SIMULATOR = "simulator"
-    BROKEN = "broken"
 
 
 # -- results ------------------------------------------------------------------

@@ -21,18 +21,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from math import comb
 
-from andar_bahar.engine.bets import Bet, MainBet
+from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.cards import Colour
 from andar_bahar.engine.money import decimal_sign
-from andar_bahar.engine.paytables import MainKey, Paytable
+from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import BetWindow, Procedure, Row, StartRule, TargetMode
 from andar_bahar.i18n.messages import N_, Message, Translator
 
 __all__ = [
     "BetOdds",
+    "Given",
     "OddsReport",
     "Outcome",
     "OutcomeDistribution",
@@ -41,6 +43,7 @@ __all__ = [
     "first_match_distribution",
     "odds_report",
     "outcome_distribution",
+    "sqrt_decimal",
 ]
 
 Outcome = tuple[Row, Row, int]
@@ -182,13 +185,18 @@ def outcome_distribution(
 
 @dataclass(frozen=True, slots=True)
 class BetOdds:
-    """What one bet is worth: P(win), expected return and house edge per unit staked."""
+    """What one bet is worth: P(win), expected return, house edge and spread per unit staked.
+
+    ``second_moment`` is E[R²] of the return R per unit staked (the odds when the bet
+    wins, −1 when it loses), from which the variance and standard deviation follow.
+    """
 
     bet: Bet
     given: Colour | None
     probability: Fraction
     pays: str
     expected_return: Fraction
+    second_moment: Fraction = Fraction(0)
 
     @property
     def house_edge(self) -> Fraction:
@@ -198,6 +206,24 @@ class BetOdds:
     @property
     def player_advantage(self) -> bool:
         return self.expected_return > 0
+
+    @property
+    def variance(self) -> Fraction:
+        """The variance of the return per unit staked: E[R²] − E[R]², exactly."""
+        return self.second_moment - self.expected_return**2
+
+    @property
+    def standard_deviation(self) -> Decimal:
+        """The standard deviation per unit staked (the square root of :attr:`variance`).
+
+        An even-money bet won with probability p has 2·√(p(1 − p)), just under 1.
+        """
+        return sqrt_decimal(self.variance)
+
+    @property
+    def hit_every(self) -> Fraction | None:
+        """The bet wins once in this many rounds on average (1 / P(win)); ``None`` if never."""
+        return 1 / self.probability if self.probability else None
 
     @property
     def given_text(self) -> str | None:
@@ -213,7 +239,22 @@ class BetOdds:
             "expected_return": str(self.expected_return),
             "house_edge": str(self.house_edge),
             "player_advantage": self.player_advantage,
+            "variance": str(self.variance),
+            "standard_deviation": f"{self.standard_deviation:.6f}",
+            "hit_every": str(self.hit_every) if self.hit_every is not None else None,
         }
+
+
+def sqrt_decimal(value: Fraction, places: int = 12) -> Decimal:
+    """√value rounded half-even to *places* decimals (a square root is rarely a fraction).
+
+    >>> sqrt_decimal(Fraction(1, 4)), sqrt_decimal(Fraction(2), 5)
+    (Decimal('0.500000000000'), Decimal('1.41421'))
+    """
+    with localcontext() as context:
+        context.prec = 40
+        root = (Decimal(value.numerator) / Decimal(value.denominator)).sqrt()
+        return root.quantize(Decimal(1).scaleb(-places))
 
 
 def bet_odds(
@@ -222,31 +263,34 @@ def bet_odds(
     """The exact worth of *bet* under *paytable* for the outcome *distribution*.
 
     Expected return per unit staked: Σ P(win in outcome) × odds − P(lose).
-    Rounding to the chip unit is not applied: the figures are per unit staked.
+    Rounding to the chip unit is not applied: the figures are per unit staked
+    (:mod:`andar_bahar.chance.rounding` works out a real stake's).
 
     >>> from andar_bahar.engine.paytables import find_paytable
     >>> from andar_bahar.engine.rules import find_procedure
+    >>> from andar_bahar.engine.bets import MainBet
     >>> andar = bet_odds(MainBet(Row.ANDAR), find_paytable("wizard"),
     ...                  outcome_distribution(find_procedure("classic")))
-    >>> andar.house_edge
-    Fraction(179, 8330)
+    >>> andar.house_edge, andar.hit_every, andar.standard_deviation
+    (Fraction(179, 8330), Fraction(833, 429), Decimal('0.949572061410'))
     """
     win_probability = Fraction(0)
     expected = Fraction(0)
+    squares = Fraction(0)
     for (first, winner, k), p in distribution.probabilities.items():
         if bet.wins(winner=winner, cards_dealt=k):
+            odds = paytable.odds_for(bet, first_row=first, cards_dealt=k).to_one
             win_probability += p
-            expected += p * paytable.odds_for(bet, first_row=first).to_one
+            expected += p * odds
+            squares += p * odds * odds
         else:
             expected -= p
-    return BetOdds(bet, given, win_probability, _pays_text(bet, paytable, given), expected)
+            squares += p
+    return BetOdds(bet, given, win_probability, _pays_text(bet, paytable, given), expected, squares)
 
 
 def _pays_text(bet: Bet, paytable: Paytable, given: Colour | None) -> str:
-    if isinstance(bet, MainBet) and paytable.keyed_by is MainKey.FIRST_ROW:
-        first, second = paytable.main
-        return f"{first} if dealt first, {second} otherwise"
-    return str(paytable.odds_for(bet, first_row=Row.ANDAR))
+    return str(paytable.pays_text(bet))
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,7 +318,7 @@ class OddsReport:
                 procedure=self.procedure.name,
                 paytable=self.paytable.name,
                 bet=b.bet,
-                given=_Given(b.given),
+                given=Given(b.given),
                 edge=Percent(b.expected_return, signed=True),
             )
             for b in self.warnings
@@ -292,7 +336,9 @@ class OddsReport:
         }
 
 
-class _Given:
+class Given:
+    """`` once the centre card is black`` in a sentence (empty when nothing is seen yet)."""
+
     def __init__(self, colour: Colour | None) -> None:
         self.colour = colour
 

@@ -170,7 +170,13 @@ def _sqrt(value: Fraction) -> Decimal:
 
 @dataclass(frozen=True, slots=True)
 class BetStatistics:
-    """One bet over the simulated rounds, beside its exact value."""
+    """One bet over the simulated rounds, beside its exact value.
+
+    The z-score measures the simulated mean against the exact distribution: its
+    standard error is the exact standard deviation / √rounds, never the sample's
+    own spread — so a bet that never wins in a long run (whose sample spread is
+    zero) shows a large |z| instead of agreeing.
+    """
 
     bet: Bet
     rounds: int
@@ -178,6 +184,7 @@ class BetStatistics:
     total_return: Fraction
     sum_of_squares: Fraction
     exact_return: Fraction
+    exact_variance: Fraction
 
     @property
     def frequency(self) -> Fraction:
@@ -190,7 +197,12 @@ class BetStatistics:
 
     @property
     def standard_error(self) -> Decimal:
-        """The standard error of :attr:`mean_return` (sample variance / rounds)."""
+        """The exact standard error of :attr:`mean_return`: √(exact variance / rounds)."""
+        return _sqrt(self.exact_variance / self.rounds)
+
+    @property
+    def sample_standard_error(self) -> Decimal:
+        """The standard error the sample itself suggests (sample variance / rounds)."""
         if self.rounds < 2:
             return Decimal(0)
         mean = self.mean_return
@@ -199,11 +211,15 @@ class BetStatistics:
 
     @property
     def z_score(self) -> Decimal:
-        """(simulated − exact) / standard error: within ±4 in all but 1 run in 15,000."""
+        """(simulated − exact) / exact standard error: within ±4 in all but 1 run in 15,000."""
         error = self.standard_error
-        if error == 0:
-            return Decimal(0)
         difference = self.mean_return - self.exact_return
+        if error == 0:  # a bet whose return cannot vary: any difference is infinitely unlikely
+            return (
+                Decimal(0)
+                if difference == 0
+                else Decimal("Infinity").copy_sign(Decimal(difference.numerator))
+            )
         with localcontext() as context:
             context.prec = 30
             return (Decimal(difference.numerator) / Decimal(difference.denominator)) / error
@@ -217,6 +233,7 @@ class BetStatistics:
             "mean_return": str(self.mean_return),
             "mean_return_decimal": _decimal_text(self.mean_return),
             "standard_error": f"{self.standard_error:.8f}",
+            "sample_standard_error": f"{self.sample_standard_error:.8f}",
             "exact_return": str(self.exact_return),
             "exact_return_decimal": _decimal_text(self.exact_return),
             "z_score": f"{self.z_score:.3f}",
@@ -279,16 +296,23 @@ def statistics(
                 continue
             first, winner, k = decode(code)
             if bet.wins(winner=winner, cards_dealt=k):
-                odds = paytable.odds_for(bet, first_row=first).to_one
+                odds = paytable.odds_for(bet, first_row=first, cards_dealt=k).to_one
                 wins += count
                 total += count * odds
                 squares += count * odds * odds
             else:
                 total -= count
                 squares += count
+        exact_odds = bet_odds(bet, paytable, exact)
         result.append(
             BetStatistics(
-                bet, rounds, wins, total, squares, bet_odds(bet, paytable, exact).expected_return
+                bet,
+                rounds,
+                wins,
+                total,
+                squares,
+                exact_odds.expected_return,
+                exact_odds.variance,
             )
         )
     return tuple(result)
@@ -432,7 +456,7 @@ def _pay_table(
         if k == 0:
             continue
         if bet.wins(winner=_ROWS[winner], cards_dealt=k):
-            odds = paytable.odds_for(bet, first_row=_ROWS[first]).to_one
+            odds = paytable.odds_for(bet, first_row=_ROWS[first], cards_dealt=k).to_one
             wins[code] = True
             numerators[code] = odds.numerator
             denominators[code] = odds.denominator

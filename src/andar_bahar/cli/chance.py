@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -10,6 +11,7 @@ from typing import Annotated
 import typer
 
 from andar_bahar.chance.odds import odds_report
+from andar_bahar.chance.rounding import rounding_check, stake_odds
 from andar_bahar.chance.simulation_options import Engine, System
 from andar_bahar.cli.common import (
     FormatOption,
@@ -24,6 +26,7 @@ from andar_bahar.cli.common import (
     echo_json,
     guarded,
     progress_bar,
+    require_extra,
     translator_for,
 )
 from andar_bahar.engine.bets import Bet
@@ -64,6 +67,13 @@ class OddsFormat(StrEnum):
 def odds(
     procedure: ProcedureOption = "classic",
     paytable: PaytableOption = None,
+    stake: Annotated[
+        str | None,
+        typer.Option(
+            "--stake",
+            help="Also work out every bet at this stake, wins rounded to the chip as paid.",
+        ),
+    ] = None,
     output: Annotated[
         OddsFormat, typer.Option("--format", help="table for people, json or csv for programs.")
     ] = OddsFormat.TABLE,
@@ -76,21 +86,42 @@ def odds(
     window: WindowOption = None,
     lang: LangOption = None,
 ) -> None:
-    """The exact odds, expected return and house edge of every bet."""
+    """The exact odds, expected return, house edge and spread of every bet."""
     translator = translator_for(lang)
     rules = build_procedure(procedure, start, target_mode, window)
     table = read_paytable(paytable or rules.paytable)
     report = odds_report(rules, table)
+    at_stake = stake_odds(report, _stake(stake, table)) if stake is not None else ()
+    rounding = rounding_check(report)
     if plot is not None:
+        require_extra("sim", "matplotlib")
         from andar_bahar.chance.charts import plot_cards_dealt
 
         plot_cards_dealt(report, plot, translator)
     if output is OddsFormat.JSON:
-        echo_json(report.to_dict())
+        data = report.to_dict()
+        if at_stake:
+            data["stake"] = str(at_stake[0].stake)
+            for item, odds in zip(data["bets"], at_stake, strict=True):  # type: ignore[call-overload]
+                item["at_stake"] = odds.to_dict()
+        data["rounding"] = {
+            "warnings": [m.localized(translator) for m in rounding.messages()],
+            "recommended_min": str(rounding.recommended_min)
+            if rounding.recommended_min is not None
+            else None,
+        }
+        echo_json(data)
     elif output is OddsFormat.CSV:
         typer.echo(odds_csv(report), nl=False)
     else:
-        typer.echo(render_odds(report, translator))
+        typer.echo(render_odds(report, translator, stake=at_stake, rounding=rounding))
+
+
+def _stake(text: str, table: Paytable) -> Decimal:
+    """A stake for ``--stake``: a positive whole number of the table's chips."""
+    amount = parse_stake(text)
+    table.check_chips(amount)
+    return amount
 
 
 def _check_jobs(jobs: int | None) -> int:
@@ -131,6 +162,7 @@ def simulate_command(
     table = read_paytable(paytable or rules.paytable)
     if rounds < 1:
         raise ParameterError(Message(N_("--rounds must be at least 1, not {value}."), value=rounds))
+    require_extra("sim", "numpy")
     workers = _check_jobs(jobs)
     from andar_bahar.chance.simulation import simulate
 
@@ -198,6 +230,7 @@ def sessions(
     table = read_paytable(paytable or rules.paytable)
     the_bet = Bet.parse(bet)
     table.check_offers(the_bet)
+    require_extra("sim", "numpy")
     from andar_bahar.chance.simulation import session_study
 
     study = session_study(
@@ -213,6 +246,7 @@ def sessions(
         engine=engine,
     )
     if plot is not None:
+        require_extra("sim", "matplotlib")
         from andar_bahar.chance.charts import plot_sessions
 
         plot_sessions(study, plot, translator)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import sys
 from collections.abc import Callable
@@ -13,11 +14,12 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+from andar_bahar.cli.usage import OneSentenceGroup
 from andar_bahar.engine.clubfiles import read_procedure
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure, StartRule, TargetMode
 from andar_bahar.i18n import detect_language, translations
-from andar_bahar.i18n.messages import Translator
+from andar_bahar.i18n.messages import N_, Message, Translator
 
 __all__ = [
     "FormatOption",
@@ -31,9 +33,11 @@ __all__ = [
     "app",
     "build_procedure",
     "echo_json",
+    "extra_of",
     "guarded",
     "paytable_app",
     "progress_bar",
+    "require_extra",
     "translator_for",
 ]
 
@@ -42,6 +46,7 @@ R = TypeVar("R")
 
 app = typer.Typer(
     name="andar-bahar",
+    cls=OneSentenceGroup,
     help="Andar Bahar: deal rounds, settle bets, read paytables — exactly.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -108,6 +113,11 @@ def guarded(command: Callable[P, R]) -> Callable[P, R]:
             return command(*args, **kwargs)
         except AndarBaharError as error:
             raise fail(error, translator) from None
+        except ModuleNotFoundError as error:  # a package of an extra that is not installed
+            extra = extra_of(error.name or "")
+            if extra is None:
+                raise
+            raise fail(_missing(extra, [str(error.name).partition(".")[0]]), translator) from None
 
     return wrapper
 
@@ -120,14 +130,11 @@ def build_procedure(
 ) -> Procedure:
     """A preset or club procedure with the command line's overrides applied (and checked)."""
     procedure = read_procedure(name)
-    changes: dict[str, object] = {}
-    if start is not None:
-        changes["start"] = StartRule(start)
-    if target_mode is not None:
-        changes["target"] = TargetMode(target_mode)
-    if window is not None:
-        changes["window"] = BetWindow(window)
-    return procedure.replace(**changes) if changes else procedure
+    return procedure.overridden(
+        start=StartRule(start) if start is not None else None,
+        target=TargetMode(target_mode) if target_mode is not None else None,
+        window=BetWindow(window) if window is not None else None,
+    )
 
 
 def progress_bar(total: int, *, at_least: int) -> Progress:
@@ -141,6 +148,77 @@ def progress_bar(total: int, *, at_least: int) -> Progress:
         transient=True,
         disable=not sys.stderr.isatty() or total < at_least,
     )
+
+
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "sim": ("numpy", "numba", "scipy", "matplotlib"),
+    "trainer": ("textual", "sqlalchemy", "alembic", "platformdirs"),
+    "web": (
+        "fastapi",
+        "uvicorn",
+        "websockets",
+        "jinja2",
+        "python_multipart",
+        "segno",
+        "sqlalchemy",
+        "alembic",
+        "platformdirs",
+    ),
+    "postgres": ("psycopg",),
+}
+"""What each extra of ``pyproject.toml`` brings, by the name it is imported with."""
+
+
+class MissingExtra(AndarBaharError):
+    """A command needs packages that only an extra installs."""
+
+
+def require_extra(extra: str, *modules: str) -> None:
+    """Refuse, in one sentence that names the extra to install, when a module is missing.
+
+    *modules* are the import names the command needs (by default all of the extra's).
+    ``serve`` calls ``require_extra("web")``, ``play`` ``require_extra("trainer")``.
+
+    >>> require_extra("sim", "fractions")          # present: nothing happens
+    >>> require_extra("web", "no_such_module_here")
+    Traceback (most recent call last):
+    ...
+    andar_bahar.cli.common.MissingExtra: This needs the 'web' extra (no_such_module_here is not installed): run pip install "andar-bahar[web]".
+    """
+    needed = modules or EXTRAS[extra]
+    missing = [name for name in needed if not _installed(name)]
+    if missing:
+        raise _missing(extra, missing)
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a broken or blocked package counts as missing
+        return False
+
+
+def _missing(extra: str, modules: list[str]) -> MissingExtra:
+    return MissingExtra(
+        Message(
+            N_(
+                "This needs the '{extra}' extra ({modules} is not installed): run"
+                ' pip install "andar-bahar[{extra}]".'
+            ),
+            extra=extra,
+            modules=", ".join(modules),
+        )
+    )
+
+
+def extra_of(module: str) -> str | None:
+    """The first extra that installs *module* (``sqlalchemy.orm`` → ``trainer``), if any.
+
+    >>> extra_of("numpy.random"), extra_of("fastapi"), extra_of("json")
+    ('sim', 'web', None)
+    """
+    top = module.partition(".")[0]
+    return next((extra for extra, names in EXTRAS.items() if top in names), None)
 
 
 def echo_json(data: Any) -> None:

@@ -3,22 +3,11 @@
 from __future__ import annotations
 
 import secrets
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import numpy as np
 import typer
-from numpy.typing import NDArray
 
-from andar_bahar.chance.fairness import (
-    ALPHA,
-    CARDS,
-    AuditReport,
-    Source,
-    audit,
-    broken_decks,
-    live_decks,
-    simulator_decks,
-)
+from andar_bahar.chance.fairness_options import ALPHA, CARDS, Source
 from andar_bahar.cli.common import (
     FormatOption,
     LangOption,
@@ -27,12 +16,19 @@ from andar_bahar.cli.common import (
     echo_json,
     guarded,
     progress_bar,
+    require_extra,
     translator_for,
 )
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.engine.money import decimal_sign
 from andar_bahar.i18n.messages import N_, Message, Translator
 from andar_bahar.reports.report import table_text
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from andar_bahar.chance.fairness import AuditReport
 
 MIN_DECKS = 5 * CARDS
 """The fewest decks audited: 5 expected in each card × position cell, as χ² needs."""
@@ -48,6 +44,8 @@ _SOURCE_NAMES = {
 def _decks(
     source: Source, decks: int, seed: int | None, translator: Translator
 ) -> NDArray[np.uint8]:
+    from andar_bahar.chance.fairness import broken_decks, live_decks, simulator_decks
+
     with progress_bar(decks, at_least=50_000) as bar:
         task = bar.add_task(Message(N_("shuffling")).localized(translator), total=decks)
 
@@ -183,6 +181,9 @@ def fairness_command(
         raise ParameterError(Message(N_("--seed must be zero or more, not {value}."), value=seed))
     if source is not Source.LIVE and seed is None:
         seed = secrets.randbits(63)
+    require_extra("sim", "numpy", "scipy")
+    from andar_bahar.chance.fairness import audit
+
     report = audit(_decks(source, decks, seed, translator), alpha=ALPHA)
     if output is TextOrJson.JSON:
         echo_json({"source": source.value, "seed": seed, **report.to_dict()})

@@ -1,4 +1,4 @@
-"""``andar-bahar history list|verify``: the stored rounds, and the replay check."""
+"""``andar-bahar history list|verify|statement|audit``: rounds, the replay check, a table's records."""
 
 from __future__ import annotations
 
@@ -72,4 +72,61 @@ def list_command(
         typer.echo(
             f"{stored.id:>5}  {stored.created_at:%Y-%m-%d %H:%M}  {stored.procedure:<12} "
             f"{stored.winner:<6} {stored.cards_dealt:>2}"
+        )
+
+
+@history_app.command("statement")
+@guarded
+def statement_command(
+    code: Annotated[str, typer.Argument(help="The table's code.")],
+    db: DbOption = None,
+    csv: Annotated[bool, typer.Option("--csv", help="Every posting as CSV.")] = False,
+    lang: LangOption = None,
+) -> None:
+    """The end-of-night statement of a web table: per player, and every posting with --csv."""
+    from andar_bahar.engine.money import format_amount
+    from andar_bahar.storage import Storage
+    from andar_bahar.web.service import TableService
+
+    translator = translator_for(lang)
+    with Storage.open(database_url(db)) as storage:
+        sheet = TableService(storage).statement_local(code)
+    if csv:
+        typer.echo(sheet.csv(), nl=False)
+        return
+    typer.echo(f"{sheet.code}  {sheet.name}")
+    header = Message(
+        N_("player, bought in, topped up, cashed out, staked, returned, balance")
+    ).localized(translator)
+    typer.echo(header)
+    for p in sheet.players:
+        amounts = (p.bought_in, p.topped_up, p.cashed_out, p.staked, p.returned, p.balance)
+        typer.echo("  ".join([p.name, *(format_amount(a) for a in amounts)]))
+    typer.echo(
+        Message(
+            N_("The house's result: {amount}; chips still with the players: {chips}."),
+            amount=format_amount(sheet.house_result),
+            chips=format_amount(sheet.chips_out),
+        ).localized(translator)
+    )
+
+
+@history_app.command("audit")
+@guarded
+def audit_command(
+    code: Annotated[str, typer.Argument(help="The table's code.")],
+    db: DbOption = None,
+    lang: LangOption = None,
+) -> None:
+    """The audit log of a web table: sign-ins, voids, paytables, seats and cash, oldest first."""
+    from andar_bahar.storage import Storage
+    from andar_bahar.web.service import TableService
+
+    with Storage.open(database_url(db)) as storage:
+        rows = TableService(storage).audit_local(code)
+    for row in rows:
+        new = (row.new_value or "").replace("\n", " ")[:60]
+        typer.echo(
+            f"{row.created_at:%Y-%m-%d %H:%M:%S}  {row.actor:<10} {row.action:<13} {new}"
+            f"  {row.reason}".rstrip()
         )

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from andar_bahar.cli.common import LangOption, app, guarded
+from andar_bahar.cli.common import LangOption, app, guarded, require_extra
 from andar_bahar.i18n import detect_language
 
 
@@ -34,6 +34,7 @@ def play(
     lang: LangOption = None,
 ) -> None:
     """The trainer: teaching game, club game, drills, odds and history, full screen."""
+    require_extra("trainer")
     from andar_bahar.tui import run
 
     run(lang=lang.value if lang is not None else detect_language(), db=database_url(db), seed=seed)

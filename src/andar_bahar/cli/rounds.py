@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
@@ -24,11 +25,12 @@ from andar_bahar.cli.common import (
 from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.cards import Card, Rank
 from andar_bahar.engine.clubfiles import read_paytable
-from andar_bahar.engine.errors import ActionError, DeckError
+from andar_bahar.engine.errors import ActionError, BetError, DeckError
 from andar_bahar.engine.money import format_amount
 from andar_bahar.engine.paytables import PAYTABLES
-from andar_bahar.engine.round import Round, stacked_deck
+from andar_bahar.engine.round import AddedBets, Round, added_together, stacked_deck
 from andar_bahar.engine.rules import Procedure
+from andar_bahar.engine.settlement import Settlement
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.reports.report import render_layout, render_settlement
 
@@ -91,18 +93,39 @@ def _target_rank(rules: Procedure, target: str | None, rng: random.Random) -> Ra
     return Rank.parse(target)
 
 
-def _parse_bet_option(text: str) -> tuple[Bet, str]:
+DEFAULT_PLAYER = "player"
+"""The player of a ``--bet`` that names none."""
+
+
+def parse_bet_option(text: str) -> tuple[str, Bet, str]:
+    """``[PLAYER:]BET=STAKE`` as (player, bet, stake text).
+
+    A bet name comes first when it reads as one (``cards:1-5=50``); otherwise the text
+    before the first colon is the player (``asha:cards:1-5=50``, ``ravi:andar=20``).
+
+    >>> parse_bet_option("asha:cards:6-10=100")
+    ('asha', CardsBet(low=6, high=10), '100')
+    >>> parse_bet_option("Andar=50")
+    ('player', MainBet(row=<Row.ANDAR: 'andar'>), '50')
+    """
     bet_text, separator, stake = text.partition("=")
     if not separator:
         raise ActionError(
             Message(
                 N_(
-                    "The bet '{text}' has no stake: write BET=STAKE, e.g. andar=100 or cards:1-5=50."
+                    "The bet '{text}' has no stake: write [PLAYER:]BET=STAKE, e.g. andar=100,"
+                    " cards:1-5=50 or asha:bahar=20."
                 ),
                 text=text,
             )
         )
-    return Bet.parse(bet_text), stake
+    try:
+        return DEFAULT_PLAYER, Bet.parse(bet_text), stake
+    except BetError:
+        player, colon, rest = bet_text.partition(":")
+        if not colon or not player.strip():
+            raise
+        return player.strip(), Bet.parse(rest), stake
 
 
 @app.command()
@@ -124,7 +147,11 @@ def settle(
     ],
     bet: Annotated[
         list[str],
-        typer.Option("--bet", help="BET=STAKE, e.g. andar=100, cards:1-5=50; repeat for more."),
+        typer.Option(
+            "--bet",
+            help="[PLAYER:]BET=STAKE, e.g. andar=100, cards:1-5=50, asha:bahar=20; repeat for"
+            " more (a player's bets on one spot add up).",
+        ),
     ],
     procedure: ProcedureOption = "classic",
     target: Annotated[
@@ -136,33 +163,49 @@ def settle(
     window: WindowOption = None,
     lang: LangOption = None,
 ) -> None:
-    """The dealer's calculator: settle bets on a finished round."""
+    """The dealer's calculator: settle a table's bets on a finished round."""
     translator = translator_for(lang)
     rules = build_procedure(procedure, start, target_mode, window)
     table = read_paytable(paytable)
     if rules.markers_only:
         rules = rules.replace(markers_only=False)
-    given = Card.parse_many(cards)
     rnd = Round(rules, table)
+    dealt = _open_round(rnd, Card.parse_many(cards), target)
+    placed = [
+        rnd.place_bet(player, the_bet, stake)
+        for player, the_bet, stake in map(parse_bet_option, bet)
+    ]
+    _deal_given(rnd, dealt)
+    settlement = rnd.settle().settlement
+    result = rnd.result
+    added = added_together(placed)
+    if output is TextOrJson.JSON:
+        echo_json(_settlement_json(rnd, settlement, added))
+    else:
+        typer.echo(render_layout(result, translator))
+        typer.echo("")
+        typer.echo(render_settlement(settlement, table, translator, added=added))
+
+
+def _open_round(rnd: Round, given: Sequence[Card], target: str | None) -> Sequence[Card]:
+    """Check the cards and choose the target rank (chosen-rank mode) before the bets."""
+    rules = rnd.procedure
     if rules.has_centre:
         if target is not None:
             _target_rank(rules, target, random.SystemRandom())
         if not given:
             raise ActionError(Message(N_("Give the round's cards, the centre card first.")))
-        wagers = [_parse_bet_option(text) for text in bet]
-        for the_bet, stake in wagers:
-            rnd.place_bet("player", the_bet, stake)
-        rnd.turn_centre(given[0])
-        dealt = given[1:]
-    else:
-        if target is None:
-            raise ActionError(
-                Message(N_("Give the target rank with --target in chosen-rank mode."))
-            )
-        rnd.choose_target(Rank.parse(target))
-        for the_bet, stake in (_parse_bet_option(text) for text in bet):
-            rnd.place_bet("player", the_bet, stake)
-        dealt = given
+        return given
+    if target is None:
+        raise ActionError(Message(N_("Give the target rank with --target in chosen-rank mode.")))
+    rnd.choose_target(Rank.parse(target))
+    return given
+
+
+def _deal_given(rnd: Round, dealt: Sequence[Card]) -> None:
+    if rnd.procedure.has_centre and rnd.centre is None:
+        rnd.turn_centre(dealt[0])
+        dealt = dealt[1:]
     for index, card in enumerate(dealt):
         if rnd.finished:
             raise DeckError(
@@ -185,33 +228,40 @@ def settle(
                 )
             )
         )
-    settlement = rnd.settle().settlement
+
+
+def _settlement_json(
+    rnd: Round, settlement: Settlement, added: Sequence[AddedBets]
+) -> dict[str, object]:
     result = rnd.result
-    if output is TextOrJson.JSON:
-        echo_json(
+    return {
+        "paytable": rnd.paytable.name,
+        "procedure": rnd.procedure.name,
+        "winner": result.winner.value if result.winner else "void",
+        "cards_dealt": result.cards_dealt,
+        "first_side": result.first_row.value if result.first_row else None,
+        "bets": [
             {
-                "paytable": table.name,
-                "procedure": rules.name,
-                "winner": result.winner.value if result.winner else "void",
-                "cards_dealt": result.cards_dealt,
-                "first_side": result.first_row.value if result.first_row else None,
-                "bets": [
-                    {
-                        "bet": str(b.bet),
-                        "stake": format_amount(b.stake),
-                        "pays": str(b.odds),
-                        "outcome": b.outcome.value,
-                        "win": format_amount(b.win),
-                        "returned": format_amount(b.returned),
-                    }
-                    for b in settlement.bets
-                ],
-                "total_stake": format_amount(settlement.total_staked),
-                "total_win": format_amount(settlement.total_win),
-                "total_returned": format_amount(settlement.total_returned),
+                "player": b.player,
+                "bet": str(b.bet),
+                "stake": format_amount(b.stake),
+                "pays": str(b.odds),
+                "outcome": b.outcome.value,
+                "win": format_amount(b.win),
+                "returned": format_amount(b.returned),
             }
-        )
-    else:
-        typer.echo(render_layout(result, translator))
-        typer.echo("")
-        typer.echo(render_settlement(settlement, table, translator))
+            for b in settlement.bets
+        ],
+        "players": {
+            name: {
+                "stake": format_amount(totals.staked),
+                "win": format_amount(totals.win),
+                "returned": format_amount(totals.returned),
+            }
+            for name, totals in settlement.players.items()
+        },
+        "added": [a.to_dict() for a in added],
+        "total_stake": format_amount(settlement.total_staked),
+        "total_win": format_amount(settlement.total_win),
+        "total_returned": format_amount(settlement.total_returned),
+    }

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from andar_bahar.cli.common import LangOption, app, guarded, translator_for
+from andar_bahar.cli.common import LangOption, app, guarded, require_extra, translator_for
 from andar_bahar.cli.play import database_url
 from andar_bahar.i18n.messages import N_, Message
 
@@ -91,6 +91,7 @@ def serve(
     lang: LangOption = None,
 ) -> None:
     """The club table in the browser: the dealer on this computer, the players on their phones."""
+    require_extra("web")
     import uvicorn
 
     from andar_bahar.storage import default_database_url

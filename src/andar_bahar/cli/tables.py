@@ -7,7 +7,21 @@ from typing import Annotated
 
 import typer
 
-from andar_bahar.cli.common import LangOption, app, echo_json, guarded, paytable_app, translator_for
+from andar_bahar.chance.odds import odds_report
+from andar_bahar.chance.rounding import rounding_check
+from andar_bahar.cli.common import (
+    LangOption,
+    ProcedureOption,
+    StartOption,
+    TargetModeOption,
+    WindowOption,
+    app,
+    build_procedure,
+    echo_json,
+    guarded,
+    paytable_app,
+    translator_for,
+)
 from andar_bahar.engine.clubfiles import read_paytable, read_text
 from andar_bahar.engine.errors import PaytableError
 from andar_bahar.engine.paytables import check_paytable
@@ -46,9 +60,14 @@ def paytable_show(
 @guarded
 def paytable_check(
     file: Annotated[str, typer.Argument(help="A club's paytable .toml file.")],
+    procedure: ProcedureOption = "classic",
+    start: StartOption = None,
+    target_mode: TargetModeOption = None,
+    window: WindowOption = None,
     lang: LangOption = None,
 ) -> None:
-    """Check a club's paytable file and list every problem, each naming the entry."""
+    """Check a club's paytable file: every problem, each naming the entry, then the bets
+    that favour the player under the procedure and the stakes that rounding harms."""
     translator = translator_for(lang)
     problems = check_paytable(read_text(file, PaytableError), source=file)
     if problems:
@@ -56,6 +75,10 @@ def paytable_check(
             typer.echo(problem.localized(translator), err=True)
         raise typer.Exit(code=1)
     typer.echo(Message(N_("{file}: the paytable is valid."), file=file).localized(translator))
+    rules = build_procedure(procedure, start, target_mode, window)
+    report = odds_report(rules, read_paytable(file))
+    for message in [*report.warning_messages(), *rounding_check(report).messages()]:
+        typer.echo(message.localized(translator))
 
 
 @app.command("procedures")

@@ -14,6 +14,7 @@ andar_bahar.engine.errors.BetError: The stake 'abc' is not a number: write an am
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -74,10 +75,16 @@ def check_amount(value: Decimal, text: object) -> Decimal:
 def parse_stake(text: str | int | Decimal) -> Decimal:
     """Read a stake written by a person (a decimal point or comma); refuse anything else.
 
-    >>> parse_stake("-0"), parse_stake("1e30")
+    >>> parse_stake("1 000"), parse_stake("-5")
+    (Decimal('1000'), Decimal('-5'))
+    >>> parse_stake("１０")
     Traceback (most recent call last):
     ...
-    andar_bahar.engine.errors.BetError: The amount '1e30' is out of range: write at most 15 digits before the decimal point and 6 after it.
+    andar_bahar.engine.errors.BetError: The amount '１０' must be written with the digits 0 to 9 and at most one decimal point or comma, such as 100 or 12.5.
+    >>> parse_stake("-0"), parse_stake("1" + "0" * 30)
+    Traceback (most recent call last):
+    ...
+    andar_bahar.engine.errors.BetError: The amount '1000000000000000000000000000000' is out of range: write at most 15 digits before the decimal point and 6 after it.
     """
     if isinstance(text, bool):
         text = str(text)
@@ -85,15 +92,34 @@ def parse_stake(text: str | int | Decimal) -> Decimal:
         return check_amount(Decimal(text), text)
     if isinstance(text, Decimal):
         return check_amount(text, text)
-    cleaned = text.strip().replace(",", ".").replace("\u00a0", "").replace(" ", "")
-    if len(cleaned) > 40:
-        value = Decimal("NaN")
-    else:
-        try:
-            value = Decimal(cleaned)
+    written = text.strip()
+    if len(written) > 40:
+        return check_amount(Decimal("NaN"), text)
+    if not _WRITTEN_AMOUNT.fullmatch(written):
+        try:  # Python reads other digits (١٠, １０), exponents and "1 0": a person does not
+            value = Decimal(written.replace(",", ".").translate(_SPACES))
         except InvalidOperation:
             value = Decimal("NaN")
-    return check_amount(value, text)
+        if not value.is_finite():
+            return check_amount(value, text)
+        raise BetError(
+            Message(
+                N_(
+                    "The amount '{text}' must be written with the digits 0 to 9 and at most"
+                    " one decimal point or comma, such as 100 or 12.5."
+                ),
+                text=text,
+            )
+        )
+    return check_amount(Decimal(written.replace(",", ".").translate(_SPACES)), text)
+
+
+_WRITTEN_AMOUNT = re.compile(
+    r"[+-]?(?:[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+|[0-9]+)(?:[.,][0-9]*)?|[+-]?[.,][0-9]+",
+    re.ASCII,
+)
+"""An amount as people write it: ASCII digits, groups of three apart (1 000), a point or comma."""
+_SPACES = str.maketrans("", "", " \u00a0\u202f")
 
 
 def to_decimal(value: Fraction) -> Decimal:

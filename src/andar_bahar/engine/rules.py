@@ -21,9 +21,10 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from andar_bahar.engine.cards import Card, Colour
-from andar_bahar.engine.errors import ProcedureError
+from andar_bahar.engine.errors import ProcedureError, RulesError
 from andar_bahar.i18n.messages import N_, Message, Translator, translate
 
 __all__ = [
@@ -202,6 +203,40 @@ class Procedure:
         """A copy with some fields changed (and checked again)."""
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
+    def overridden(
+        self,
+        *,
+        start: StartRule | None = None,
+        target: TargetMode | None = None,
+        window: BetWindow | None = None,
+    ) -> Procedure:
+        """This procedure with some choices changed, under a name that says so.
+
+        A changed procedure is a different game (seed 000 §06), so it is never shown
+        under the preset's bare name.
+
+        >>> find_procedure("classic").overridden(start=StartRule.FIRST_CARD_COLOUR).name
+        'classic --start first-card-colour'
+        >>> find_procedure("classic").overridden(start=StartRule.ANDAR).name   # no change
+        'classic'
+        """
+        changes: dict[str, object] = {}
+        suffix = []
+        for field, option, value in (
+            ("start", "--start", start),
+            ("target", "--target-mode", target),
+            ("window", "--window", window),
+        ):
+            if value is not None and value != getattr(self, field):
+                changes[field] = value
+                suffix.append(f"{option} {value.value}")
+        if not changes:
+            return self
+        changed = self.replace(**changes)
+        if changed.to_dict() == self.to_dict():  # normalised back (chosen-rank windows)
+            return self
+        return changed.replace(name=" ".join([self.name, *suffix]))
+
     def describe(self, translator: Translator | None = None) -> str:
         """One line for people: the name and each choice, in the user's language."""
         return Message(
@@ -371,10 +406,43 @@ def load_procedure(text: str, *, source: str = "procedure.toml") -> Procedure:
     ...
     andar_bahar.engine.errors.ProcedureError: club.toml: field 'start' is 'left'; choose one of andar, centre-colour, first-card-colour.
     """
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, ValueError) as error:  # ValueError: an integer too long
-        raise ProcedureError(
-            Message(N_("{file} is not valid TOML: {reason}."), file=source, reason=error)
-        ) from None
+    data = read_toml(text, source, ProcedureError)
     return Procedure.from_dict(data, source=source)
+
+
+MAX_TOML_DEPTH = 8
+"""How deeply a club's TOML file may nest arrays and tables (a real one needs 3)."""
+
+
+def read_toml(text: str, source: str, error: type[RulesError], **options: Any) -> dict[str, Any]:
+    """A club's TOML document, or *error* with one sentence naming *source*.
+
+    >>> read_toml("a = " + "[" * 9 + "]" * 9, "club.toml", ProcedureError)
+    Traceback (most recent call last):
+    ...
+    andar_bahar.engine.errors.ProcedureError: club.toml is nested too deeply: at most 8 levels of arrays and tables.
+    """
+    too_deep = Message(
+        N_("{file} is nested too deeply: at most {n} levels of arrays and tables."),
+        file=source,
+        n=MAX_TOML_DEPTH,
+    )
+    try:
+        data: dict[str, Any] = tomllib.loads(text, **options)
+    except (tomllib.TOMLDecodeError, ValueError) as reason:  # ValueError: an integer too long
+        raise error(
+            Message(N_("{file} is not valid TOML: {reason}."), file=source, reason=reason)
+        ) from None
+    except RecursionError:  # thousands of nested brackets
+        raise error(too_deep) from None
+    if _depth(data) > MAX_TOML_DEPTH:
+        raise error(too_deep)
+    return data
+
+
+def _depth(value: object, level: int = 0) -> int:
+    """How deeply *value* nests (stops counting past the limit)."""
+    if level > MAX_TOML_DEPTH or not isinstance(value, (Mapping, list)):
+        return level
+    items = value.values() if isinstance(value, Mapping) else value
+    return max((_depth(v, level + 1) for v in items), default=level + 1)

@@ -178,7 +178,9 @@ def settle(
     """
     settled: list[SettledBet] = []
     for wager in wagers:
-        odds = paytable.odds_for(wager.bet, first_row=first_row or Row.ANDAR)
+        odds = paytable.odds_for(
+            wager.bet, first_row=first_row or Row.ANDAR, cards_dealt=cards_dealt or None
+        )
         stake = as_decimal(wager.stake)
         if winner is None:
             outcome, exact, win, returned = Outcome.VOID, Fraction(0), Decimal(0), stake

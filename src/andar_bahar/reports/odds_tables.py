@@ -6,31 +6,36 @@ Figures are exact fractions until this module rounds them for display
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from andar_bahar.chance.odds import BetOdds, OddsReport, percent_text
-from andar_bahar.engine.bets import MainBet
-from andar_bahar.engine.money import decimal_sign
-from andar_bahar.engine.paytables import MainKey
-from andar_bahar.engine.rules import Row
-from andar_bahar.i18n.messages import N_, Message, Translator
+from andar_bahar.chance.rounding import RoundingCheck, StakeOdds
+from andar_bahar.engine.money import Amount, decimal_sign
+from andar_bahar.i18n.messages import N_, NP_, Message, Translator, translate
 from andar_bahar.reports.report import table_text
 
 if TYPE_CHECKING:
     from andar_bahar.chance.simulation import SessionStudy, SimulationResult
 
-__all__ = ["odds_csv", "render_odds", "render_simulation", "render_study"]
+__all__ = ["odds_csv", "render_given", "render_odds", "render_simulation", "render_study"]
 
 
 def _t(message: Message, translator: Translator | None) -> str:
     return message.localized(translator)
 
 
-def _given(odds: BetOdds, translator: Translator | None) -> str:
-    if odds.given is None:
-        return _t(Message(N_("any centre")), translator)
-    return _t(Message(N_("centre {colour}"), colour=odds.given), translator)
+def render_given(
+    odds: BetOdds | StakeOdds, report: OddsReport, translator: Translator | None
+) -> str:
+    """When the figure holds: ``any centre``, ``centre black`` or ``any round`` (no centre)."""
+    if odds.given is not None:
+        return _t(Message(N_("centre {colour}"), colour=odds.given), translator)
+    if not report.procedure.has_centre:
+        return _t(Message(N_("any round")), translator)
+    return _t(Message(N_("any centre")), translator)
 
 
 def _decimal(value: Fraction, places: int, translator: Translator | None) -> str:
@@ -41,21 +46,30 @@ def _decimal(value: Fraction, places: int, translator: Translator | None) -> str
 
 
 def _pays(odds: BetOdds, report: OddsReport, translator: Translator | None) -> str:
-    table = report.paytable
-    if isinstance(odds.bet, MainBet) and table.keyed_by is MainKey.FIRST_ROW:
-        return _t(
-            Message(
-                N_("{first} if dealt first, else {second}"),
-                first=table.main[0],
-                second=table.main[1],
-            ),
-            translator,
-        )
-    return table.odds_for(odds.bet, first_row=Row.ANDAR).localized(translator)
+    return report.paytable.pays_text(odds.bet).localized(translator)
 
 
-def render_odds(report: OddsReport, translator: Translator | None = None) -> str:
-    """The odds table: every bet's chance, pay, expected return and house edge.
+def _hit_every(odds: BetOdds, translator: Translator | None) -> str:
+    if odds.hit_every is None:
+        return _t(Message(N_("never")), translator)
+    return _t(
+        Message(N_("1 in {rounds}"), rounds=_decimal(odds.hit_every, 2, translator)), translator
+    )
+
+
+def render_odds(
+    report: OddsReport,
+    translator: Translator | None = None,
+    *,
+    stake: Sequence[StakeOdds] = (),
+    rounding: RoundingCheck | None = None,
+) -> str:
+    """The odds table: every bet's chance, pay, expected return, house edge and spread.
+
+    With *stake* (from :func:`~andar_bahar.chance.rounding.stake_odds`) a second table
+    gives each bet's worth at that stake, wins rounded as the table pays them; with
+    *rounding* (from :func:`~andar_bahar.chance.rounding.rounding_check`) its warnings
+    follow the others.
 
     >>> from andar_bahar.engine.paytables import find_paytable
     >>> from andar_bahar.engine.rules import find_procedure
@@ -65,10 +79,10 @@ def render_odds(report: OddsReport, translator: Translator | None = None) -> str
     Procedure: classic — ...
     Paytable: wizard
     <BLANKLINE>
-    bet                when        chance   exact      pays      return   house edge
-    -----------------  ----------  -------  ---------  --------  -------  ----------
-    Andar              any centre  51.50 %  429/833    0.9 to 1  -2.15 %  2.15 %
-    Bahar              any centre  48.50 %  404/833    1 to 1    -3.00 %  3.00 %
+    bet                when        chance   exact      pays      return   house edge  std. dev.  hit rate
+    -----------------  ----------  -------  ---------  --------  -------  ----------  ---------  -----------
+    Andar              any centre  51.50 %  429/833    0.9 to 1  -2.15 %  2.15 %      0.950      1 in 1.94
+    Bahar              any centre  48.50 %  404/833    1 to 1    -3.00 %  3.00 %      1.000      1 in 2.06
     ...
     Cards dealt: 13 on average (exact: 13).
     No bet favours the player: the house has the edge on every bet.
@@ -80,31 +94,39 @@ def render_odds(report: OddsReport, translator: Translator | None = None) -> str
         "",
     ]
     headers = [
-        _t(Message(N_("bet")), t),
-        _t(Message(N_("when")), t),
-        _t(Message(N_("chance")), t),
-        _t(Message(N_("exact")), t),
-        _t(Message(N_("pays")), t),
-        _t(Message(N_("return")), t),
-        _t(Message(N_("house edge")), t),
-        "",
+        translate(text, t) if text else ""
+        for text in (
+            N_("bet"),
+            N_("when"),
+            N_("chance"),
+            N_("exact"),
+            N_("pays"),
+            N_("return"),
+            N_("house edge"),
+            N_("std. dev."),
+            N_("hit rate"),
+            "",
+        )
     ]
     rows = []
     for odds in report.bets:
-        pays = _pays(odds, report, t)
         rows.append(
             [
                 odds.bet.localized(t),
-                _given(odds, t),
+                render_given(odds, report, t),
                 percent_text(odds.probability, t),
                 str(odds.probability),
-                pays,
+                _pays(odds, report, t),
                 percent_text(odds.expected_return, t),
                 percent_text(odds.house_edge, t),
+                _decimal(Fraction(odds.standard_deviation), 3, t),
+                _hit_every(odds, t),
                 _t(Message(N_("◀ player's edge")), t) if odds.player_advantage else "",
             ]
         )
     lines.append(table_text(headers, rows))
+    if stake:
+        lines.extend(["", *_stake_table(report, stake, t)])
     lines.append("")
     mean = report.distribution.mean_cards_dealt
     lines.append(
@@ -117,13 +139,76 @@ def render_odds(report: OddsReport, translator: Translator | None = None) -> str
             t,
         )
     )
-    if report.warnings:
-        lines.extend(_t(m, t) for m in report.warning_messages())
-    else:
-        lines.append(
-            _t(Message(N_("No bet favours the player: the house has the edge on every bet.")), t)
-        )
+    lines.extend(_t(m, t) for m in _summary(report))
+    if rounding is not None:
+        lines.extend(_t(m, t) for m in rounding.messages())
     return "\n".join(lines)
+
+
+def _summary(report: OddsReport) -> list[Message]:
+    """The verdict: a warning per bet that favours the player, or who has the edge."""
+    if report.warnings:
+        return report.warning_messages()
+    fair = [b for b in report.bets if b.expected_return == 0]
+    if not fair:
+        return [Message(N_("No bet favours the player: the house has the edge on every bet."))]
+    return [
+        Message(
+            NP_(
+                "No bet favours the player; {bets} is exactly fair (no edge either way), the house"
+                " has the edge on the others.",
+                "No bet favours the player; {bets} are exactly fair (no edge either way), the"
+                " house has the edge on the others.",
+            ),
+            n=len(fair),
+            bets=[_BetIn(b, report) for b in fair],
+        )
+    ]
+
+
+class _BetIn:
+    """A bet and, where it matters, the situation: ``Bahar`` or ``Bahar (centre red)``."""
+
+    def __init__(self, odds: BetOdds, report: OddsReport) -> None:
+        self.odds, self.report = odds, report
+
+    def localized(self, translator: Translator | None) -> str:
+        name = self.odds.bet.localized(translator)
+        if self.odds.given is None:
+            return name
+        return f"{name} ({render_given(self.odds, self.report, translator)})"
+
+
+def _stake_table(report: OddsReport, stake: Sequence[StakeOdds], t: Translator | None) -> list[str]:
+    table = report.paytable
+    title = Message(
+        N_("At a stake of {stake} (wins {rule}, chip {chip}):"),
+        stake=Amount(stake[0].stake),
+        rule=table.rounding,
+        chip=Amount(table.chip),
+    )
+    headers = [
+        translate(text, t) if text else ""
+        for text in (N_("bet"), N_("when"), N_("return"), N_("house edge"), N_("exact odds"), "")
+    ]
+    rows = []
+    for odds in stake:
+        note = ""
+        if odds.pays_nothing:
+            note = _t(Message(N_("◀ a win can pay nothing")), t)
+        elif odds.player_advantage:
+            note = _t(Message(N_("◀ player's edge")), t)
+        rows.append(
+            [
+                odds.bet.localized(t),
+                render_given(odds, report, t),
+                percent_text(odds.expected_return, t),
+                percent_text(odds.house_edge, t),
+                percent_text(-odds.nominal_return, t),
+                note,
+            ]
+        )
+    return [_t(title, t), table_text(headers, rows)]
 
 
 def odds_csv(report: OddsReport) -> str:
@@ -140,12 +225,16 @@ def odds_csv(report: OddsReport) -> str:
         "expected_return",
         "house_edge",
         "player_advantage",
+        "variance",
+        "standard_deviation",
+        "hit_every",
     ]
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for odds in report.bets:
         row = odds.to_dict()
         row["given"] = row["given"] or ""
+        row["hit_every"] = row["hit_every"] or ""
         row["player_advantage"] = "true" if row["player_advantage"] else "false"
         writer.writerow(row)
     return buffer.getvalue()
@@ -187,7 +276,7 @@ def render_simulation(result: SimulationResult, translator: Translator | None = 
                 _decimal(stats.mean_return, 5, t),
                 _decimal(Fraction(stats.standard_error), 5, t),
                 _decimal(stats.exact_return, 5, t),
-                _decimal(Fraction(stats.z_score), 2, t),
+                _z_text(stats.z_score, t),
             ]
         )
     lines.append(table_text(headers, rows))
@@ -199,12 +288,18 @@ def render_simulation(result: SimulationResult, translator: Translator | None = 
                 N_("Largest |z| = {z}: the simulation agrees with the exact odds.")
                 if worst <= 4
                 else N_("Largest |z| = {z}: the simulation disagrees with the exact odds!"),
-                z=_decimal(Fraction(worst), 2, t),
+                z=_z_text(Decimal(worst), t),
             ),
             t,
         )
     )
     return "\n".join(lines)
+
+
+def _z_text(z: Decimal, translator: Translator | None) -> str:
+    if not z.is_finite():
+        return "-∞" if z < 0 else "∞"
+    return _decimal(Fraction(z), 2, translator)
 
 
 def render_study(study: SessionStudy, translator: Translator | None = None) -> str:

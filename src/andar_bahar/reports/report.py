@@ -10,12 +10,12 @@ import unicodedata
 from collections.abc import Sequence
 from decimal import Decimal
 
+from andar_bahar.engine.operations import AddedBets, RoundResult
 from andar_bahar.engine.paytables import Paytable
-from andar_bahar.engine.round import RoundResult
 from andar_bahar.engine.rules import Row, StartRule
-from andar_bahar.engine.settlement import Settlement
+from andar_bahar.engine.settlement import SettledBet, Settlement
 from andar_bahar.i18n import format_number, language_of
-from andar_bahar.i18n.messages import N_, NP_, Message, Translator
+from andar_bahar.i18n.messages import N_, NP_, Message, Translator, translate
 
 __all__ = ["render_layout", "render_paytable", "render_settlement"]
 
@@ -169,65 +169,83 @@ def money(value: Decimal, translator: Translator | None) -> str:
 
 
 def render_settlement(
-    settlement: Settlement, paytable: Paytable, translator: Translator | None = None
+    settlement: Settlement,
+    paytable: Paytable,
+    translator: Translator | None = None,
+    *,
+    added: Sequence[AddedBets] = (),
+    show_players: bool | None = None,
 ) -> str:
-    """Each bet's stake, odds, outcome, win and return, then the totals, as a dealer pays."""
+    """Each bet's stake, odds, outcome, win and return, then the totals, as a dealer pays.
+
+    With several players (or *show_players*) a player column and each player's totals
+    are shown; *added* (from :func:`~andar_bahar.engine.operations.added_together`)
+    says which stakes were bets on one spot added together.
+    """
     t = translator
+    players = settlement.players
+    by_player = len(players) > 1 if show_players is None else show_players
     headers = [
-        _t(Message(N_("bet")), t),
-        _t(Message(N_("stake")), t),
-        _t(Message(N_("pays")), t),
-        _t(Message(N_("outcome")), t),
-        _t(Message(N_("win")), t),
-        _t(Message(N_("returned")), t),
+        translate(text, t)
+        for text in (N_("bet"), N_("stake"), N_("pays"), N_("outcome"), N_("win"), N_("returned"))
     ]
+    if by_player:
+        headers.insert(0, translate(N_("player"), t))
     rows: list[list[str]] = []
-    notes: list[str] = []
+    notes = [_t(a.message(), t) for a in added]
     for bet in settlement.bets:
-        rows.append(
-            [
-                bet.bet.localized(t),
-                money(bet.stake, t),
-                bet.odds.localized(t),
-                bet.outcome.localized(t),
-                money(bet.win, t),
-                money(bet.returned, t),
-            ]
-        )
-        if bet.rounded:
-            notes.append(
-                _t(
-                    Message(
-                        N_("{bet}: {stake} × {odds} = {exact}, paid {win} ({rule}, chip {chip})."),
-                        bet=bet.bet,
-                        stake=money(bet.stake, t),
-                        odds=bet.odds,
-                        exact=money(
-                            Decimal(bet.exact_win.numerator) / bet.exact_win.denominator, t
-                        ),
-                        win=money(bet.win, t),
-                        rule=paytable.rounding,
-                        chip=money(paytable.chip, t),
-                    ),
-                    t,
-                )
-            )
-    rows.append(
-        [
-            _t(Message(N_("total")), t),
-            money(settlement.total_staked, t),
-            "",
-            "",
-            money(settlement.total_win, t),
-            money(settlement.total_returned, t),
+        row = [
+            bet.bet.localized(t),
+            money(bet.stake, t),
+            bet.odds.localized(t),
+            bet.outcome.localized(t),
+            money(bet.win, t),
+            money(bet.returned, t),
         ]
-    )
+        rows.append([bet.player, *row] if by_player else row)
+        if bet.rounded:
+            notes.append(_t(_rounding_note(bet, paytable, t), t))
+    if by_player and len(players) > 1:
+        for name, totals in players.items():
+            rows.append(
+                [
+                    name,
+                    _t(Message(N_("total")), t),
+                    money(totals.staked, t),
+                    "",
+                    "",
+                    money(totals.win, t),
+                    money(totals.returned, t),
+                ]
+            )
+    total = [
+        _t(Message(N_("total")), t),
+        money(settlement.total_staked, t),
+        "",
+        "",
+        money(settlement.total_win, t),
+        money(settlement.total_returned, t),
+    ]
+    rows.append(["", *total] if by_player else total)
     text = table_text(headers, rows)
     if settlement.void:
         notes.insert(
             0, _t(Message(N_("The round is void: every stake is returned to its player.")), t)
         )
     return text + ("\n\n" + "\n".join(notes) if notes else "")
+
+
+def _rounding_note(bet: SettledBet, paytable: Paytable, t: Translator | None) -> Message:
+    return Message(
+        N_("{bet}: {stake} × {odds} = {exact}, paid {win} ({rule}, chip {chip})."),
+        bet=bet.bet,
+        stake=money(bet.stake, t),
+        odds=bet.odds,
+        exact=money(Decimal(bet.exact_win.numerator) / bet.exact_win.denominator, t),
+        win=money(bet.win, t),
+        rule=paytable.rounding,
+        chip=money(paytable.chip, t),
+    )
 
 
 def table_text(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

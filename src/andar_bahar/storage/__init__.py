@@ -68,6 +68,7 @@ from andar_bahar.storage.models import (
 __all__ = [
     "GAME_KINDS",
     "MIGRATIONS",
+    "READ_ONLY_OPTION",
     "DrillStats",
     "Storage",
     "StorageError",
@@ -467,10 +468,17 @@ class Storage:
 
 
 def _create_engine(url: str) -> Engine:
-    """An engine for *url*; SQLite gets its folder, WAL, full sync and foreign keys."""
+    """An engine for *url*; SQLite gets its folder, WAL, full sync and foreign keys.
+
+    PostgreSQL's commits are durable whatever the server's default says
+    (``synchronous_commit=on`` on every connection).
+    """
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(parsed, pool_pre_ping=True)
+        engine = create_engine(parsed, pool_pre_ping=True)
+        if parsed.get_backend_name() == "postgresql":
+            event.listen(engine, "connect", _postgresql_connect)
+        return engine
     database = parsed.database or ""
     if database in ("", ":memory:") or parsed.query.get("mode") == "memory":
         # One connection shared by every session: the database lives in it.
@@ -488,6 +496,15 @@ def _create_engine(url: str) -> Engine:
     return engine
 
 
+def _postgresql_connect(connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:
+    cursor = connection.cursor()
+    try:
+        cursor.execute("SET synchronous_commit = on")
+    finally:
+        cursor.close()
+    connection.commit()
+
+
 def _sqlite_connect(connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:
     # SQLAlchemy emits BEGIN itself (below), so DDL and reads are transactional too.
     connection.isolation_level = None
@@ -500,10 +517,19 @@ def _sqlite_connect(connection: DBAPIConnection, record: ConnectionPoolEntry) ->
         cursor.close()
 
 
+READ_ONLY_OPTION = "andar_bahar_read_only"
+"""An engine's execution option: its transactions only read (on SQLite: a deferred BEGIN)."""
+
+
 def _sqlite_begin(connection: Any) -> None:
     # IMMEDIATE: take the write lock at once, so two programs writing the same
-    # file wait for each other (busy timeout) instead of failing half-way.
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
+    # file wait for each other (busy timeout) instead of failing half-way. A
+    # transaction that only reads begins deferred: in WAL mode it reads one
+    # snapshot while a writer goes on.
+    if connection.get_execution_options().get(READ_ONLY_OPTION):
+        connection.exec_driver_sql("BEGIN")
+    else:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def _alembic_config() -> Config:

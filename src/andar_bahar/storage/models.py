@@ -9,8 +9,8 @@ backend: SQLite keeps them as UTC text, PostgreSQL as ``timestamptz``.
 Drill times are whole milliseconds, so sums and means stay exact.
 
 >>> sorted(Base.metadata.tables)  # doctest: +NORMALIZE_WHITESPACE
-['audit_log', 'club_tables', 'drill_attempts', 'games', 'idempotency_keys', 'ledger',
- 'rounds', 'table_players', 'table_rounds']
+['attempts', 'audit_log', 'club_tables', 'dealer_sessions', 'drill_attempts', 'games',
+ 'idempotency_keys', 'ledger', 'rounds', 'table_players', 'table_rounds']
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     CheckConstraint,
     DateTime,
@@ -34,19 +35,24 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
+    "ATTEMPT_KINDS",
+    "ATTEMPT_OUTCOMES",
     "GAME_KINDS",
+    "LEDGER_KINDS",
     "NAMING_CONVENTION",
     "ROUND_STATUSES",
     "TABLE_KINDS",
     "WINNERS",
+    "AttemptRow",
     "AuditRow",
     "Base",
     "ClubTableRow",
-    "DecimalText",
+    "DealerSessionRow",
     "DrillAttemptRow",
     "GameRow",
     "IdempotencyRow",
     "LedgerRow",
+    "Micros",
     "RoundRow",
     "TablePlayerRow",
     "TableRoundRow",
@@ -175,23 +181,6 @@ ROUND_STATUSES = ("open", "finished", "settled")
 """A round is open until a card matches or it is void, finished until it is settled."""
 
 
-class DecimalText(TypeDecorator[Decimal]):
-    """An exact decimal amount stored as text on every backend (never a binary float)."""
-
-    impl = String(40)
-    cache_ok = True
-
-    def process_bind_param(self, value: Decimal | None, dialect: Dialect) -> str | None:
-        if value is None:
-            return None
-        if not isinstance(value, Decimal) or not value.is_finite():
-            raise ValueError(f"an amount must be a finite Decimal, not {value!r}")
-        return format(value, "f")
-
-    def process_result_value(self, value: str | None, dialect: Dialect) -> Decimal | None:
-        return None if value is None else Decimal(value)
-
-
 class ClubTableRow(Base):
     """A table of the club: its rules, its paytable, and how the dealer proves who they are."""
 
@@ -211,14 +200,66 @@ class ClubTableRow(Base):
     """The paytable in force for the next round opened."""
     pin_hash: Mapped[str] = mapped_column(Text)
     """scrypt of the dealer's PIN with its salt: ``salt$hash`` in hex."""
-    dealer_token_hash: Mapped[str] = mapped_column(String(64))
     rounds_planned: Mapped[int] = mapped_column(Integer)
     scoring: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """One more in the transaction of every change of the table: what live pages follow."""
+
+
+class DealerSessionRow(Base):
+    """A device the dealer signed in on (with the PIN, or by creating the table).
+
+    Several may be signed in at once; signing out ends one of them.
+    """
+
+    __tablename__ = "dealer_sessions"
+    __table_args__ = (UniqueConstraint("token_hash"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("club_tables.id", ondelete="CASCADE"), index=True
+    )
+    token_hash: Mapped[str] = mapped_column(String(64))
+    """SHA-256 of the dealer's token (the token itself is never stored)."""
+    client: Mapped[str] = mapped_column(String(64))
+    """The address the device signed in from."""
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+ATTEMPT_KINDS = ("login", "join", "create")
+"""What a rate-limited attempt was: a dealer's PIN, a seat code, a new table."""
+ATTEMPT_OUTCOMES = ("pending", "failed", "ok")
+
+
+class AttemptRow(Base):
+    """One attempt to sign in, to join with a seat code, or to create a table.
+
+    Counted per table and per client address to slow down and then lock out guessing;
+    a pending attempt (being checked) counts as a failure until it is known.
+    """
+
+    __tablename__ = "attempts"
+    __table_args__ = (
+        CheckConstraint(_one_of("kind", ATTEMPT_KINDS), name="kind"),
+        CheckConstraint(_one_of("outcome", ATTEMPT_OUTCOMES), name="outcome"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    table_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("club_tables.id", ondelete="CASCADE"), index=True
+    )
+    client: Mapped[str] = mapped_column(String(64), index=True)
+    outcome: Mapped[str] = mapped_column(String(8))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class TablePlayerRow(Base):
-    """A player admitted by the dealer; joined once a phone claims the name."""
+    """A player admitted by the dealer, seated once a phone joins with the seat code.
+
+    Only hashes are kept: of the seat code (until it is used) and of the phone's token.
+    """
 
     __tablename__ = "table_players"
     __table_args__ = (UniqueConstraint("table_id", "name"),)
@@ -229,7 +270,13 @@ class TablePlayerRow(Base):
     )
     name: Mapped[str] = mapped_column(Text)
     token_hash: Mapped[str | None] = mapped_column(String(64), index=True)
+    seat_code_hash: Mapped[str | None] = mapped_column(String(64), index=True)
+    """SHA-256 of the seat code not yet used (null once a phone has joined with it)."""
+    previous_token_hash: Mapped[str | None] = mapped_column(String(64), index=True)
+    """The token of the device last signed out (to tell it why)."""
     admitted_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    released_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    """When the dealer released the seat (null while the player is at the table)."""
 
 
 class TableRoundRow(Base):
@@ -261,25 +308,72 @@ class TableRoundRow(Base):
     cards_dealt: Mapped[int | None] = mapped_column(Integer)
     opened_at: Mapped[datetime] = mapped_column(UTCDateTime)
     settled_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    bets_deadline: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    """The bet timer: bets are refused after it and closed at it (null: no timer)."""
+
+
+MICROS = 1_000_000
+"""Ledger amounts are whole millionths of a chip (the engine's finest amount, 6 places)."""
+
+
+class Micros(TypeDecorator[Decimal]):
+    """An exact amount of chips kept as a whole number of millionths (``BIGINT``).
+
+    The database can sum and check them (``SUM(amount_micros) / 1e6`` is chips);
+    an amount with more than 6 decimal places is refused, never rounded.
+
+    >>> Micros().process_bind_param(Decimal("-12.5"), None)
+    -12500000
+    >>> Micros().process_result_value(-12500000, None)
+    Decimal('-12.5')
+    """
+
+    impl = BigInteger
+    cache_ok = True
+
+    def process_bind_param(self, value: Decimal | None, dialect: Dialect | None) -> int | None:
+        if value is None:
+            return None
+        if not isinstance(value, Decimal) or not value.is_finite():
+            raise ValueError(f"an amount must be a finite Decimal, not {value!r}")
+        micros = value * MICROS
+        if micros != micros.to_integral_value() or abs(micros) >= 2**63:
+            raise ValueError(f"{value} is not a whole number of millionths within range")
+        return int(micros)
+
+    def process_result_value(self, value: int | None, dialect: Dialect | None) -> Decimal | None:
+        if value is None:
+            return None
+        amount = (Decimal(int(value)) / MICROS).normalize()
+        return amount.quantize(Decimal(1)) if amount == amount.to_integral_value() else amount
+
+
+LEDGER_KINDS = ("buy-in", "top-up", "cash-out", "stake", "return")
+"""Why a balance changed: chips bought at the table, more chips, chips cashed out, a
+stake taken at settlement, a return paid (a win with its stake, or a void's stake back)."""
 
 
 class LedgerRow(Base):
-    """One change of one balance; the entries of a round sum to zero against the house."""
+    """One change of one balance, mirrored by the house: every round and every cash
+    movement sums to zero. Nothing is ever deleted through a cascade (RESTRICT)."""
 
     __tablename__ = "ledger"
+    __table_args__ = (CheckConstraint(_one_of("kind", LEDGER_KINDS), name="kind"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("club_tables.id", ondelete="CASCADE"), index=True
+        Integer, ForeignKey("club_tables.id", ondelete="RESTRICT"), index=True
     )
     round_id: Mapped[int | None] = mapped_column(
-        Integer, ForeignKey("table_rounds.id", ondelete="CASCADE"), index=True
+        Integer, ForeignKey("table_rounds.id", ondelete="RESTRICT"), index=True
     )
     player_id: Mapped[int | None] = mapped_column(
-        Integer, ForeignKey("table_players.id", ondelete="CASCADE"), index=True
+        Integer, ForeignKey("table_players.id", ondelete="RESTRICT"), index=True
     )
     """The player's account, or null for the house."""
-    amount: Mapped[Decimal] = mapped_column(DecimalText)
+    amount: Mapped[Decimal] = mapped_column("amount_micros", Micros)
+    """Chips, kept as whole millionths in the column ``amount_micros``."""
+    kind: Mapped[str] = mapped_column(String(10))
     reason: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
@@ -295,6 +389,8 @@ class IdempotencyRow(Base):
         Integer, ForeignKey("table_players.id", ondelete="CASCADE"), index=True
     )
     key: Mapped[str] = mapped_column(String(80))
+    request: Mapped[str | None] = mapped_column(String(64))
+    """SHA-256 of what was asked: the same key with another request is refused."""
     response: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 

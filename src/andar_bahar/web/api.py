@@ -19,6 +19,7 @@ from andar_bahar.engine.errors import ParameterError
 from andar_bahar.engine.money import format_amount
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.web import trust_api
 from andar_bahar.web.forms import procedure_from_form, read_json, whole_number
 from andar_bahar.web.records import PublicRound
 
@@ -49,6 +50,7 @@ def register(app: FastAPI, club: Club) -> None:
             lambda: club.service.create_table(
                 name=str(data.get("name", "")), kind=str(data.get("kind", "betting")),
                 procedure=rules, paytable=table, pin=str(data.get("pin", "")), rounds=rounds,
+                client=club.client(request),
             )
         )  # fmt: skip
         return JSONResponse({"code": created.code, "dealer_token": created.dealer_token})
@@ -56,33 +58,40 @@ def register(app: FastAPI, club: Club) -> None:
     @app.post("/api/tables/{code}/players")
     async def api_admit(request: Request, code: str) -> JSONResponse:
         data = await read_json(request)
-        await run_in_threadpool(
-            club.service.admit_player,
-            code,
-            bearer(request),
-            str(data.get("name", "")),
-            str(data.get("balance", "0")),
-        )
-        club.publish(code, "admitted")
-        return JSONResponse({"ok": True})
+        seat = await run_in_threadpool(
+            club.service.admit_player, code, bearer(request), str(data.get("name", "")),
+            str(data.get("balance", "0")), str(data.get("reason", "")),
+        )  # fmt: skip
+        return JSONResponse({"seat_code": seat})
 
     @app.post("/api/tables/{code}/join")
     async def api_join(request: Request, code: str) -> JSONResponse:
         data = await read_json(request)
-        token = await run_in_threadpool(club.service.join, code, str(data.get("name", "")))
-        club.publish(code, "joined")
+        token = await run_in_threadpool(
+            club.service.join, code, str(data.get("seat_code", "")), club.client(request)
+        )
         return JSONResponse({"token": token})
+
+    trust_api.register(app, club, bearer)
 
     @app.post("/api/tables/{code}/rounds")
     async def api_open(request: Request, code: str) -> JSONResponse:
         data = await read_json(request)
         physical = bool(data.get("physical"))
+        seconds = whole_number(str(data["seconds"]), "seconds") if "seconds" in data else None
         token = bearer(request)
         opened = await run_in_threadpool(
-            lambda: club.service.open_round(code, token, physical=physical)
+            lambda: club.service.open_round(code, token, physical=physical, seconds=seconds)
         )
-        club.publish(code, "open")
         return JSONResponse(round_json(opened))
+
+    @app.post("/api/tables/{code}/timer")
+    async def api_timer(request: Request, code: str) -> JSONResponse:
+        data = await read_json(request)
+        seconds = whole_number(str(data.get("seconds", "")), "seconds")
+        token = bearer(request)
+        timed = await run_in_threadpool(lambda: club.service.set_timer(code, token, seconds))
+        return JSONResponse(round_json(timed))
 
     @app.post("/api/tables/{code}/actions/{action}")
     async def api_action(request: Request, code: str, action: str) -> JSONResponse:
@@ -93,13 +102,12 @@ def register(app: FastAPI, club: Club) -> None:
             "centre": lambda: club.service.turn_centre(code, token, card),
             "close": lambda: club.service.close_bets(code, token),
             "deal": lambda: club.service.deal(code, token, card),
-            "void": lambda: club.service.void(code, token),
+            "void": lambda: club.service.void(code, token, str(data.get("reason", ""))),
             "settle": lambda: club.service.settle(code, token),
         }
         if action not in steps:
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
         result = await run_in_threadpool(steps[action])
-        club.publish(code, action)
         return JSONResponse(round_json(result))
 
     @app.post("/api/tables/{code}/bets")
@@ -112,7 +120,6 @@ def register(app: FastAPI, club: Club) -> None:
                 key=str(data.get("key", "")),
             )
         )  # fmt: skip
-        club.publish(code, "bet")
         return JSONResponse(
             {
                 "player": placed.player,
@@ -128,12 +135,16 @@ def register(app: FastAPI, club: Club) -> None:
         await run_in_threadpool(
             club.service.place_marker, code, bearer(request), str(data.get("row", ""))
         )
-        club.publish(code, "marker")
         return JSONResponse({"ok": True})
 
     @app.get("/api/tables/{code}")
-    def api_state(code: str) -> JSONResponse:
-        state = club.service.state(code)
+    def api_state(request: Request, code: str) -> JSONResponse:
+        """The table as the token's holder may see it: anyone never sees balances or bets."""
+        token = bearer(request)
+        if token and club.service.is_dealer(code, token):
+            state = club.service.state(code)
+        else:
+            state = club.service.view(code, player_token=token)
         return JSONResponse(
             {
                 "code": state.code,
@@ -152,6 +163,7 @@ def register(app: FastAPI, club: Club) -> None:
                 ],
                 "round": round_json(state.round) if state.round else None,
                 "rounds_settled": state.rounds_settled,
+                "version": state.version,
             }
         )
 
@@ -182,6 +194,8 @@ def round_json(rnd: PublicRound) -> dict[str, Any]:
         "winner": (rnd.result.winner.value if rnd.result.winner else "void") if rnd.result else None,
         "cards_dealt": rnd.result.cards_dealt if rnd.result else None,
         "commitment": rnd.commitment,
+        "void_reason": rnd.void_reason,
+        "bets_deadline": rnd.bets_deadline.isoformat() if rnd.bets_deadline else None,
         "settlement": [
             {"player": b.player, "bet": str(b.bet), "stake": format_amount(b.stake), "outcome": b.outcome.value,
              "win": format_amount(b.win), "returned": format_amount(b.returned)}

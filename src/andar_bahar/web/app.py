@@ -16,6 +16,7 @@ runs (:mod:`andar_bahar.web.security`); live updates go through the app's
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import html
 import importlib
@@ -122,7 +123,7 @@ class Site:
     secret: bytes
     """The app secret (CSRF tokens, :meth:`signer`)."""
     hub: Hub
-    """Live updates: ``site.hub.publish(table_code, {"kind": ...})``."""
+    """Live updates: the followers of every table in this process."""
     database_url: str | None
     """The tables' database (``None``: the history's default SQLite file)."""
 
@@ -148,6 +149,7 @@ def create_app(
     csrf_exempt_paths: Iterable[str] = (API_PREFIX,),
     reload_templates: bool = False,
     pages_module: str | None = PAGES_MODULE,
+    limits: object | None = None,
 ) -> FastAPI:
     """The club's web app.
 
@@ -156,7 +158,8 @@ def create_app(
     may post besides the app's own host, e.g. behind a proxy that changes the host.
     *csrf_exempt_paths* are path prefixes whose unsafe requests are not checked (none
     by default). The routes come from ``pages_module.register(app, site)`` if that
-    module exists.
+    module exists. *limits* (a :class:`~andar_bahar.web.limits.Limits`) replaces the
+    default limits on guessing and on new tables.
     """
     key = secret.encode() if isinstance(secret, str) else secret
     site = Site(
@@ -167,9 +170,13 @@ def create_app(
     )
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        yield
-        site.hub.close()  # the browsers reconnect, with backoff, to the next server
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        site.hub.bind(asyncio.get_running_loop())
+        async with contextlib.AsyncExitStack() as stack:
+            for hook in app.state.lifespan_hooks:
+                await stack.enter_async_context(hook())
+            yield
+            site.hub.close()  # the browsers reconnect, with backoff, to the next server
 
     app = FastAPI(
         title="andar-bahar",
@@ -180,7 +187,9 @@ def create_app(
     )
     app.state.site = site
     app.state.hub = site.hub
+    app.state.lifespan_hooks = []  # async context managers' factories, run while the app runs
     app.state.database_url = database_url
+    app.state.limits = limits
     app.mount("/static", StaticFiles(packages=[("andar_bahar.web", "static")]), name="static")
     app.add_middleware(
         WebMiddleware,
@@ -221,8 +230,11 @@ def page_context(request: Request, **context: object) -> dict[str, Any]:
     ``pgettext`` / ``npgettext`` (the request's language), ``csrf_token``,
     ``csrf_field`` (a hidden input for forms), ``static_url(path)``,
     ``languages`` and ``lang_url(code)`` (the switcher), ``home_url``,
-    ``live_table`` (``None``; a table code makes the page follow that table) and
-    ``live_path(code)``, ``is_htmx``, ``htmx_config``, ``url_for``.
+    ``live_table`` (``None``; a table code makes the page follow that table),
+    ``live_page`` and ``live_version`` (its page kind and version, see
+    :mod:`~andar_bahar.web.live_pages`), ``answering`` (``True`` only in the answer
+    to the viewer's own action) and ``live_path(code)``, ``is_htmx``,
+    ``htmx_config``, ``url_for``.
     """
     info: RequestInfo = request_info(request)
     token = csrf_token(site_of(request).secret, info.csrf_cookie)
@@ -253,6 +265,9 @@ def page_context(request: Request, **context: object) -> dict[str, Any]:
         "lang_url": lang_url,
         "home_url": f"{root}/",
         "live_table": None,
+        "live_page": None,
+        "live_version": 0,
+        "answering": False,
         "live_path": live_path,
         "is_htmx": is_htmx(request),
         "htmx_config": HTMX_CONFIG,
@@ -342,8 +357,12 @@ async def _on_project_error(request: Request, exc: Exception) -> Response | None
     if request.scope["type"] == "websocket":
         await _close_websocket(request, 1008)
         return None
-    status = 403 if isinstance(exc, AccessError) else 400
-    return error_response(request, exc, status, htmx_status=200)
+    status = getattr(exc, "http_status", 403 if isinstance(exc, AccessError) else 400)
+    response = error_response(request, exc, status, htmx_status=200)
+    retry_after = getattr(exc, "retry_after", None)
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
+    return response
 
 
 async def _on_invalid_request(request: Request, exc: Exception) -> Response | None:

@@ -27,6 +27,7 @@ from andar_bahar.web.forms import (
     whole_number,
 )
 from andar_bahar.web.security import set_cookie
+from andar_bahar.web.trust_pages import remember_seat, seats_context
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
@@ -81,6 +82,7 @@ def register(app: FastAPI, club: Club) -> None:
             lambda: club.service.create_table(
                 name=name, kind=kind, procedure=rules, paytable=table, pin=pin,
                 rounds=planned, scoring=bool(scoring) or kind == "betting",
+                client=club.client(request),
             )
         )  # fmt: skip
         response = redirect(request, f"/dealer/{created.code}")
@@ -97,19 +99,18 @@ def register(app: FastAPI, club: Club) -> None:
 
     @app.post("/dealer/{code}/login")
     def dealer_login(request: Request, code: str, pin: Annotated[str, Form()]) -> Response:
-        token = club.service.dealer_login(code, pin)
+        token = club.service.dealer_login(code, pin, club.client(request))
         response = redirect(request, f"/dealer/{code.upper()}")
         set_cookie(response, request, f"dealer_{code.upper()}", club.dealers.sign(token))
         return response
 
     @app.get("/dealer/{code}")
-    def dealer_page(request: Request, code: str, block: str | None = None) -> Response:
+    def dealer_page(request: Request, code: str) -> Response:
         token = club.dealer_token(request, code)
         if not club.service.is_dealer(code, token):
             return redirect(request, f"/dealer/{code.upper()}/login")
-        return club.page(
-            request, "dealer.html", club.service.state(code), block, dealer=True, token=token
-        )
+        seats = seats_context(request, club, club.service.state(code))
+        return club.page(request, "dealer", code, dealer=True, token=token, **seats)
 
     @app.post("/dealer/{code}/players")
     def admit(
@@ -118,9 +119,11 @@ def register(app: FastAPI, club: Club) -> None:
         name: Annotated[str, Form()],
         balance: Annotated[str, Form()] = "0",
     ) -> Response:
-        club.service.admit_player(code, club.dealer_token(request, code), name, balance)
-        club.publish(code, "admitted")
-        return redirect(request, f"/dealer/{code.upper()}")
+        seat = club.service.admit_player(code, club.dealer_token(request, code), name, balance)
+        # A navigation (not live blocks): the new seat code is kept in this browser only.
+        response = redirect(request, f"/dealer/{code.upper()}")
+        remember_seat(request, response, club, code, name.strip(), seat)
+        return response
 
     @app.post("/dealer/{code}/round/{action}")
     def round_action(
@@ -129,22 +132,27 @@ def register(app: FastAPI, club: Club) -> None:
         action: str,
         card: Annotated[str, Form()] = "",
         physical: Annotated[str, Form()] = "",
+        reason: Annotated[str, Form()] = "",
+        seconds: Annotated[str, Form()] = "",
     ) -> Response:
         token = club.dealer_token(request, code)
+        timer = whole_number(seconds, "seconds") if seconds.strip() else None
         steps: dict[str, Callable[[], object]] = {
-            "open": lambda: club.service.open_round(code, token, physical=bool(physical)),
+            "open": lambda: club.service.open_round(
+                code, token, physical=bool(physical), seconds=timer
+            ),
             "centre": lambda: club.service.turn_centre(code, token, card or None),
             "target": lambda: club.service.choose_target(code, token, card),
             "close": lambda: club.service.close_bets(code, token),
             "deal": lambda: club.service.deal(code, token, card or None),
-            "void": lambda: club.service.void(code, token),
+            "void": lambda: club.service.void(code, token, reason),
             "settle": lambda: club.service.settle(code, token),
+            "timer": lambda: club.service.set_timer(code, token, timer or 0),
         }
         if action not in steps:
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
         steps[action]()
-        club.publish(code, action)
-        return redirect(request, f"/dealer/{code.upper()}")
+        return club.done(request, code, "dealer")
 
     @app.post("/dealer/{code}/paytable")
     async def change_paytable(
@@ -157,5 +165,4 @@ def register(app: FastAPI, club: Club) -> None:
         table = await paytable_from_form(paytable, paytable_file)
         token = club.dealer_token(request, code)
         await run_in_threadpool(club.service.change_paytable, code, token, table, reason)
-        club.publish(code, "paytable")
-        return redirect(request, f"/dealer/{code.upper()}")
+        return await run_in_threadpool(club.done, request, code, "dealer")

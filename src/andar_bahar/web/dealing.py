@@ -1,29 +1,49 @@
-"""A round at a club table: open it, take bets and markers, deal, settle.
+"""A round at a club table: open it, take bets and markers, deal, settle; the bet timer.
 
 A mixin of :class:`~andar_bahar.web.service.TableService`; each method is one
-transaction (see :mod:`andar_bahar.web.store`). The shuffled deck is stored
+short transaction (see :mod:`andar_bahar.web.store`). The shuffled deck is stored
 when the round opens, with a random salt; only its SHA-256 commitment is shown
 until the round is settled.
+
+The hot path does not replay the round: the round of each table is kept in
+memory with the table's version (:meth:`~andar_bahar.web.store.TableStore._round_of`),
+and used only while the version in the database is the same — so a change made by
+another process, or a transaction that failed half-way, is never missed.
+
+The bet timer: the dealer may give the bets a deadline (when opening the round,
+or while bets are open). From the deadline on a bet is refused, and the bets
+close — by the live machinery's task at the deadline, or, whichever comes first,
+by the next action at the table.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from andar_bahar.engine.cards import Card, Rank, shuffled
-from andar_bahar.engine.errors import ActionError, ParameterError
-from andar_bahar.engine.money import as_decimal, format_amount
+from andar_bahar.engine.errors import ActionError, BetError, ParameterError
+from andar_bahar.engine.money import format_amount
 from andar_bahar.engine.paytables import load_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.storage.models import IdempotencyRow, LedgerRow, TablePlayerRow, TableRoundRow
+from andar_bahar.storage.models import (
+    ClubTableRow,
+    IdempotencyRow,
+    TablePlayerRow,
+    TableRoundRow,
+)
+from andar_bahar.web.cashier import check_balanced, post
+from andar_bahar.web.limits import MAX_REASON, RequestConflict, check_bet_return, check_text
 from andar_bahar.web.records import (
     PlacedBet,
     PublicRound,
@@ -33,14 +53,24 @@ from andar_bahar.web.records import (
 )
 from andar_bahar.web.store import TableStore
 
-__all__ = ["Dealing"]
+__all__ = ["MAX_TIMER", "Dealing"]
+
+MAX_TIMER = 3600
+"""The longest bet timer, in seconds."""
+TIMER_OVER = Message(N_("Bets are closed: the bet timer has run out."))
 
 
 class Dealing(TableStore):
     """Open a round, take the players' bets and markers, deal it, and settle it in the ledger."""
 
-    def open_round(self, code: str, dealer_token: str, *, physical: bool = False) -> PublicRound:
-        """Shuffle (unless a real deck is typed in), store the deck, show its commitment."""
+    def open_round(
+        self, code: str, dealer_token: str, *, physical: bool = False, seconds: int | None = None
+    ) -> PublicRound:
+        """Shuffle (unless a real deck is typed in), store the deck, show its commitment.
+
+        *seconds*: a bet timer (see :meth:`set_timer`).
+        """
+        deadline = self._deadline(seconds) if seconds else None
         with self._tx() as session:
             table = self._dealer(session, code, dealer_token)
             current = self._current(session, table)
@@ -90,76 +120,122 @@ class Dealing(TableStore):
                 cards_dealt=None,
                 opened_at=self._now(),
                 settled_at=None,
+                bets_deadline=deadline,
             )
             session.add(row)
             session.flush()
+            self._changed(session, table, "open")
+            if deadline is not None:
+                self._audit_timer(session, table, seconds)
+            self._keep_round(session, table, row, rnd)
             return public_round(row, rnd)
+
+    def set_timer(self, code: str, dealer_token: str, seconds: int) -> PublicRound:
+        """Close the bets *seconds* from now (0: no timer); only while bets are open."""
+        deadline = self._deadline(seconds) if seconds else None
+        with self._tx() as session:
+            table = self._dealer(session, code, dealer_token)
+            row, rnd = self._open_round(session, table)
+            self._expire(session, table, row, rnd)
+            if row.status != "open" or not rnd.bets_open:
+                raise ActionError(Message(N_("Bets are closed: there is nothing to time.")))
+            row.bets_deadline = deadline
+            self._audit_timer(session, table, seconds)
+            self._changed(session, table, "timer", set())
+            return public_round(row, rnd)
+
+    def close_expired(self, code: str) -> bool:
+        """Close the bets of *code* if their timer has run out; whether it did (idempotent)."""
+        with self._tx() as session:
+            table = self._table(session, code)
+            row = self._current(session, table)
+            if row is None or row.status != "open" or row.bets_deadline is None:
+                return False
+            if self._now() < row.bets_deadline:
+                return False
+            return self._expire(session, table, row, self._round_of(session, table, row))
+
+    def _deadline(self, seconds: int) -> datetime:
+        if not 0 <= seconds <= MAX_TIMER:
+            raise ParameterError(
+                Message(
+                    N_("A bet timer runs 1 to {most} seconds (0: none), not {seconds}."),
+                    most=MAX_TIMER,
+                    seconds=seconds,
+                )
+            )
+        return self._now() + timedelta(seconds=seconds)
+
+    def _audit_timer(self, session: Session, table: ClubTableRow, seconds: int | None) -> None:
+        self._audit(session, table, "dealer", "timer", None, str(seconds or 0), "bet timer")
+
+    def _expire(
+        self, session: Session, table: ClubTableRow, row: TableRoundRow, rnd: Round
+    ) -> bool:
+        """Close the bets now if their deadline has passed (in this transaction)."""
+        deadline = row.bets_deadline
+        if deadline is None or self._now() < deadline or not rnd.bets_open:
+            return False
+        rnd.close_bets()
+        self._save(row, rnd)
+        self._changed(session, table, "close")
+        return True
 
     def place_bet(
         self, code: str, player_token: str, bet: str, stake: str, *, key: str
     ) -> PlacedBet:
-        """Place (or change) one's own bet; a request repeated with the same key counts once."""
-        return self._idempotent(
-            code, player_token, key, lambda rnd, name: rnd.place_bet(name, bet, stake)
-        )
+        """Place (or change) one's own bet; a request repeated with the same key counts once.
+
+        The same key with a different bet or stake is refused (409), never answered as
+        the first request was.
+        """
+
+        def place(rnd: Round, name: str) -> object:
+            placed = rnd.place_bet(name, bet, stake)
+            check_bet_return(rnd.paytable, str(placed.bet), placed.stake)
+            return placed
+
+        return self._idempotent(code, player_token, key, place, ("bet", bet, stake))
 
     def withdraw_bet(self, code: str, player_token: str, bet: str, *, key: str) -> PlacedBet:
         return self._idempotent(
-            code, player_token, key, lambda rnd, name: rnd.withdraw_bet(name, bet)
-        )
+            code, player_token, key, lambda rnd, name: rnd.withdraw_bet(name, bet),
+            ("withdraw", bet, ""),
+        )  # fmt: skip
 
     def place_marker(self, code: str, player_token: str, row: str) -> None:
+        late = False
         with self._tx() as session:
             table = self._table(session, code)
             player = self._player(session, table, player_token)
             round_row, rnd = self._open_round(session, table)
-            rnd.place_marker(player.name, row)
-            self._save(round_row, rnd)
+            late = self._expire(session, table, round_row, rnd)
+            if not late:
+                rnd.place_marker(player.name, row)
+                self._save(round_row, rnd)
+                self._changed(session, table, "marker", {player.id})
+        if late:
+            raise BetError(TIMER_OVER)
 
     def _idempotent(
-        self, code: str, token: str, key: str, action: Callable[[Round, str], object]
+        self,
+        code: str,
+        token: str,
+        key: str,
+        action: Callable[[Round, str], object],
+        request: tuple[str, str, str],
     ) -> PlacedBet:
         key = key.strip()
+        asked = hashlib.sha256("\0".join(part.strip() for part in request).encode()).hexdigest()
         if not key or len(key) > 80:
             raise ParameterError(
                 Message(N_("Every bet request needs its own key (1 to 80 characters)."))
             )
         try:
             with self._tx() as session:
-                table = self._table(session, code)
-                player = self._player(session, table, token)
-                done = session.scalars(
-                    select(IdempotencyRow).where(
-                        IdempotencyRow.player_id == player.id, IdempotencyRow.key == key
-                    )
-                ).one_or_none()
-                if done is not None:
-                    return placed_from_json(json.loads(done.response))
-                round_row, rnd = self._open_round(session, table)
-                record = action(rnd, player.name)
-                self._save(round_row, rnd)
-                stake = getattr(record, "stake", Decimal(0))
-                placed = PlacedBet(
-                    player.name, str(getattr(record, "bet", "")), stake, round_row.number
-                )
-                session.add(
-                    IdempotencyRow(
-                        player_id=player.id,
-                        key=key,
-                        response=json.dumps(
-                            {
-                                "player": placed.player,
-                                "bet": placed.bet,
-                                "stake": format_amount(placed.stake),
-                                "round": placed.round,
-                            }
-                        ),
-                        created_at=self._now(),
-                    )
-                )
-                return placed
+                placed = self._apply_bet(session, code, token, key, asked, action)
         except IntegrityError:  # the same key raced in from a second request: answer as it did
-            with self._tx() as session:
+            with self._read() as session:
                 table = self._table(session, code, lock=False)
                 player = self._player(session, table, token)
                 done = session.scalars(
@@ -167,16 +243,65 @@ class Dealing(TableStore):
                         IdempotencyRow.player_id == player.id, IdempotencyRow.key == key
                     )
                 ).one()
-                return placed_from_json(json.loads(done.response))
+                return _answered(done, asked)
+        if placed is None:
+            raise BetError(TIMER_OVER)
+        return placed
+
+    def _apply_bet(
+        self,
+        session: Session,
+        code: str,
+        token: str,
+        key: str,
+        asked: str,
+        action: Callable[[Round, str], object],
+    ) -> PlacedBet | None:
+        """The bet in this transaction: its answer (``None``: refused, the timer ran out)."""
+        table = self._table(session, code)
+        player = self._player(session, table, token)
+        done = session.scalars(
+            select(IdempotencyRow).where(
+                IdempotencyRow.player_id == player.id, IdempotencyRow.key == key
+            )
+        ).one_or_none()
+        if done is not None:
+            return _answered(done, asked)
+        round_row, rnd = self._open_round(session, table)
+        if self._expire(session, table, round_row, rnd):
+            return None
+        record = action(rnd, player.name)
+        self._save(round_row, rnd)
+        self._changed(session, table, "bet", {player.id})
+        stake = getattr(record, "stake", Decimal(0))
+        placed = PlacedBet(player.name, str(getattr(record, "bet", "")), stake, round_row.number)
+        response = {
+            "player": placed.player,
+            "bet": placed.bet,
+            "stake": format_amount(placed.stake),
+            "round": placed.round,
+        }
+        session.add(
+            IdempotencyRow(
+                player_id=player.id,
+                key=key,
+                request=asked,
+                response=json.dumps(response),
+                created_at=self._now(),
+            )
+        )
+        return placed
 
     def close_bets(self, code: str, dealer_token: str) -> PublicRound:
-        return self._dealer_step(code, dealer_token, lambda rnd: rnd.close_bets())
+        return self._dealer_step(code, dealer_token, lambda rnd: rnd.close_bets(), "close")
 
     def turn_centre(self, code: str, dealer_token: str, card: str | None = None) -> PublicRound:
-        return self._dealer_step(code, dealer_token, lambda rnd: rnd.turn_centre(_card(card)))
+        return self._dealer_step(
+            code, dealer_token, lambda rnd: rnd.turn_centre(_card(card)), "centre"
+        )
 
     def choose_target(self, code: str, dealer_token: str, rank: str) -> PublicRound:
-        return self._dealer_step(code, dealer_token, lambda rnd: rnd.choose_target(rank))
+        return self._dealer_step(code, dealer_token, lambda rnd: rnd.choose_target(rank), "target")
 
     def deal(self, code: str, dealer_token: str, card: str | None = None) -> PublicRound:
         """Deal the next card: from the stored deck, or the card the dealer typed."""
@@ -186,20 +311,44 @@ class Dealing(TableStore):
                 return rnd.turn_centre(_card(card))
             return rnd.deal(_card(card))
 
-        return self._dealer_step(code, dealer_token, step)
+        return self._dealer_step(code, dealer_token, step, "deal")
 
-    def void(self, code: str, dealer_token: str) -> PublicRound:
-        """The real deck ran out with no match: the round is void, every stake returned."""
-        return self._dealer_step(code, dealer_token, lambda rnd: rnd.void())
+    def void(self, code: str, dealer_token: str, reason: str = "") -> PublicRound:
+        """Call off a round dealt from a real deck (exhausted, a misdeal …), with a reason.
 
-    def _dealer_step(self, code: str, token: str, step: Callable[[Round], object]) -> PublicRound:
+        Every stake is returned at settlement; the reason is kept in the round's record and
+        the audit log. A round dealt from the committed, shuffled deck cannot be void.
+        """
+
+        def step(rnd: Round) -> object:
+            if not rnd.can_void():
+                return rnd.void()  # refused, with the engine's sentence
+            return rnd.void(check_text(reason, "reason", MAX_REASON))
+
+        return self._dealer_step(code, dealer_token, step, "void", audit=reason.strip())
+
+    def _dealer_step(
+        self,
+        code: str,
+        token: str,
+        step: Callable[[Round], object],
+        kind: str,
+        audit: str | None = None,
+    ) -> PublicRound:
         with self._tx() as session:
             table = self._dealer(session, code, token)
             row, rnd = self._open_round(session, table)
             if row.status != "open":
                 raise ActionError(Message(N_("The round is over: settle it.")))
+            self._expire(session, table, row, rnd)
+            was_open = rnd.bets_open
             step(rnd)
             self._save(row, rnd)
+            if audit is not None:
+                self._audit(session, table, "dealer", "void", str(row.number), None, audit)
+            # The players' own blocks change only when the bets close or the round ends.
+            everyone = was_open != rnd.bets_open or row.status != "open"
+            self._changed(session, table, kind, None if everyone else set())
             return public_round(row, rnd)
 
     def settle(self, code: str, dealer_token: str) -> PublicRound:
@@ -210,31 +359,35 @@ class Dealing(TableStore):
             settlement = rnd.settle().settlement
             assert settlement is not None
             players = {
-                p.name: p.id
+                p.name: p
                 for p in session.scalars(
                     select(TablePlayerRow).where(TablePlayerRow.table_id == table.id)
                 )
             }
             now = self._now()
             for player, amount, reason in settlement.postings():
-                for player_id, posted, account_reason in (
-                    (players[player], amount, reason),
-                    (None, -amount, f"{player}: {reason}"),  # the house's side
-                ):
-                    session.add(
-                        LedgerRow(
-                            table_id=table.id,
-                            round_id=row.id,
-                            player_id=player_id,
-                            amount=as_decimal(posted),
-                            reason=account_reason,
-                            created_at=now,
-                        )
-                    )
+                kind = "stake" if amount < 0 else "return"
+                post(session, table, players[player], amount, kind, reason, now, row.id)
+            check_balanced(session, table, row.id)  # in this transaction: else nothing is kept
             row.status = "settled"
             row.settled_at = now
             self._save(row, rnd)
+            self._changed(session, table, "settle")
             return public_round(row, rnd)
+
+
+def _answered(done: IdempotencyRow, asked: str) -> PlacedBet:
+    """The first answer to a key, if this is the same request (older keys kept none)."""
+    if done.request is not None and done.request != asked:
+        raise RequestConflict(
+            Message(
+                N_(
+                    "This request key was already used for a different bet: send a new key"
+                    " with a new request."
+                )
+            )
+        )
+    return placed_from_json(json.loads(done.response))
 
 
 def _card(text: str | None) -> Card | None:

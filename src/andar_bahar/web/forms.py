@@ -43,7 +43,7 @@ async def read_json(request: Request) -> dict[str, Any]:
         raise ParameterError(Message(N_("The request body must be a JSON object.")))
     try:
         data = await request.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: brackets nested thousands deep
         raise ParameterError(Message(N_("The request body must be a JSON object."))) from None
     if not isinstance(data, dict):
         raise ParameterError(Message(N_("The request body must be a JSON object.")))

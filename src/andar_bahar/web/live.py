@@ -1,187 +1,364 @@
-"""Live updates: when something happens at a table, every open page of it reloads its parts.
+"""Live pages: the server pushes the new HTML of what changed; a page never asks for it.
 
-A route that changes a table publishes an event to the :class:`Hub`; the WebSocket
-route ``/ws/{code}`` (:func:`add_live_routes`) sends it to every browser following
-that table; ``static/live.js`` turns each message into the htmx event
-``table-changed`` on ``<body>``, and every fragment declared with
-``hx-trigger="table-changed from:body"`` fetches itself again.
+The protocol is the one agreed in LIVE.md (versions, live regions, messages,
+catch-up); this module is its mechanism, for any page that follows a table:
 
-Table codes are case-insensitive (``abc123`` is ``ABC123``), as the service has them.
-The hub lives in one process (``andar-bahar serve`` runs one). :meth:`Hub.publish`
-may be called from any thread — FastAPI runs ``def`` routes in a thread pool.
+- Every committed change of a table has a version and a
+  :class:`~andar_bahar.web.notify.TableEvent`; the :class:`Hub` of each process gets
+  them in the order of the versions (:meth:`Hub.deliver`; from another thread
+  :meth:`Hub.deliver_threadsafe`).
+- A socket that follows a table is a :class:`Follower` with a :class:`Viewer`
+  (page kind, role, language; a player's id and name) and the version its page has.
+  The followers of one table in this process share a :class:`Room`.
+- A room renders in one task at a time: it reads the table once (the
+  :class:`Renderer`'s ``read``), renders the **shared** blocks once per group
+  (page kind, role, language) with followers, and the **private** blocks only of
+  the players the events concern, then sends each follower one JSON message
+  ``{"v", "kind", "blocks", "data"}`` with the blocks that differ from what it has.
+  Events that arrive while a render is under way are merged into the next one: a
+  message stands for every event up to its ``v`` (the HTML may be newer still;
+  never older).
+- A follower that opens with ``?v=N`` older than the table, or that fell behind
+  (its queue overflowed, or this process's LISTEN connection was lost), gets one
+  message with **every** block of its page at the version read.
+- Public viewers get shared blocks only; a player only their own private blocks.
 
->>> import asyncio
->>> async def demo() -> list[dict[str, object]]:
-...     hub = Hub()
-...     async with hub.subscribe("T7") as events:
-...         hub.publish("T7", {"kind": "card"})
-...         hub.publish("T8", {"kind": "elsewhere"})
-...         hub.close()
-...         return [event async for event in events]
->>> asyncio.run(demo())
-[{'kind': 'card'}]
+Deviation from LIVE.md, on purpose: events are coalesced (one render for all the
+events that arrived meanwhile), and a block is sent only when its HTML changed
+for that follower; both only make messages fewer and smaller. The element rule:
+``data-live-block="NAME"`` is on the element, the Jinja block ``NAME`` renders its
+*inside*, and a message replaces the inside.
+
+The bet timer: when a room's table has a deadline ahead, the room calls the
+renderer's ``close_expired`` at that moment (every process with followers does;
+the service makes it happen once).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
-import threading
-from collections.abc import Awaitable, Callable, Mapping
-from types import TracebackType
-from typing import Any, Self
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
 
 from fastapi import FastAPI
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-__all__ = ["TABLE_CODE", "Authorize", "Event", "Hub", "Subscription", "add_live_routes", "hub_of"]
+from andar_bahar.web.notify import TableEvent
+
+__all__ = [
+    "POLICY_VIOLATION",
+    "SERVICE_RESTART",
+    "TABLE_CODE",
+    "Follower",
+    "Hub",
+    "Identify",
+    "Rendered",
+    "Renderer",
+    "Viewer",
+    "add_live_route",
+    "hub_of",
+    "serve_follower",
+]
 
 log = logging.getLogger(__name__)
 
-Event = dict[str, Any]
-"""An event: a JSON object (Decimal and other values are sent as their text)."""
-Authorize = Callable[[WebSocket, str], Awaitable[bool]]
-"""May this WebSocket follow table *code*? (``False`` closes it with code 1008.)"""
 TABLE_CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """The table codes the live route accepts."""
-
 POLICY_VIOLATION = 1008
 SERVICE_RESTART = 1012
+QUEUE = 32
+"""Messages waiting for one slow socket; past that it gets the full set instead."""
+Identify = Callable[[WebSocket, str], Awaitable["Viewer | None"]]
+"""Who the socket following table *code* is (``None``: it may not; closed with 1008)."""
 
 
-def _key(table_code: str) -> str:
-    return table_code.strip().upper()
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who follows a table: the page kind, the role, the language; a player's seat."""
+
+    page: str
+    role: str
+    """``dealer``, ``player`` or ``public``."""
+    lang: str
+    player_id: int | None = None
+    player: str | None = None
+
+    @property
+    def group(self) -> tuple[str, str, str]:
+        """Followers of one group see the same shared blocks."""
+        return (self.page, self.role, self.lang)
 
 
-class Subscription:
-    """One follower of one table: an async iterator of events, ended by :meth:`close`."""
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """New HTML of named blocks, and small values for page scripts."""
 
-    def __init__(self, hub: Hub, table_code: str, maxsize: int) -> None:
-        self.hub = hub
-        self.table_code = table_code
+    blocks: Mapping[str, str]
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Renderer(Protocol):
+    """What the hub needs from the pages: read a table once, render its blocks."""
+
+    def read(self, code: str) -> Any:
+        """One snapshot of table *code* (blocking: it is called in a worker thread)."""
+
+    def version(self, snapshot: Any) -> int:
+        """The table's version in *snapshot*."""
+
+    def deadline(self, snapshot: Any) -> datetime | None:
+        """When the bets of *snapshot*'s round close by the timer (``None``: no timer)."""
+
+    def shared(self, snapshot: Any, group: tuple[str, str, str]) -> Rendered:
+        """The blocks every follower of *group* sees."""
+
+    def private(self, snapshot: Any, viewer: Viewer) -> Rendered:
+        """*viewer*'s own blocks (none for a public viewer or the dealer)."""
+
+    def close_expired(self, code: str) -> None:
+        """Close the bets of *code* if their timer has run out (blocking, idempotent)."""
+
+
+class Follower:
+    """One socket following one table: what its page has, and the messages on their way."""
+
+    def __init__(self, viewer: Viewer, version: int) -> None:
+        self.viewer = viewer
+        self.version = version
+        """The newest ``v`` sent (or the page's, until the first message)."""
+        self.memo: dict[str, str] = {}
+        """The HTML of each block as this follower last got it."""
+        self.full = True
+        """The next message carries every block (set again when it falls behind)."""
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.loop = asyncio.get_running_loop()
-        self._queue: asyncio.Queue[Event | None] = asyncio.Queue(maxsize)
-        self._closed = False
+        """The socket's loop (tests may run a socket in a loop of its own)."""
 
-    def _deliver(self, event: Event | None) -> None:
-        """Queue *event* (``None`` ends the stream); runs in the subscriber's loop."""
-        if self._closed:
+    def push(self, text: str | None) -> bool:
+        """Queue *text* (``None`` ends the socket); ``False`` if the follower is too far behind."""
+        if text is not None and self.queue.qsize() >= QUEUE:
+            self.behind()
+            return False
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self.loop:
+            self.queue.put_nowait(text)
+        else:
+            with contextlib.suppress(RuntimeError):  # its loop is closed: nobody reads
+                self.loop.call_soon_threadsafe(self.queue.put_nowait, text)
+        return True
+
+    def behind(self) -> None:
+        """What the page has is no longer known: drop what waits, send the full set next."""
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.full, self.version = True, -1
+
+
+class Room:
+    """The followers of one table in this process, and their renders (one at a time)."""
+
+    def __init__(self, hub: Hub, code: str) -> None:
+        self.hub = hub
+        self.code = code
+        self.followers: set[Follower] = set()
+        self.seen = 0
+        """The newest version delivered (0: none yet)."""
+        self.pending: TableEvent | None = None
+        self.resync = False
+        self.task: asyncio.Task[None] | None = None
+        self.timer: tuple[datetime, asyncio.TimerHandle] | None = None
+
+    def deliver(self, event: TableEvent) -> None:
+        if event.version <= self.seen:
+            return  # already covered
+        if self.seen and event.version > self.seen + 1:  # some were missed: everyone's blocks
+            event = TableEvent(event.code, event.version, event.kind, None)
+        self.seen = event.version
+        self.pending = event if self.pending is None else self.pending.merge(event)
+        self.wake()
+
+    def wake(self) -> None:
+        if self.task is None or self.task.done():
+            self.task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        # Follower state changes only here, between renders, and in _render (one at a time).
+        while self.followers and (
+            self.pending is not None or self.resync or any(f.full for f in self.followers)
+        ):
+            if self.resync:
+                self.resync = False
+                for follower in self.followers:
+                    follower.behind()
+            event, self.pending = self.pending, None
+            followers = list(self.followers)
+            try:
+                out, deadline = await run_in_threadpool(self._render, event, followers)
+            except Exception:  # a broken page must not stop the table: the next event retries
+                log.exception("live update of table %s failed", self.code)
+                return
+            for follower, text in out:
+                if not follower.push(text):
+                    self.wake()
+            self._schedule(deadline)
+
+    def _render(
+        self, event: TableEvent | None, followers: list[Follower]
+    ) -> tuple[list[tuple[Follower, str]], datetime | None]:
+        """In a worker thread: read the table once and make every follower's message."""
+        renderer = self.hub.renderer
+        assert renderer is not None
+        snapshot = renderer.read(self.code)
+        version = renderer.version(snapshot)
+        shared: dict[tuple[str, str, str], Rendered] = {}
+        texts: dict[tuple[Any, ...], str] = {}
+        out = []
+        now = datetime.now(UTC).isoformat()
+        for follower in followers:
+            full = follower.full
+            label = version if full else (event.version if event is not None else version)
+            if label <= follower.version:  # its page has this version already
+                follower.full = False
+                continue
+            group = follower.viewer.group
+            if group not in shared:
+                shared[group] = renderer.shared(snapshot, group)
+            blocks, data = dict(shared[group].blocks), dict(shared[group].data)
+            player = follower.viewer.player_id
+            mine = player is not None and (
+                full or event is None or event.players is None or player in event.players
+            )
+            if mine:
+                own = renderer.private(snapshot, follower.viewer)
+                blocks.update(own.blocks)
+                data.update(own.data)
+            if not full:
+                blocks = {k: v for k, v in blocks.items() if follower.memo.get(k) != v}
+            follower.memo.update(blocks)
+            follower.version, follower.full = label, False
+            kind = "sync" if full or event is None else event.kind
+            key = (group, label, kind, tuple(blocks), mine)
+            if mine or key not in texts:  # one text for every follower that gets the same
+                message = {"v": label, "kind": kind, "blocks": blocks, "data": {**data, "now": now}}
+                texts[key] = json.dumps(message, ensure_ascii=False, default=str)
+            out.append((follower, texts[key]))
+        return out, renderer.deadline(snapshot)
+
+    def _schedule(self, deadline: datetime | None) -> None:
+        """Close the bets at *deadline* (once per deadline; cancelled when it changes)."""
+        if self.timer is not None and self.timer[0] != deadline:
+            self.timer[1].cancel()
+            self.timer = None
+        if deadline is None or self.timer is not None:
             return
-        if event is None:
-            self._closed = True
-        while self._queue.full():  # a slow reader only needs to know *that* it changed
-            self._queue.get_nowait()
-        self._queue.put_nowait(event)
+        delay = max(0.0, (deadline - datetime.now(UTC)).total_seconds())
+        loop = asyncio.get_running_loop()
+        self.timer = (deadline, loop.call_later(delay, self._expire))
 
-    async def get(self) -> Event | None:
-        """The next event; ``None`` once the subscription or the hub is closed."""
-        if self._closed and self._queue.empty():
-            return None
-        return await self._queue.get()
+    def _expire(self) -> None:
+        renderer = self.hub.renderer
+        if renderer is not None:
+            task = asyncio.ensure_future(run_in_threadpool(renderer.close_expired, self.code))
+            self.hub.tasks.add(task)
+            task.add_done_callback(self.hub.tasks.discard)
 
     def close(self) -> None:
-        """Stop following the table (waiting readers get ``None``)."""
-        self.hub._remove(self)
-        self._deliver(None)
-
-    def __aiter__(self) -> Self:
-        return self
-
-    async def __anext__(self) -> Event:
-        event = await self.get()
-        if event is None:
-            raise StopAsyncIteration
-        return event
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
+        if self.timer is not None:
+            self.timer[1].cancel()
+        for follower in self.followers:
+            follower.push(None)
 
 
 class Hub:
-    """Publish an event to everyone following a table; in one process, thread-safe."""
+    """This process's followers of every table, and the events that reach them."""
 
-    def __init__(self, *, queue_size: int = 64) -> None:
-        self._queue_size = queue_size
-        self._lock = threading.Lock()
-        self._followers: dict[str, set[Subscription]] = {}
+    def __init__(self, renderer: Renderer | None = None) -> None:
+        self.renderer = renderer
+        self.rooms: dict[str, Room] = {}
+        self.tasks: set[asyncio.Future[Any]] = set()
+        self.loop: asyncio.AbstractEventLoop | None = None
 
-    def subscribe(self, table_code: str) -> Subscription:
-        """Follow *table_code* (call it inside the event loop that will read the events)."""
-        subscription = Subscription(self, _key(table_code), self._queue_size)
-        with self._lock:
-            self._followers.setdefault(subscription.table_code, set()).add(subscription)
-        return subscription
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Deliver the events of other threads in *loop* (the app's, at startup)."""
+        self.loop = loop
 
-    def publish(self, table_code: str, event: Mapping[str, Any]) -> int:
-        """Send *event* to every follower of *table_code*; the number of followers."""
-        payload = dict(event)
-        with self._lock:
-            followers = list(self._followers.get(_key(table_code), ()))
-        for follower in followers:
-            self._send(follower, payload)
-        return len(followers)
+    def deliver(self, event: TableEvent) -> None:
+        """A committed change (in the event loop; in version order for each table)."""
+        room = self.rooms.get(event.code.upper())
+        if room is not None:
+            room.deliver(event)
 
-    def followers(self, table_code: str) -> int:
-        """How many are following *table_code* now."""
-        with self._lock:
-            return len(self._followers.get(_key(table_code), ()))
+    def deliver_threadsafe(self, event: TableEvent) -> None:
+        """:meth:`deliver` from any thread (the order of the calls is kept)."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop is closing
+                loop.call_soon_threadsafe(self.deliver, event)
+
+    async def resync(self) -> None:
+        """Events may have been missed: every follower gets its full set again."""
+        for room in list(self.rooms.values()):
+            room.resync = True
+            room.wake()
+
+    @contextlib.asynccontextmanager
+    async def follow(self, code: str, viewer: Viewer, version: int) -> AsyncIterator[Follower]:
+        """Follow table *code* from *version* (what the page has): a first message brings it
+        up to date if it is older."""
+        key = code.upper()
+        room = self.rooms.get(key)
+        if room is None:
+            room = self.rooms[key] = Room(self, key)
+        follower = Follower(viewer, version)
+        room.followers.add(follower)
+        room.wake()
+        try:
+            yield follower
+        finally:
+            room.followers.discard(follower)
+            if not room.followers and self.rooms.get(key) is room:
+                room.close()
+                del self.rooms[key]
+
+    def followers(self, code: str) -> int:
+        """How many sockets follow *code* in this process now."""
+        room = self.rooms.get(code.upper())
+        return len(room.followers) if room is not None else 0
 
     def close(self) -> None:
-        """End every current subscription (at shutdown: the browsers reconnect to the next server)."""
-        with self._lock:
-            followers = [s for group in self._followers.values() for s in group]
-            self._followers.clear()
-        for follower in followers:
-            self._send(follower, None)
-
-    def _send(self, follower: Subscription, event: Event | None) -> None:
-        # Always through the follower's loop, from its thread too: events keep the order
-        # in which they were published, whichever thread published them.
-        try:
-            follower.loop.call_soon_threadsafe(follower._deliver, event)
-        except RuntimeError:  # its loop is closed: nobody is reading any more
-            self._remove(follower)
-
-    def _remove(self, follower: Subscription) -> None:
-        with self._lock:
-            group = self._followers.get(follower.table_code)
-            if group is not None:
-                group.discard(follower)
-                if not group:
-                    del self._followers[follower.table_code]
+        """End every socket (at shutdown: the browsers reconnect, with backoff, to the next server)."""
+        for room in list(self.rooms.values()):
+            room.close()
+        self.rooms.clear()
 
 
 def hub_of(conn: HTTPConnection) -> Hub:
-    """The app's hub, from a route's request: ``hub_of(request).publish(code, {...})``."""
+    """The app's hub, from a route's request or socket."""
     hub = conn.app.state.hub
     assert isinstance(hub, Hub)
     return hub
 
 
-def _dumps(event: Event) -> str:
-    return json.dumps(event, ensure_ascii=False, default=str)
-
-
-async def _follow(websocket: WebSocket, subscription: Subscription) -> None:
-    """Send the table's events until the browser leaves or the hub closes."""
+async def serve_follower(websocket: WebSocket, follower: Follower) -> None:
+    """Send *follower*'s messages until the browser leaves; answer its ``ping`` with ``pong``."""
     lock = asyncio.Lock()
 
     async def send(text: str) -> None:
         async with lock:
             await websocket.send_text(text)
 
-    async def listen() -> None:  # returns when the browser leaves; answers its pings
+    async def listen() -> None:  # returns when the browser leaves
         while True:
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
@@ -192,41 +369,41 @@ async def _follow(websocket: WebSocket, subscription: Subscription) -> None:
     listener = asyncio.ensure_future(listen())
     try:
         while True:
-            getter = asyncio.ensure_future(subscription.get())
+            getter = asyncio.ensure_future(follower.queue.get())
             done, _ = await asyncio.wait({getter, listener}, return_when=asyncio.FIRST_COMPLETED)
             if getter not in done:
                 getter.cancel()
                 break
-            event = getter.result()
-            if event is None:
+            text = getter.result()
+            if text is None:
                 await websocket.close(code=SERVICE_RESTART)
                 break
-            await send(_dumps(event))
+            await send(text)
     except (WebSocketDisconnect, OSError, RuntimeError) as error:  # the browser went away
-        log.debug("live connection to %s ended: %r", subscription.table_code, error)
+        log.debug("live connection ended: %r", error)
     finally:
         listener.cancel()
         await asyncio.gather(listener, return_exceptions=True)
 
 
-def add_live_routes(
-    app: FastAPI, hub: Hub, *, path: str = "/ws/{code}", authorize: Authorize | None = None
-) -> None:
-    """Add the WebSocket route *path* (named ``live``) that streams *hub*'s events of a table.
+def add_live_route(app: FastAPI, hub: Hub, identify: Identify, *, path: str = "/ws/{code}") -> None:
+    """Add the WebSocket route *path* (named ``live``): ``?v=N`` is the version the page has.
 
-    A code that is not a table code, or that *authorize* refuses, is closed with
+    A code that is not a table code, or a socket *identify* refuses, is closed with
     1008 (the browser then stops retrying). Text ``ping`` is answered ``pong``.
     """
 
     async def live(websocket: WebSocket, code: str) -> None:
-        if not TABLE_CODE.fullmatch(code) or (
-            authorize is not None and not await authorize(websocket, code)
-        ):
-            await websocket.accept()
+        try:
+            version = int(websocket.query_params.get("v", "-1"))
+        except ValueError:
+            version = -1
+        viewer = await identify(websocket, code) if TABLE_CODE.fullmatch(code) else None
+        await websocket.accept()
+        if viewer is None:
             await websocket.close(code=POLICY_VIOLATION)
             return
-        async with hub.subscribe(code) as subscription:
-            await websocket.accept()  # subscribed first: no event is lost after the handshake
-            await _follow(websocket, subscription)
+        async with hub.follow(code, viewer, version) as follower:
+            await serve_follower(websocket, follower)
 
     app.add_api_websocket_route(path, live, name="live")

@@ -7,42 +7,57 @@ Pages (HTML, htmx, live over a WebSocket):
   club's TOML file) and sees the odds and warnings of the pairing before saving;
 - ``/dealer/{code}`` the dealer's view: admit players, open a round, turn the
   centre card, close bets, deal (the stored deck, or typed cards of a real
-  deck), settle, change the paytable (from the next round, audited);
+  deck), settle, set the bet timer, change the paytable (from the next round, audited);
 - ``/play/{code}`` a player's view: balance, procedure and paytable, bets (or a
   marker at a teaching table) within the window, the deal live, settlements,
   the last ten rounds;
 - ``/verify/{code}/{n}`` the revealed deck and salt of a settled round, checked
   against the commitment shown before betting closed.
 
-The JSON API under ``/api/`` takes ``Authorization: Bearer <token>`` (the
-dealer's or a player's) and no cookies, so it needs no CSRF token.
+The table pages are live (:mod:`andar_bahar.web.live_pages`): every change of the
+table reaches them over ``/ws/{code}`` as the new HTML of their blocks. The JSON API
+under ``/api/`` takes ``Authorization: Bearer <token>`` (the dealer's or a player's)
+and no cookies, so it needs no CSRF token.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import secrets
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI, Request
-from starlette.concurrency import run_in_threadpool
+from starlette.requests import HTTPConnection
 from starlette.responses import Response
-from starlette.websockets import WebSocket
 
-from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.storage import Storage
-from andar_bahar.web import api, dealer_pages, player_pages
-from andar_bahar.web.app import Site, render
+from andar_bahar.web import api, dealer_pages, player_pages, trust_pages
+from andar_bahar.web.app import Site, redirect, render
+from andar_bahar.web.context import is_htmx
 from andar_bahar.web.forms import paytable_rows
-from andar_bahar.web.live import add_live_routes
-from andar_bahar.web.records import TableState
+from andar_bahar.web.limits import Limits
+from andar_bahar.web.live_pages import (
+    LIVE_PAGES,
+    LivePage,
+    TableRenderer,
+    add_table_socket,
+    answer,
+)
+from andar_bahar.web.notify import Listener, psycopg_dsn
 from andar_bahar.web.security import Signer
 from andar_bahar.web.service import TableService
+from andar_bahar.web.views import Viewer, visible_to
 
-__all__ = ["LIVE_BLOCKS", "Club", "register"]
+__all__ = ["LIVE_PAGES", "Club", "LivePage", "register"]
 
-LIVE_BLOCKS = frozenset({"players", "round", "bets", "history", "me"})
-"""The blocks of the table pages that reload themselves when the table changes."""
+log = logging.getLogger(__name__)
+
+LISTEN_WAIT = 10.0
+"""Seconds a starting server waits for its LISTEN connection before serving anyway."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,50 +70,84 @@ class Club:
     """Signs a player's seat token in the ``seat_CODE`` cookie."""
     dealers: Signer
     """Signs the dealer's token in the ``dealer_CODE`` cookie."""
+    renderer: TableRenderer
+    """Renders the live blocks of the table pages."""
 
-    def publish(self, code: str, kind: str) -> None:
-        """Tell every page following table *code* that it changed."""
-        self.site.hub.publish(code.upper(), {"kind": kind})
-
-    def dealer_token(self, request: Request, code: str) -> str:
+    def dealer_token(self, conn: HTTPConnection, code: str) -> str:
         """The dealer's token from this browser's cookie ("" when there is none)."""
-        return self.dealers.unsign(request.cookies.get(f"dealer_{code.upper()}", "")) or ""
+        return self.dealers.unsign(conn.cookies.get(f"dealer_{code.upper()}", "")) or ""
 
-    def seat_token(self, request: Request, code: str) -> str:
+    def seat_token(self, conn: HTTPConnection, code: str) -> str:
         """The player's token from this browser's cookie ("" when there is none)."""
-        return self.seats.unsign(request.cookies.get(f"seat_{code.upper()}", "")) or ""
+        return self.seats.unsign(conn.cookies.get(f"seat_{code.upper()}", "")) or ""
 
-    def page(
-        self, request: Request, template: str, state: TableState, block: str | None, **extra: object
-    ) -> Response:
-        """A table page (or one of its live blocks) for *state*."""
+    @staticmethod
+    def client(request: Request) -> str:
+        """The address a request came from (what guessing is counted by)."""
+        return request.client.host if request.client else "unknown"
+
+    def page(self, request: Request, page: str, code: str, **extra: object) -> Response:
+        """The live table page *page* (``player``, ``dealer``) of table *code*, as it is now.
+
+        The table as the viewer may see it (:func:`~andar_bahar.web.views.visible_to`):
+        ``extra`` names the ``player`` (or ``dealer=True``).
+        """
+        state, recent = self.service.snapshot(code)
+        player = extra.get("player")
+        sight = Viewer(dealer=extra.get("dealer") is True, player=str(player) if player else None)
+        state = visible_to(state, sight)
         context: dict[str, Any] = {
             "state": state,
             "round": state.round,
-            "recent": self.service.recent_rounds(state.code, 10),
+            "recent": recent,
             "bet_key": secrets.token_hex(12),
             "paytable_rows": paytable_rows(state.round.paytable if state.round else state.paytable),
             "live_table": state.code,
+            "live_page": page,
+            "live_version": state.version,
             **extra,
         }
-        chosen = block if block in LIVE_BLOCKS else None
-        return render(request, template, block=chosen, **context)
+        return render(request, LIVE_PAGES[page].template, **context)
+
+    def done(self, request: Request, code: str, page: str) -> Response:
+        """After an action on a live page: its new blocks for htmx, else the page again."""
+        if is_htmx(request):
+            return answer(self, request, code, page)
+        return redirect(request, f"/{'dealer' if page == 'dealer' else 'play'}/{code.upper()}")
 
 
 def register(app: FastAPI, site: Site) -> None:
     """Add the pages, the JSON API and the live route to *app*."""
     service = TableService(Storage.open(site.database_url))
+    if isinstance(app.state.limits, Limits):
+        service.limits = app.state.limits
     app.state.service = service
-    club = Club(site, service, site.signer("seat"), site.signer("dealer"))
-
-    async def authorize(websocket: WebSocket, code: str) -> bool:
-        try:
-            await run_in_threadpool(service.state, code)
-        except AndarBaharError:
-            return False
-        return True
-
-    add_live_routes(app, site.hub, authorize=authorize)
+    renderer = TableRenderer(service, site.env)
+    club = Club(site, service, site.signer("seat"), site.signer("dealer"), renderer)
+    site.hub.renderer = renderer
+    channel = service.notify_channel
+    if channel is None:  # SQLite: one process; the store tells the hub after each commit
+        service.on_change(site.hub.deliver_threadsafe)
+    else:  # PostgreSQL: every process hears every change (its own too) by LISTEN
+        app.state.lifespan_hooks.append(lambda: listening(site, service, channel))
+    add_table_socket(app, club)
     player_pages.register(app, club)
     dealer_pages.register(app, club)
+    trust_pages.register(app, club)
     api.register(app, club)
+
+
+@contextlib.asynccontextmanager
+async def listening(site: Site, service: TableService, channel: str) -> AsyncIterator[None]:
+    """While the app runs: LISTEN for the changes of every process, deliver them to the hub."""
+    url = service.storage.engine.url.render_as_string(hide_password=False)
+    listener = Listener(psycopg_dsn(url), channel, site.hub.deliver, site.hub.resync)
+    listener.start()
+    try:
+        await asyncio.wait_for(listener.ready.wait(), LISTEN_WAIT)
+    except TimeoutError:
+        log.warning("live updates: not listening yet on %s; serving anyway", channel)
+    try:
+        yield
+    finally:
+        await listener.stop()

@@ -37,27 +37,27 @@ def register(app: FastAPI, club: Club) -> None:
 
     @app.post("/join")
     def join(
-        request: Request, code: Annotated[str, Form()], name: Annotated[str, Form()]
+        request: Request, code: Annotated[str, Form()], seat: Annotated[str, Form()]
     ) -> Response:
         table = code.strip().upper()
-        token = club.service.join(table, name)
+        token = club.service.join(table, seat, club.client(request))
         response = redirect(request, f"/play/{table}")
         set_cookie(response, request, f"seat_{table}", club.seats.sign(token), max_age=SEAT_SECONDS)
-        club.publish(table, "joined")
         return response
 
     # -- a player --------------------------------------------------------------------------------
 
     @app.get("/play/{code}")
-    def player_page(request: Request, code: str, block: str | None = None) -> Response:
+    def player_page(request: Request, code: str) -> Response:
         token = club.seat_token(request, code)
         try:
             name = club.service.player_name(code, token)
-        except AccessError:
-            return redirect(request, f"/?code={code.upper()}")
-        return club.page(
-            request, "player.html", club.service.state(code), block, dealer=False, player=name
-        )
+        except AccessError as refused:
+            if not token:
+                return redirect(request, f"/?code={code.upper()}")
+            # a phone signed out by the dealer (a new seat code, a released seat): say so
+            return render(request, "home.html", code=code.upper(), notice=refused)
+        return club.page(request, "player", code, dealer=False, player=name)
 
     @app.post("/play/{code}/bet")
     def bet(
@@ -68,27 +68,26 @@ def register(app: FastAPI, club: Club) -> None:
         key: Annotated[str, Form()],
     ) -> Response:
         club.service.place_bet(code, club.seat_token(request, code), bet, stake, key=key)
-        club.publish(code, "bet")
-        return redirect(request, f"/play/{code.upper()}")
+        return club.done(request, code, "player")
 
     @app.post("/play/{code}/withdraw")
     def withdraw(
         request: Request, code: str, bet: Annotated[str, Form()], key: Annotated[str, Form()]
     ) -> Response:
         club.service.withdraw_bet(code, club.seat_token(request, code), bet, key=key)
-        club.publish(code, "bet")
-        return redirect(request, f"/play/{code.upper()}")
+        return club.done(request, code, "player")
 
     @app.post("/play/{code}/marker")
     def marker(request: Request, code: str, row: Annotated[str, Form()]) -> Response:
         club.service.place_marker(code, club.seat_token(request, code), row)
-        club.publish(code, "marker")
-        return redirect(request, f"/play/{code.upper()}")
+        return club.done(request, code, "player")
 
     # -- fairness ----------------------------------------------------------------------------------
 
     @app.get("/verify/{code}/{number}")
     def verify(request: Request, code: str, number: int) -> Response:
+        reveal = club.service.reveal(code, number)
+        has_centre = club.service.state(code).procedure.has_centre
         return render(
-            request, "verify.html", code=code.upper(), reveal=club.service.reveal(code, number)
+            request, "verify.html", code=code.upper(), reveal=reveal, has_centre=has_centre
         )

@@ -16,7 +16,7 @@ from decimal import Decimal
 
 from andar_bahar.engine.cards import Card, Rank
 from andar_bahar.engine.paytables import Paytable
-from andar_bahar.engine.round import CardDealt, Round, RoundResult
+from andar_bahar.engine.round import CardDealt, Round, RoundResult, RoundVoided
 from andar_bahar.engine.rules import Procedure, Row
 from andar_bahar.engine.settlement import Settlement
 from andar_bahar.storage.models import TableRoundRow
@@ -90,6 +90,10 @@ class PublicRound:
     result: RoundResult | None
     settlement: Settlement | None
     commitment: str | None
+    void_reason: str | None = None
+    """Why the dealer called the round off (a void round of a real deck), else ``None``."""
+    bets_deadline: datetime | None = None
+    """The bet timer: bets are refused from this moment on and closed at it (UTC)."""
 
     @property
     def finished(self) -> bool:
@@ -115,10 +119,19 @@ class Reveal:
     deck: str
     salt: str
     commitment: str
+    dealt: tuple[str, ...] = ()
+    """The cards turned, in order: the centre card first (if any), then every dealt card."""
+    target: str | None = None
+    """The rank the round matched (the centre card's, or the one chosen)."""
 
     @property
     def verified(self) -> bool:
         return commitment_of(self.deck, self.salt) == self.commitment
+
+    @property
+    def deals_as_shown(self) -> bool:
+        """Whether the deck's order gives exactly the cards that were turned."""
+        return tuple(self.deck.split()[: len(self.dealt)]) == self.dealt
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +149,8 @@ class TableState:
     rounds_settled: int
     rounds_planned: int
     scoring: bool
+    version: int = 0
+    """The table's version this state was read at (live pages carry it)."""
 
     @property
     def teaching(self) -> bool:
@@ -172,6 +187,8 @@ def public_round(row: TableRoundRow, rnd: Round) -> PublicRound:
         result=rnd.result_or_none,
         settlement=rnd.settlement,
         commitment=row.commitment,
+        void_reason=next((op.reason for op in rnd.operations if isinstance(op, RoundVoided)), None),
+        bets_deadline=row.bets_deadline if rnd.bets_open and row.status == "open" else None,
     )
 
 

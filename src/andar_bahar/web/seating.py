@@ -1,36 +1,87 @@
 """Tables and seats: creating a table, the dealer's sign-in, admitting and seating players.
 
 A mixin of :class:`~andar_bahar.web.service.TableService`; each method is one
-transaction (see :mod:`andar_bahar.web.store`).
+transaction (see :mod:`andar_bahar.web.store`) — except that a PIN is hashed between
+two of them, never while the table is locked.
+
+- **The dealer** signs in with the table's PIN (at least 6 characters) from any number
+  of devices side by side; each device has its own token and signs out on its own.
+  Wrong PINs are counted per table and per address and locked out
+  (:mod:`andar_bahar.web.limits`); every sign-in, failure and sign-out is audited.
+- **A seat** is given by the dealer: admitting a player issues a *seat code* (six letters
+  and digits that cannot be mistaken, read aloud as ``ABC-DEF``). A phone joins with the
+  table's code and the seat code, once; a name alone never gets a seat. The dealer can
+  reissue a seat's code (the device that held it is signed out and is told why) or release
+  the seat (the player's chips are cashed out). Only hashes of codes and tokens are kept.
 """
 
 from __future__ import annotations
 
-import hmac
 import json
 import secrets
 from decimal import Decimal
 
-from sqlalchemy import select
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
 
-from andar_bahar.engine.errors import AccessError, BetError, ParameterError
-from andar_bahar.engine.money import as_decimal, format_amount, parse_stake
-from andar_bahar.engine.paytables import Paytable
+from andar_bahar.engine.errors import AccessError, ActionError, BetError, ParameterError
+from andar_bahar.engine.money import format_amount, parse_stake
+from andar_bahar.engine.paytables import Paytable, load_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.storage.models import ClubTableRow, LedgerRow, TablePlayerRow
+from andar_bahar.storage.models import ClubTableRow, DealerSessionRow, TablePlayerRow
+from andar_bahar.web.cashier import Cashier
+from andar_bahar.web.limits import (
+    MAX_NAME,
+    MAX_PIN,
+    MAX_REASON,
+    MAX_TABLE_NAME,
+    MIN_PIN,
+    Limits,
+    check_chips,
+    check_text,
+    finish_attempt,
+    reserve_attempt,
+)
 from andar_bahar.web.records import CreatedTable
-from andar_bahar.web.store import CODE_ALPHABET, TableStore, pin_hash, pin_matches, token_hash
+from andar_bahar.web.store import CODE_ALPHABET, pin_hash, pin_matches, token_hash
 
-__all__ = ["Seating"]
+__all__ = ["LOCAL", "MAX_DEALER_DEVICES", "Seating", "seat_code_text"]
 
 _CODE_LENGTH = 6
-_MIN_PIN = 4
+_SEAT_LENGTH = 6
+MAX_DEALER_DEVICES = 10
+"""Devices signed in as the dealer of one table at once."""
+LOCAL = "local"
+"""The client address of calls that come from no network (tests, the command line)."""
 
 
-class Seating(TableStore):
-    """Create tables, sign the dealer in, admit players and give each phone its seat."""
+def seat_code_text(code: str) -> str:
+    """A seat code as it is read aloud: ``ABC-DEF``."""
+    return f"{code[:3]}-{code[3:]}"
+
+
+def _seat_key(code: str) -> str:
+    """What a typed seat code is compared by: capitals, no spaces or dashes."""
+    return "".join(ch for ch in code.upper() if ch.isalnum())
+
+
+def _check_pin(pin: str) -> str:
+    stripped = pin.strip()
+    if len(stripped) < MIN_PIN:
+        raise ParameterError(
+            Message(N_("The dealer's PIN needs at least {n} characters."), n=MIN_PIN)
+        )
+    if len(stripped) > MAX_PIN:
+        raise ParameterError(Message(N_("The dealer's PIN has at most {n} characters."), n=MAX_PIN))
+    return stripped
+
+
+class Seating(Cashier):
+    """Create tables, sign the dealer in and out, admit players and give each phone its seat."""
+
+    limits: Limits = Limits()
 
     def create_table(
         self,
@@ -42,162 +93,274 @@ class Seating(TableStore):
         pin: str,
         rounds: int = 10,
         scoring: bool = True,
+        client: str = LOCAL,
     ) -> CreatedTable:
-        """Create a table; the PIN lets the dealer sign in again from another browser."""
-        if not name.strip():
-            raise ParameterError(Message(N_("A table needs a name.")))
+        """Create a table; the PIN lets the dealer sign in again from another device."""
+        title = check_text(name, "table", MAX_TABLE_NAME)
         if kind not in ("betting", "teaching"):
             raise ParameterError(
                 Message(N_("A table plays 'betting' or 'teaching', not '{kind}'."), kind=kind)
             )
-        if len(pin.strip()) < _MIN_PIN:
-            raise ParameterError(
-                Message(N_("The dealer's PIN needs at least {n} characters."), n=_MIN_PIN)
-            )
+        secret = _check_pin(pin)
         if not 1 <= rounds <= 1000:
             raise ParameterError(Message(N_("A lesson has 1 to 1000 rounds, not {n}."), n=rounds))
         rules = procedure.replace(markers_only=kind == "teaching")
+        hashed = pin_hash(secret)  # slow: before the transaction, never inside it
         token = secrets.token_urlsafe(24)
         with self._tx() as session:
-            for _ in range(20):
-                code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(_CODE_LENGTH))
-                if (
-                    session.scalars(
-                        select(ClubTableRow.id).where(ClubTableRow.code == code)
-                    ).first()
-                    is None
-                ):
-                    break
+            reserve_attempt(session, "create", None, client, self._now(), self.limits)
+            code = self._new_code(session)
             table = ClubTableRow(
                 code=code,
-                name=name.strip(),
+                name=title,
                 kind=kind,
                 procedure_json=json.dumps(rules.to_dict()),
                 paytable_toml=paytable.to_toml(),
-                pin_hash=pin_hash(pin.strip()),
-                dealer_token_hash=token_hash(token),
+                pin_hash=hashed,
                 rounds_planned=rounds,
                 scoring=scoring,
                 created_at=self._now(),
             )
             session.add(table)
             session.flush()
-            self._audit(session, table, "dealer", "create", None, paytable.name, "table created")
+            self._sign_in(session, table, token, client)
+            self._audit(session, table, "dealer", "create", None, paytable.name, client)
         return CreatedTable(code, token)
 
-    def dealer_login(self, code: str, pin: str) -> str:
-        """A new dealer token for whoever knows the PIN (the old ones stop working)."""
+    @staticmethod
+    def _new_code(session: Session) -> str:
+        while True:
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(_CODE_LENGTH))
+            taken = session.scalars(select(ClubTableRow.id).where(ClubTableRow.code == code))
+            if taken.first() is None:
+                return code
+
+    def _sign_in(self, session: Session, table: ClubTableRow, token: str, client: str) -> None:
+        devices = session.scalar(
+            select(func.count())
+            .select_from(DealerSessionRow)
+            .where(DealerSessionRow.table_id == table.id)
+        )
+        if (devices or 0) >= MAX_DEALER_DEVICES:
+            raise ActionError(
+                Message(
+                    N_(
+                        "{n} devices are already signed in as the dealer of table {code}:"
+                        " sign out on one of them first."
+                    ),
+                    n=MAX_DEALER_DEVICES,
+                    code=table.code,
+                )
+            )
+        session.add(
+            DealerSessionRow(
+                table_id=table.id, token_hash=token_hash(token), client=client[:64],
+                created_at=self._now(),
+            )
+        )  # fmt: skip
+
+    def dealer_login(self, code: str, pin: str, client: str = LOCAL) -> str:
+        """A new dealer token for whoever knows the PIN; the devices already in stay in.
+
+        Wrong PINs are counted per table and per address: too many get 429 (even with the
+        right PIN). The PIN is hashed between two transactions, with no lock held.
+        """
         with self._tx() as session:
             table = self._table(session, code)
-            if not pin_matches(pin.strip(), table.pin_hash):
-                raise AccessError(
-                    Message(N_("The PIN is not right for table {code}."), code=table.code)
-                )
-            token = secrets.token_urlsafe(24)
-            table.dealer_token_hash = token_hash(token)
-            return token
-
-    def is_dealer(self, code: str, token: str) -> bool:
+            attempt = reserve_attempt(session, "login", table.id, client, self._now(), self.limits)
+            stored, table_code = table.pin_hash, table.code
+        ok = len(pin.strip()) <= MAX_PIN and pin_matches(pin.strip(), stored)
+        token = secrets.token_urlsafe(24)
         with self._tx() as session:
-            table = self._table(session, code, lock=False)
-            return bool(token) and hmac.compare_digest(token_hash(token), table.dealer_token_hash)
+            table = self._table(session, table_code)
+            finish_attempt(session, attempt, ok)
+            self._audit(
+                session, table, "dealer", "login" if ok else "login failed", None, client, ""
+            )
+            if ok:
+                self._sign_in(session, table, token, client)
+        if not ok:
+            raise AccessError(
+                Message(N_("The PIN is not right for table {code}."), code=table_code)
+            )
+        return token
 
-    def admit_player(self, code: str, dealer_token: str, name: str, balance: str) -> None:
-        """Seat a player with a starting chip balance (a ledger entry from the house)."""
-        player_name = name.strip()
-        if not player_name:
-            raise BetError(Message(N_("A player needs a name.")))
-        if len(player_name) > 40:
-            raise BetError(Message(N_("A name has at most 40 characters.")))
+    def dealer_logout(self, code: str, dealer_token: str, client: str = LOCAL) -> None:
+        """Sign this device out (the dealer's other devices stay signed in)."""
         with self._tx() as session:
             table = self._dealer(session, code, dealer_token)
-            amount = parse_stake(balance) if table.kind == "betting" else Decimal(0)
-            if amount < 0:
-                raise BetError(
-                    Message(
-                        N_("A balance cannot be negative: {amount}."), amount=format_amount(amount)
-                    )
+            session.execute(
+                delete(DealerSessionRow).where(
+                    DealerSessionRow.table_id == table.id,
+                    DealerSessionRow.token_hash == token_hash(dealer_token),
                 )
-            exists = session.scalars(
-                select(TablePlayerRow.id).where(
-                    TablePlayerRow.table_id == table.id, TablePlayerRow.name == player_name
-                )
-            ).first()
-            if exists is not None:
-                raise BetError(Message(N_("{player} is already at the table."), player=player_name))
-            player = TablePlayerRow(
-                table_id=table.id, name=player_name, token_hash=None, admitted_at=self._now()
             )
-            session.add(player)
-            session.flush()
-            if amount:
-                now = self._now()
-                session.add(
-                    LedgerRow(
-                        table_id=table.id,
-                        round_id=None,
-                        player_id=player.id,
-                        amount=as_decimal(amount),
-                        reason="chips in",
-                        created_at=now,
-                    )
-                )
-                session.add(
-                    LedgerRow(
-                        table_id=table.id,
-                        round_id=None,
-                        player_id=None,
-                        amount=as_decimal(-amount),
-                        reason=f"chips in: {player_name}",
-                        created_at=now,
-                    )
-                )
-            self._audit(
-                session,
-                table,
-                "dealer",
-                "admit",
-                None,
-                f"{player_name}={format_amount(amount)}",
-                "",
-            )
-            current = self._current(session, table)
-            if current is not None and current.status == "open":
-                rnd = Round.loads(current.record)
-                if rnd.balances is not None and rnd.bets_open:
-                    rnd.balances[player_name] = as_decimal(amount)
-                    current.record = rnd.dumps()
+            self._audit(session, table, "dealer", "logout", None, client, "")
 
-    def join(self, code: str, name: str) -> str:
-        """A phone claims an admitted name; returns the player's secret token."""
+    def is_dealer(self, code: str, token: str) -> bool:
+        with self._read() as session:
+            table = self._table(session, code, lock=False)
+            return bool(token) and self._dealer_session(session, table, token)
+
+    # -- seats ---------------------------------------------------------------------------------
+
+    def admit_player(
+        self, code: str, dealer_token: str, name: str, balance: str, reason: str = ""
+    ) -> str:
+        """Seat a player with their buy-in (a ledger posting); returns the new seat code."""
+        player_name = check_text(name, "name", MAX_NAME)
+        why = check_text(reason, "reason", MAX_REASON, required=False) or "buy-in"
         with self._tx() as session:
-            table = self._table(session, code)
+            table = self._dealer(session, code, dealer_token)
+            amount = Decimal(0)
+            if table.kind == "betting":
+                amount = parse_stake(balance)
+                if amount < 0:
+                    raise BetError(
+                        Message(
+                            N_("A balance cannot be negative: {amount}."),
+                            amount=format_amount(amount),
+                        )
+                    )
+                if amount:
+                    check_chips(amount, load_paytable(table.paytable_toml).chip)
             player = session.scalars(
                 select(TablePlayerRow).where(
-                    TablePlayerRow.table_id == table.id, TablePlayerRow.name == name.strip()
+                    TablePlayerRow.table_id == table.id, TablePlayerRow.name == player_name
                 )
             ).one_or_none()
+            if player is not None and player.released_at is None:
+                raise BetError(Message(N_("{player} is already at the table."), player=player_name))
             if player is None:
-                raise AccessError(
-                    Message(
-                        N_("{name} is not admitted at table {code}: ask the dealer to admit you."),
-                        name=name.strip() or "—",
-                        code=table.code,
-                    )
+                player = TablePlayerRow(
+                    table_id=table.id, name=player_name, admitted_at=self._now()
                 )
+                session.add(player)
+                session.flush()
+            player.released_at, player.admitted_at = None, self._now()
+            seat = self._new_seat(session, table, player)
+            current = self._current(session, table)
+            rnd = Round.loads(current.record) if current and current.status == "open" else None
+            if amount:
+                self.move_chips(session, table, player, amount, "buy-in", why, rnd, current)
+            elif rnd is not None and rnd.balances is not None and rnd.bets_open:
+                rnd.balances[player_name] = Decimal(0)  # seated while bets are open
+                assert current is not None
+                current.record = rnd.dumps()
+            self._audit(
+                session, table, "dealer", "admit", None,
+                f"{player_name}={format_amount(amount)}", why,
+            )  # fmt: skip
+            return seat
+
+    def _new_seat(self, session: Session, table: ClubTableRow, player: TablePlayerRow) -> str:
+        """A fresh seat code for *player* (only its hash is kept)."""
+        while True:
+            seat = "".join(secrets.choice(CODE_ALPHABET) for _ in range(_SEAT_LENGTH))
+            hashed = token_hash(f"{table.code}:{seat}")
+            taken = session.scalars(
+                select(TablePlayerRow.id).where(
+                    TablePlayerRow.table_id == table.id, TablePlayerRow.seat_code_hash == hashed
+                )
+            ).first()
+            if taken is None:
+                player.seat_code_hash = hashed
+                return seat_code_text(seat)
+
+    def join(self, code: str, seat_code: str, client: str = LOCAL) -> str:
+        """A phone takes the seat whose code it was given; returns the player's secret token."""
+        key = _seat_key(seat_code)
+        with self._tx() as session:
+            table = self._table(session, code)
+            attempt = reserve_attempt(session, "join", table.id, client, self._now(), self.limits)
+            player = None
+            if 0 < len(key) <= 2 * _SEAT_LENGTH:
+                player = session.scalars(
+                    select(TablePlayerRow).where(
+                        TablePlayerRow.table_id == table.id,
+                        TablePlayerRow.seat_code_hash == token_hash(f"{table.code}:{key}"),
+                        TablePlayerRow.released_at.is_(None),
+                    )
+                ).one_or_none()
+            finish_attempt(session, attempt, player is not None)
+            if player is None:
+                refusal = Message(
+                    N_(
+                        "The seat code '{seat}' is not right for table {code}: check it, or ask"
+                        " the dealer for a new one."
+                    ),
+                    seat=seat_code[:20].strip() or "—",
+                    code=table.code,
+                )
+            else:
+                token = secrets.token_urlsafe(24)
+                player.token_hash, player.seat_code_hash = token_hash(token), None
+                self._audit(session, table, player.name, "join", None, client, "")
+                return token
+        raise AccessError(refusal)  # after the commit: the failed attempt is counted
+
+    def reissue_seat(self, code: str, dealer_token: str, name: str, reason: str = "") -> str:
+        """A new seat code for a player; the device that held the seat is signed out."""
+        why = check_text(reason, "reason", MAX_REASON, required=False)
+        with self._tx() as session:
+            table = self._dealer(session, code, dealer_token)
+            player = self._admitted(session, table, name)
             if player.token_hash is not None:
-                raise AccessError(
-                    Message(
-                        N_("{name} has already joined from another device: ask the dealer."),
-                        name=player.name,
+                player.previous_token_hash = player.token_hash
+            player.token_hash = None
+            seat = self._new_seat(session, table, player)
+            self._audit(session, table, "dealer", "reissue", None, player.name, why)
+            return seat
+
+    def release_seat(self, code: str, dealer_token: str, name: str, reason: str = "") -> Decimal:
+        """The player leaves: their chips are cashed out and the seat is freed (the amount)."""
+        why = check_text(reason, "reason", MAX_REASON, required=False) or "seat released"
+        with self._tx() as session:
+            table = self._dealer(session, code, dealer_token)
+            player = self._admitted(session, table, name)
+            current = self._current(session, table)
+            rnd = None
+            if current is not None and current.status != "settled":
+                rnd = Round.loads(current.record)
+                if self._has_acted(rnd, player.name):
+                    raise ActionError(
+                        Message(
+                            N_(
+                                "{player} has bets in round {n}: release the seat after it is settled."
+                            ),
+                            player=player.name,
+                            n=current.number,
+                        )
                     )
-                )
-            token = secrets.token_urlsafe(24)
-            player.token_hash = token_hash(token)
-            return token
+            balance = self._balances(session, table).get(player.name, Decimal(0))
+            if balance:
+                self.move_chips(session, table, player, -balance, "cash-out", why, rnd, current)
+            if player.token_hash is not None:
+                player.previous_token_hash = player.token_hash
+            player.token_hash = player.seat_code_hash = None
+            player.released_at = self._now()
+            self._audit(
+                session, table, "dealer", "release", format_amount(balance), player.name, why
+            )
+            return balance
+
+    def _admitted(self, session: Session, table: ClubTableRow, name: str) -> TablePlayerRow:
+        player = session.scalars(
+            select(TablePlayerRow).where(
+                TablePlayerRow.table_id == table.id,
+                TablePlayerRow.name == name.strip(),
+                TablePlayerRow.released_at.is_(None),
+            )
+        ).one_or_none()
+        if player is None:
+            raise ActionError(
+                Message(N_("{name} is not at table {code}."), name=name.strip() or "—",
+                        code=table.code)
+            )  # fmt: skip
+        return player
 
     def player_name(self, code: str, token: str) -> str:
-        with self._tx() as session:
+        with self._read() as session:
             return self._player(session, self._table(session, code, lock=False), token).name
 
     def change_paytable(
@@ -206,10 +369,9 @@ class Seating(TableStore):
         """A new paytable from the next round on, written to the audit log."""
         if not reason.strip():
             raise ParameterError(Message(N_("Give a reason for changing the paytable.")))
+        why = check_text(reason, "reason", MAX_REASON)
         with self._tx() as session:
             table = self._dealer(session, code, dealer_token)
             old = table.paytable_toml
             table.paytable_toml = paytable.to_toml()
-            self._audit(
-                session, table, "dealer", "paytable", old, table.paytable_toml, reason.strip()
-            )
+            self._audit(session, table, "dealer", "paytable", old, table.paytable_toml, why)

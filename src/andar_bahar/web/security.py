@@ -46,12 +46,13 @@ from andar_bahar.web.context import CSRF_COOKIE, INFO_KEY, RequestInfo
 from andar_bahar.web.language import LANG_COOKIE, LANG_PARAMETER, choose_language
 
 __all__ = [
+    "BODY_TOO_LARGE",
     "CROSS_ORIGIN_REFUSED",
     "CSRF_FIELD",
     "CSRF_HEADER",
     "CSRF_REFUSED",
     "DEFAULT_CSP",
-    "FORM_TOO_LARGE",
+    "MAX_BODY_BYTES",
     "SAFE_METHODS",
     "Rejecter",
     "Signer",
@@ -70,8 +71,8 @@ CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-CSRF-Token"
 """The header that carries the CSRF token (what htmx sends)."""
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
-MAX_FORM_BYTES = 2 * 1024 * 1024
-"""The largest form body read to find its token (a club's paytable file fits many times)."""
+MAX_BODY_BYTES = 64 * 1024
+"""The largest request body accepted (a form, a club's paytable file, a JSON request): 413."""
 CSRF_COOKIE_MAX_AGE = 30 * 24 * 3600
 LANG_COOKIE_MAX_AGE = 365 * 24 * 3600
 DEFAULT_CSP = (
@@ -85,7 +86,9 @@ CSRF_REFUSED = Message(
     N_("This form has expired or did not come from this page: reload the page and try again.")
 )
 CROSS_ORIGIN_REFUSED = Message(N_("This request came from another site and was refused."))
-FORM_TOO_LARGE = Message(N_("The form is too large to send."))
+BODY_TOO_LARGE = Message(
+    N_("The request is too large: at most {n} KiB can be sent."), n=MAX_BODY_BYTES // 1024
+)
 
 _COOKIE_VALUE = re.compile(r"[A-Za-z0-9_-]{32,128}")
 _HOST = re.compile(r"[A-Za-z0-9.:\[\]-]{1,300}")
@@ -348,6 +351,12 @@ class WebMiddleware:
                 self._secure_headers(headers, conn)
             await send(message)
 
+        if scope["method"] not in SAFE_METHODS:
+            receive, too_large = await self._bounded(receive, conn)
+            if too_large:
+                response = await self.reject(Request(scope, receive), BODY_TOO_LARGE, 413)
+                await response(scope, receive, send_with_headers)
+                return
         if scope["method"] not in SAFE_METHODS and not self._exempt(scope["path"]):
             problem, status, receive = await self._check(scope, receive, known, conn)
             if problem is not None:
@@ -355,6 +364,17 @@ class WebMiddleware:
                 await response(scope, receive, send_with_headers)
                 return
         await self.app(scope, receive, send_with_headers)
+
+    @staticmethod
+    async def _bounded(receive: Receive, conn: HTTPConnection) -> tuple[Receive, bool]:
+        """The body, read whole (at most :data:`MAX_BODY_BYTES`), and whether it was larger."""
+        length = conn.headers.get("content-length", "")
+        if length.isdigit() and int(length) > MAX_BODY_BYTES:
+            return _disconnected, True
+        body = await _read_body(receive, MAX_BODY_BYTES)
+        if body is None:
+            return _disconnected, True
+        return _replay(body, receive), False
 
     async def _check(
         self, scope: Scope, receive: Receive, cookie: str | None, conn: HTTPConnection
@@ -367,9 +387,9 @@ class WebMiddleware:
         if token is None:
             content_type = headers.get("content-type", "").partition(";")[0].strip().lower()
             if content_type in _FORM_TYPES:
-                body = await _read_body(receive, MAX_FORM_BYTES)
+                body = await _read_body(receive, MAX_BODY_BYTES)
                 if body is None:
-                    return FORM_TOO_LARGE, 413, _disconnected
+                    return BODY_TOO_LARGE, 413, _disconnected
                 receive = _replay(body, receive)
                 token = await _form_token(scope, body)
         if not check_csrf_token(self.secret, cookie, token):

@@ -16,10 +16,12 @@ round (:class:`PublicRound`) never holds an undealt card.
 >>> from andar_bahar.engine.paytables import find_paytable
 >>> import random
 >>> service = TableService(Storage.open("sqlite://"), rng=random.Random(5))
->>> table = service.create_table(name="Friday", kind="betting", pin="2468",
+>>> table = service.create_table(name="Friday", kind="betting", pin="246813",
 ...     procedure=find_procedure("classic"), paytable=find_paytable("wizard"))
->>> service.admit_player(table.code, table.dealer_token, "Asha", "500")
->>> asha = service.join(table.code, "Asha")
+>>> seat = service.admit_player(table.code, table.dealer_token, "Asha", "500")
+>>> seat[3]                               # read aloud as ABC-DEF
+'-'
+>>> asha = service.join(table.code, seat)   # the table's code and the seat code
 >>> _ = service.open_round(table.code, table.dealer_token)
 >>> service.place_bet(table.code, asha, "andar", "100", key="k1").stake
 Decimal('100')
@@ -29,6 +31,8 @@ Decimal('100')
 >>> settled = service.settle(table.code, table.dealer_token)
 >>> service.round_ledger_sum(table.code, settled.number)
 Decimal('0')
+>>> [p.kind for p in service.statement(table.code, table.dealer_token).postings][:2]
+['buy-in', 'stake']
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ class TableService(Seating, Dealing, Views):
 
     Its parts: :mod:`~andar_bahar.web.store` (transactions and checks),
     :mod:`~andar_bahar.web.seating` (tables, the dealer, seats),
+    :mod:`~andar_bahar.web.cashier` (chips in and out, the statement),
     :mod:`~andar_bahar.web.dealing` (a round from opening to settlement) and
     :mod:`~andar_bahar.web.views` (what pages show).
     """

@@ -1,9 +1,21 @@
-"""The club table's storage machinery: transactions, lookups and the audit log.
+"""The club table's storage machinery: transactions, lookups, versions and the audit log.
 
 :class:`TableStore` is the base of :class:`~andar_bahar.web.service.TableService`:
 every action is one database transaction (:meth:`TableStore._tx`) that reads the
 table (locking its row), checks who is asking, and writes what changed — the
 round's exact record, the ledger, the audit log — before it commits.
+
+Every transaction that changes a table also adds one to the table's **version**
+and makes a :class:`~andar_bahar.web.notify.TableEvent` (what happened, whose own
+blocks changed): on PostgreSQL it is sent with ``pg_notify`` inside the
+transaction; on SQLite it goes to :meth:`TableStore.on_change`'s listeners right
+after the commit. A method names the change with :meth:`TableStore._changed`; a
+transaction that locked a table and wrote anything without naming it counts as
+a change of everything (``"change"``, every player), so no change goes unseen.
+
+Reads (:meth:`TableStore._read`) do not take the table's lock: on SQLite they are
+plain (deferred) transactions that see one snapshot of the WAL while the writer
+goes on.
 """
 
 from __future__ import annotations
@@ -14,27 +26,51 @@ import random
 import secrets
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
 
+from andar_bahar.engine.cards import Card
 from andar_bahar.engine.errors import AccessError, ActionError
 from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.round import Round
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.storage import Storage, utc_now
+from andar_bahar.storage import READ_ONLY_OPTION, Storage, utc_now
 from andar_bahar.storage.models import (
     AuditRow,
     ClubTableRow,
+    DealerSessionRow,
     LedgerRow,
     TablePlayerRow,
     TableRoundRow,
 )
+from andar_bahar.web.notify import TableEvent, channel_of
+from andar_bahar.web.records import PublicRound, public_round
 
-__all__ = ["CODE_ALPHABET", "TableStore", "pin_hash", "pin_matches", "token_hash"]
+__all__ = [
+    "CODE_ALPHABET",
+    "TableStore",
+    "pin_hash",
+    "pin_matches",
+    "signed_out",
+    "token_hash",
+]
+
+_LOCKED, _CHANGES, _WROTE, _ON_COMMIT = "ab_locked", "ab_changes", "ab_wrote", "ab_on_commit"
+
+
+@dataclass(slots=True)
+class _Change:
+    table: ClubTableRow
+    kind: str
+    players: set[int] | None
+
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Letters and digits that cannot be mistaken for one another (no O/0, I/1/L)."""
@@ -45,11 +81,49 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+_HASHING = threading.BoundedSemaphore(2)
+"""scrypt takes 16 MiB and tens of milliseconds: two at a time, whatever the guessing."""
+
+
 def pin_hash(pin: str, salt: bytes | None = None) -> str:
-    """scrypt of a dealer's PIN with a salt, as ``salt$hash`` in hex (slow on purpose)."""
+    """scrypt of a dealer's PIN with a salt, as ``salt$hash`` in hex (slow on purpose).
+
+    Never call it inside a transaction: it would hold the table's lock while it works.
+    """
     salt = salt if salt is not None else secrets.token_bytes(16)
-    digest = hashlib.scrypt(pin.encode(), salt=salt, n=2**14, r=8, p=1)
+    with _HASHING:
+        digest = hashlib.scrypt(pin.encode(), salt=salt, n=2**14, r=8, p=1)
     return f"{salt.hex()}${digest.hex()}"
+
+
+def signed_out(session: Session, table: ClubTableRow, token: str) -> Message:
+    """Why *token* holds no seat at *table*: never joined, moved to another device, released."""
+    before = None
+    if token:
+        before = session.scalars(
+            select(TablePlayerRow).where(
+                TablePlayerRow.table_id == table.id,
+                TablePlayerRow.previous_token_hash == token_hash(token),
+            )
+        ).first()
+    if before is None:
+        return Message(
+            N_("Join table {code} with the seat code the dealer gave you."), code=table.code
+        )
+    if before.released_at is not None:
+        return Message(
+            N_("The dealer has released {name}'s seat at table {code}: this device is signed out."),
+            name=before.name,
+            code=table.code,
+        )
+    return Message(
+        N_(
+            "The dealer gave {name}'s seat at table {code} a new seat code: this device is"
+            " signed out. Join again with the new code."
+        ),
+        name=before.name,
+        code=table.code,
+    )
 
 
 def pin_matches(pin: str, stored: str) -> bool:
@@ -69,24 +143,114 @@ class TableStore:
         now: Callable[[], datetime] = utc_now,
     ) -> None:
         self.storage = storage
-        self._sessions = sessionmaker(storage.engine, expire_on_commit=False)
+        engine = storage.engine
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self._readers = sessionmaker(
+            engine.execution_options(**{READ_ONLY_OPTION: True}), expire_on_commit=False
+        )
+        event.listen(self._sessions, "after_flush", _wrote)
+        sqlite = engine.dialect.name == "sqlite"
         # SQLite has one writer at a time: the threads of one server take turns here
-        # rather than time out on the database's own lock under load.
-        self._lock = threading.Lock() if storage.engine.dialect.name == "sqlite" else None
+        # rather than time out on the database's own lock under load. An in-memory
+        # database is one connection, which readers share with the writer too.
+        self._lock = threading.Lock() if sqlite else None
+        self._write_lock: AbstractContextManager[Any] = self._lock or nullcontext()
+        shared = isinstance(engine.pool, StaticPool)
+        self._read_lock: AbstractContextManager[Any] = (
+            self._lock if self._lock is not None and shared else nullcontext()
+        )
+        self._channel = channel_of(engine)
+        # table id → (version, round id, round): see _round_of and _public_of.
+        self._rounds: dict[int, tuple[int, int, Round]] = {}
+        self._publics: dict[int, tuple[int, int, PublicRound]] = {}
+        # Settled rounds never change: their centre card and markers, once read.
+        self._centres: dict[int, Card | None] = {}
+        self._markers: dict[int, dict[str, str]] = {}
+        # table id → (ledger entries summed, the last entry's id, player id → sum).
+        self._sums: dict[int, tuple[int, int, dict[int, Decimal]]] = {}
+        self._listeners: list[Callable[[TableEvent], None]] = []
         # Live dealing uses the operating system's secure source; tests may seed one.
         self._rng = rng if rng is not None else secrets.SystemRandom()
         self._now = now
+
+    @property
+    def notify_channel(self) -> str | None:
+        """The PostgreSQL channel the changes are announced on (``None`` on SQLite)."""
+        return self._channel
+
+    def on_change(self, listener: Callable[[TableEvent], None]) -> None:
+        """Call *listener* with every change committed through this store (SQLite).
+
+        On PostgreSQL changes are announced by NOTIFY instead, to every process
+        (:class:`~andar_bahar.web.notify.Listener`); *listener* is not called.
+        On SQLite it is called in the committing thread, in the order of the
+        commits, while the writer lock is still held: keep it short.
+        """
+        self._listeners.append(listener)
 
     # -- transactions ---------------------------------------------------------------
 
     @contextmanager
     def _tx(self) -> Iterator[Session]:
-        if self._lock is None:
+        """A write transaction: the table's version and event go with what it changed."""
+        with self._write_lock:
             with self._sessions.begin() as session:
                 yield session
-            return
-        with self._lock, self._sessions.begin() as session:
+                events = self._finish(session)
+            for callback in session.info.get(_ON_COMMIT, ()):
+                callback()
+            if self._channel is None:
+                for made in events:
+                    for listener in self._listeners:
+                        listener(made)
+
+    @contextmanager
+    def _read(self) -> Iterator[Session]:
+        """A read-only transaction: no table lock, and on SQLite no writer lock."""
+        with self._read_lock, self._readers.begin() as session:
             yield session
+
+    def _changed(
+        self, session: Session, table: ClubTableRow, kind: str, players: set[int] | None = None
+    ) -> None:
+        """Name this transaction's change of *table*: *kind*, and whose own blocks it changes.
+
+        *players* are player ids (``None``: every player's; an empty set: nobody's
+        own blocks, only what everyone sees). Called twice, the players add up.
+        """
+        changes: dict[int, _Change] = session.info.setdefault(_CHANGES, {})
+        known = changes.get(table.id)
+        if known is None:
+            changes[table.id] = _Change(table, kind, None if players is None else set(players))
+            return
+        known.kind = kind
+        if known.players is not None:
+            known.players = None if players is None else known.players | players
+
+    @staticmethod
+    def _on_commit(session: Session, callback: Callable[[], None]) -> None:
+        """Run *callback* once this transaction has committed (never if it rolls back)."""
+        session.info.setdefault(_ON_COMMIT, []).append(callback)
+
+    def _finish(self, session: Session) -> list[TableEvent]:
+        """Before the commit: one more on the version of every table changed, and its event."""
+        session.flush()
+        changes: dict[int, _Change] = session.info.setdefault(_CHANGES, {})
+        if session.info.get(_WROTE):
+            for table in session.info.get(_LOCKED, {}).values():
+                changes.setdefault(table.id, _Change(table, "change", None))
+        events = []
+        for change in changes.values():
+            table = change.table
+            table.version = (table.version or 0) + 1
+            players = None if change.players is None else frozenset(change.players)
+            events.append(TableEvent(table.code, table.version, change.kind, players))
+        if events:
+            session.flush()
+        if self._channel is not None:
+            for made in events:
+                session.execute(select(func.pg_notify(self._channel, made.to_json())))
+        return events
 
     def _table(self, session: Session, code: str, *, lock: bool = True) -> ClubTableRow:
         query = select(ClubTableRow).where(ClubTableRow.code == code.strip().upper())
@@ -97,17 +261,52 @@ class TableStore:
             raise ActionError(
                 Message(N_("There is no table with the code {code}: check the code."), code=code)
             )
+        if lock:
+            session.info.setdefault(_LOCKED, {})[table.id] = table
         return table
 
-    def _dealer(self, session: Session, code: str, token: str) -> ClubTableRow:
-        table = self._table(session, code)
-        if not token or not hmac.compare_digest(token_hash(token), table.dealer_token_hash):
+    def table_version(self, code: str) -> int:
+        """The version of table *code* (an error if there is no such table)."""
+        with self._read() as session:
+            return self._table(session, code, lock=False).version
+
+    def player_seat(self, code: str, token: str) -> tuple[int, str] | None:
+        """The id and name of the player whose token is *token* (``None``: nobody's)."""
+        if not token:
+            return None
+        with self._read() as session:
+            table = self._table(session, code, lock=False)
+            found = session.execute(
+                select(TablePlayerRow.id, TablePlayerRow.name).where(
+                    TablePlayerRow.table_id == table.id,
+                    TablePlayerRow.token_hash == token_hash(token),
+                )
+            ).one_or_none()
+            return (found[0], found[1]) if found is not None else None
+
+    def _dealer(
+        self, session: Session, code: str, token: str, *, lock: bool = True
+    ) -> ClubTableRow:
+        """The table, if *token* is one of its signed-in dealer devices' (else AccessError)."""
+        table = self._table(session, code, lock=lock)
+        if not token or not self._dealer_session(session, table, token):
             raise AccessError(
                 Message(N_("Only the dealer can do this at table {code}."), code=table.code)
             )
         return table
 
+    @staticmethod
+    def _dealer_session(session: Session, table: ClubTableRow, token: str) -> bool:
+        found = session.scalars(
+            select(DealerSessionRow.id).where(
+                DealerSessionRow.table_id == table.id,
+                DealerSessionRow.token_hash == token_hash(token),
+            )
+        ).first()
+        return found is not None
+
     def _player(self, session: Session, table: ClubTableRow, token: str) -> TablePlayerRow:
+        """The seated player whose phone holds *token* (else why not, in one sentence)."""
         player = None
         if token:
             player = session.scalars(
@@ -117,9 +316,7 @@ class TableStore:
                 )
             ).one_or_none()
         if player is None:
-            raise AccessError(
-                Message(N_("Join table {code} with your name first."), code=table.code)
-            )
+            raise AccessError(signed_out(session, table, token))
         return player
 
     @staticmethod
@@ -135,7 +332,49 @@ class TableStore:
         row = self._current(session, table)
         if row is None or row.status == "settled":
             raise ActionError(Message(N_("No round is open: the dealer opens the next round.")))
-        return row, Round.loads(row.record)
+        return row, self._round_of(session, table, row)
+
+    # -- the rounds kept in memory -----------------------------------------------------
+
+    def _round_of(self, session: Session, table: ClubTableRow, row: TableRoundRow) -> Round:
+        """The round stored in *row*, for this transaction to change (it locked *table*).
+
+        From memory when this process kept it at the table's current version, else
+        replayed from its record. It is taken out of memory for the transaction and
+        put back only if the transaction commits: a failed step never leaves a
+        half-changed round behind, and a change by another process (a higher
+        version) is never missed.
+        """
+        kept = self._rounds.pop(table.id, None)
+        if kept is not None and kept[0] == table.version and kept[1] == row.id:
+            rnd = kept[2]
+        else:
+            rnd = Round.loads(row.record)
+        self._keep_round(session, table, row, rnd)
+        return rnd
+
+    def _keep_round(
+        self, session: Session, table: ClubTableRow, row: TableRoundRow, rnd: Round
+    ) -> None:
+        """Once committed, keep *rnd* (and what a page may see of it) at the new version."""
+
+        def keep() -> None:
+            known = self._rounds.get(table.id)
+            if known is None or known[0] < table.version:
+                self._rounds[table.id] = (table.version, row.id, rnd)
+            self._publics[table.id] = (table.version, row.id, public_round(row, rnd))
+
+        self._on_commit(session, keep)
+
+    def _public_of(self, table: ClubTableRow, row: TableRoundRow) -> PublicRound:
+        """What a page may see of the round in *row* at the version read with *table*."""
+        kept = self._publics.get(table.id)
+        if kept is not None and kept[0] == table.version and kept[1] == row.id:
+            return kept[2]
+        public = public_round(row, Round.loads(row.record))
+        if kept is None or kept[0] < table.version:
+            self._publics[table.id] = (table.version, row.id, public)
+        return public
 
     @staticmethod
     def _save(row: TableRoundRow, rnd: Round) -> None:
@@ -147,20 +386,39 @@ class TableStore:
             row.cards_dealt = result.cards_dealt
 
     def _balances(self, session: Session, table: ClubTableRow) -> dict[str, Decimal]:
-        players = session.scalars(
-            select(TablePlayerRow)
+        """Every player's balance (the sum of their ledger entries), in the order admitted.
+
+        The sums are kept between calls: only the entries added since are read,
+        and all of them again if the count shows any other change.
+        """
+        players = session.execute(
+            select(TablePlayerRow.id, TablePlayerRow.name)
             .where(TablePlayerRow.table_id == table.id)
             .order_by(TablePlayerRow.id)
         ).all()
-        amounts: dict[int, Decimal] = {p.id: Decimal(0) for p in players}
-        for player_id, amount in session.execute(
-            select(LedgerRow.player_id, LedgerRow.amount).where(
-                LedgerRow.table_id == table.id, LedgerRow.player_id.is_not(None)
+        known_count, known_last, known = self._sums.get(table.id, (0, 0, {}))
+        entries = LedgerRow.table_id == table.id, LedgerRow.player_id.is_not(None)
+        rows = session.execute(
+            select(LedgerRow.id, LedgerRow.player_id, LedgerRow.amount).where(
+                *entries, LedgerRow.id > known_last
             )
+        ).all()
+        count, last = known_count + len(rows), max((r[0] for r in rows), default=known_last)
+        if (
+            rows
+            and session.scalar(select(func.count()).where(*entries, LedgerRow.id <= last)) != count
         ):
+            # an entry below the last one known: add them all up again
+            rows = session.execute(
+                select(LedgerRow.id, LedgerRow.player_id, LedgerRow.amount).where(*entries)
+            ).all()
+            count, known = len(rows), {}
+        sums = dict(known)
+        for _, player_id, amount in rows:
             if player_id is not None:
-                amounts[player_id] += amount
-        return {p.name: as_decimal(amounts[p.id]) for p in players}
+                sums[player_id] = sums.get(player_id, Decimal(0)) + amount
+        self._sums[table.id] = (count, last, sums)
+        return {name: as_decimal(sums.get(pid, Decimal(0))) for pid, name in players}
 
     def _audit(
         self,
@@ -183,3 +441,7 @@ class TableStore:
                 created_at=self._now(),
             )
         )
+
+
+def _wrote(session: Session, _: object) -> None:
+    session.info[_WROTE] = True

@@ -7,9 +7,11 @@ undealt card: a deck is revealed only once its round is settled.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from sqlalchemy import select
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from andar_bahar.engine.errors import AccessError, ActionError
 from andar_bahar.engine.money import as_decimal
@@ -17,90 +19,202 @@ from andar_bahar.engine.paytables import load_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.storage.models import AuditRow, LedgerRow, TablePlayerRow, TableRoundRow
+from andar_bahar.storage.models import (
+    AuditRow,
+    ClubTableRow,
+    LedgerRow,
+    TablePlayerRow,
+    TableRoundRow,
+)
 from andar_bahar.web.records import (
     PlayerState,
+    PublicRound,
     Reveal,
     RoundSummary,
     TableState,
     centre_of_record,
-    public_round,
 )
 from andar_bahar.web.store import TableStore
 
-__all__ = ["Views"]
+__all__ = ["Viewer", "Views", "visible_to"]
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who looks at a table: its dealer, one seated player (by name), or anyone."""
+
+    dealer: bool = False
+    player: str | None = None
+
+    @property
+    def public(self) -> bool:
+        return not self.dealer and self.player is None
+
+
+def visible_to(state: TableState, viewer: Viewer) -> TableState:
+    """What *viewer* may see of *state* (the one rule for the API, the pages and live updates).
+
+    The dealer sees everything; a player sees their own balance, bets and settlement;
+    anyone else sees the table, the procedure, the round and its dealt cards, the
+    commitment, markers and tokens of a lesson — never a balance nor anyone's bets.
+    No one ever sees an undealt card: :class:`TableState` holds none.
+    """
+    if viewer.dealer:
+        return state
+    mine = viewer.player
+    players = tuple(p for p in state.players if p.name == mine)
+    if state.teaching:
+        players = state.players  # tokens of a lesson are its public score; no chips
+    return replace(state, players=players, round=_round_for(state.round, mine))
+
+
+def _round_for(rnd: PublicRound | None, player: str | None) -> PublicRound | None:
+    if rnd is None:
+        return None
+    settlement = rnd.settlement
+    if settlement is not None:
+        settlement = replace(
+            settlement, bets=tuple(b for b in settlement.bets if b.player == player)
+        )
+    return replace(
+        rnd, wagers=tuple(w for w in rnd.wagers if w[0] == player), settlement=settlement
+    )
 
 
 class Views(TableStore):
     """The table as pages and the API show it."""
 
-    def state(self, code: str) -> TableState:
-        """The table as pages show it (no undealt card is ever part of it)."""
-        with self._tx() as session:
+    def view(self, code: str, *, dealer_token: str = "", player_token: str = "") -> TableState:
+        """The table as the holder of a token sees it (see :func:`visible_to`)."""
+        with self._read() as session:
             table = self._table(session, code, lock=False)
-            row = self._current(session, table)
-            rnd = Round.loads(row.record) if row is not None else None
-            settled_rounds = session.scalars(
-                select(TableRoundRow).where(
-                    TableRoundRow.table_id == table.id, TableRoundRow.status == "settled"
+            dealer = bool(dealer_token) and self._dealer_session(session, table, dealer_token)
+            name = self._player(session, table, player_token).name if player_token else None
+        return visible_to(self.state(code), Viewer(dealer=dealer, player=name))
+
+    def state(self, code: str) -> TableState:
+        """The whole table, as its dealer sees it (no undealt card is ever part of it).
+
+        Whoever else looks gets :func:`visible_to` of it.
+        """
+        with self._read() as session:
+            return self._state(session, self._table(session, code, lock=False))
+
+    def snapshot(self, code: str, limit: int = 10) -> tuple[TableState, list[RoundSummary]]:
+        """The whole table and its last rounds, read together (one transaction)."""
+        with self._read() as session:
+            table = self._table(session, code, lock=False)
+            state = self._state(session, table)
+            return state, self._recent(session, table, limit, state)
+
+    def _state(self, session: Session, table: ClubTableRow) -> TableState:
+        row = self._current(session, table)
+        settled = (
+            session.scalar(
+                select(func.count())
+                .select_from(TableRoundRow)
+                .where(
+                    TableRoundRow.table_id == table.id,
+                    TableRoundRow.status == "settled",
+                    TableRoundRow.winner != "void",
                 )
-            ).all()
-            tokens: dict[str, int] = {}
-            if table.kind == "teaching" and table.scoring:
-                for settled in settled_rounds:
-                    if settled.winner in ("andar", "bahar"):
-                        markers = Round.loads(settled.record).markers
-                        for name, marked in markers.items():
-                            tokens[name] = tokens.get(name, 0) + int(marked.value == settled.winner)
-            balances = self._balances(session, table)
-            joined = {
-                p.name: p.token_hash is not None
-                for p in session.scalars(
-                    select(TablePlayerRow).where(TablePlayerRow.table_id == table.id)
-                )
-            }
-            return TableState(
-                code=table.code,
-                name=table.name,
-                kind=table.kind,
-                procedure=Procedure.from_dict(json.loads(table.procedure_json), source="table"),
-                paytable=load_paytable(table.paytable_toml, source="table"),
-                players=tuple(
-                    PlayerState(name, joined[name], balance, tokens.get(name, 0))
-                    for name, balance in balances.items()
-                ),
-                round=public_round(row, rnd) if row is not None and rnd is not None else None,
-                rounds_settled=sum(1 for r in settled_rounds if r.winner != "void"),
-                rounds_planned=table.rounds_planned,
-                scoring=table.scoring,
             )
+            or 0
+        )
+        tokens = self._scores(session, table) if table.kind == "teaching" and table.scoring else {}
+        balances = self._balances(session, table)
+        joined = {
+            name: token is not None
+            for name, token in session.execute(
+                select(TablePlayerRow.name, TablePlayerRow.token_hash).where(
+                    TablePlayerRow.table_id == table.id, TablePlayerRow.released_at.is_(None)
+                )
+            )
+        }
+        return TableState(
+            code=table.code,
+            name=table.name,
+            kind=table.kind,
+            procedure=Procedure.from_dict(json.loads(table.procedure_json), source="table"),
+            paytable=load_paytable(table.paytable_toml, source="table"),
+            players=tuple(
+                PlayerState(name, joined[name], balance, tokens.get(name, 0))
+                for name, balance in balances.items()
+                if name in joined
+            ),
+            round=self._public_of(table, row) if row is not None else None,
+            rounds_settled=settled,
+            rounds_planned=table.rounds_planned,
+            scoring=table.scoring,
+            version=table.version,
+        )
+
+    def _scores(self, session: Session, table: ClubTableRow) -> dict[str, int]:
+        """Teaching tokens: one for each marker on the winning row of a settled round."""
+        tokens: dict[str, int] = {}
+        rows = session.execute(
+            select(TableRoundRow.id, TableRoundRow.winner).where(
+                TableRoundRow.table_id == table.id, TableRoundRow.status == "settled"
+            )
+        ).all()
+        for round_id, winner in rows:
+            if winner not in ("andar", "bahar"):
+                continue
+            markers = self._markers.get(round_id)
+            if markers is None:  # a settled round never changes: read its record once
+                record = session.scalar(
+                    select(TableRoundRow.record).where(TableRoundRow.id == round_id)
+                )
+                markers = {n: r.value for n, r in Round.loads(record or "").markers.items()}
+                self._markers[round_id] = markers
+            for name, marked in markers.items():
+                tokens[name] = tokens.get(name, 0) + int(marked == winner)
+        return tokens
 
     def recent_rounds(self, code: str, limit: int = 10) -> list[RoundSummary]:
         """The table's last rounds, newest first (SPEC §9: recall of the last ten)."""
-        with self._tx() as session:
-            table = self._table(session, code, lock=False)
-            rows = session.scalars(
-                select(TableRoundRow)
-                .where(TableRoundRow.table_id == table.id)
-                .order_by(TableRoundRow.number.desc())
-                .limit(limit)
-            ).all()
-            return [
-                RoundSummary(
-                    r.number,
-                    r.status,
-                    r.winner,
-                    r.cards_dealt,
-                    centre_of_record(r.record),
-                    r.commitment,
-                    r.settled_at,
+        with self._read() as session:
+            return self._recent(session, self._table(session, code, lock=False), limit)
+
+    def _recent(
+        self, session: Session, table: ClubTableRow, limit: int, state: TableState | None = None
+    ) -> list[RoundSummary]:
+        rows = session.execute(
+            select(
+                TableRoundRow.id,
+                TableRoundRow.number,
+                TableRoundRow.status,
+                TableRoundRow.winner,
+                TableRoundRow.cards_dealt,
+                TableRoundRow.commitment,
+                TableRoundRow.settled_at,
+            )
+            .where(TableRoundRow.table_id == table.id)
+            .order_by(TableRoundRow.number.desc())
+            .limit(limit)
+        ).all()
+        current = state.round if state is not None else None
+        summaries = []
+        for round_id, number, status, winner, dealt, commitment, settled_at in rows:
+            if current is not None and current.number == number:
+                centre = current.centre
+            elif round_id in self._centres:  # a settled round never changes
+                centre = self._centres[round_id]
+            else:
+                record = session.scalar(
+                    select(TableRoundRow.record).where(TableRoundRow.id == round_id)
                 )
-                for r in rows
-            ]
+                centre = centre_of_record(record or "{}")
+                if status == "settled":
+                    self._centres[round_id] = centre
+            summaries.append(
+                RoundSummary(number, status, winner, dealt, centre, commitment, settled_at)
+            )
+        return summaries
 
     def reveal(self, code: str, number: int) -> Reveal:
         """The deck and salt of a settled round, for anyone to check the commitment."""
-        with self._tx() as session:
+        with self._read() as session:
             table = self._table(session, code, lock=False)
             row = (
                 session.scalars(
@@ -129,11 +243,18 @@ class Views(TableStore):
                     )
                 )
             deck = json.loads(row.record)["deck"]
-            return Reveal(number, deck, row.salt, row.commitment)
+            rnd = Round.loads(row.record)
+            turned = [rnd.centre] if rnd.centre is not None else []
+            turned += [d.card for d in rnd.dealt]
+            target = rnd.target.value if rnd.target is not None else None
+            return Reveal(
+                number, deck, row.salt, row.commitment, tuple(str(c) for c in turned), target
+            )
 
     def audit_log(self, code: str, dealer_token: str) -> list[AuditRow]:
-        with self._tx() as session:
-            table = self._dealer(session, code, dealer_token)
+        """Who changed what at the table, oldest first (for its dealer)."""
+        with self._read() as session:
+            table = self._dealer(session, code, dealer_token, lock=False)
             return list(
                 session.scalars(
                     select(AuditRow).where(AuditRow.table_id == table.id).order_by(AuditRow.id)
@@ -142,7 +263,7 @@ class Views(TableStore):
 
     def round_ledger_sum(self, code: str, number: int) -> Decimal:
         """The sum of a round's ledger entries, house included: always zero."""
-        with self._tx() as session:
+        with self._read() as session:
             table = self._table(session, code, lock=False)
             amounts = session.scalars(
                 select(LedgerRow.amount)
@@ -153,7 +274,7 @@ class Views(TableStore):
 
     def ledger_total(self, code: str) -> Decimal:
         """The sum of every ledger entry of the table: always zero."""
-        with self._tx() as session:
+        with self._read() as session:
             table = self._table(session, code, lock=False)
             amounts = session.scalars(
                 select(LedgerRow.amount).where(LedgerRow.table_id == table.id)

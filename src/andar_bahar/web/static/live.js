@@ -1,10 +1,14 @@
-/* andar-bahar: follow a table live.
-   <body data-live-path="/ws/CODE"> (base.html sets it when a page has live_table).
-   Opens ws(s)://host/ws/CODE; every message fires the htmx event "table-changed" on
-   <body>, so each fragment with hx-trigger="table-changed from:body" reloads itself.
-   Reconnects with backoff (0.5 s doubling to 30 s), shows #live-status while down,
-   and fires "table-changed" whenever the socket opens (the first time too), for what
-   was missed meanwhile. */
+/* andar-bahar: keep a table page live (LIVE.md).
+   <body data-live-path="/ws/CODE" data-live-page="player|dealer|…" data-live-version="N">
+   (base.html sets them). Opens ws(s)://host/ws/CODE?page=KIND&v=N&lang=LL; each message
+   {"v", "kind", "blocks", "data"} newer than the page replaces the inside of every
+   [data-live-block=NAME] element with blocks[NAME] (through htmx, so hx-preserve and htmx
+   attributes work), sets data-live-version, then fires "live:update" on document with the
+   message as detail, for page scripts. No message ever makes the page send a request.
+   The answer to an htmx action of this page may be such a message too (header X-Live):
+   its blocks are applied the same way, its version only when it is "complete".
+   Reconnects with backoff (0.5 s doubling to 30 s), pings, and says "reconnecting…" in
+   #live-status while down; on reconnecting the server sends whatever was missed at once. */
 (function () {
   "use strict";
 
@@ -18,18 +22,23 @@
   var MAX_DELAY = 30000;
   var PING_EVERY = 25000;   // ask the server for a "pong" this often …
   var SILENCE = 60000;      // … and give the socket up after this long without a word
-  var POLICY = 1008;        // the server refused this table: retrying will not help
+  var POLICY = 1008;        // the server refused this page: retrying will not help
 
   var socket = null;
   var delay = MIN_DELAY;
   var retry = null;
   var lastHeard = 0;
-  var openedBefore = false;
-  var failed = false;
   var leaving = false;
 
+  function version() {
+    var value = parseInt(body.getAttribute("data-live-version") || "-1", 10);
+    return isNaN(value) ? -1 : value;
+  }
+
   function address() {
-    return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path;
+    var query = "?page=" + encodeURIComponent(body.getAttribute("data-live-page") || "player") +
+      "&v=" + version() + "&lang=" + encodeURIComponent(document.documentElement.lang || "");
+    return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path + query;
   }
 
   function showDown(down) {
@@ -39,11 +48,59 @@
     body.classList.toggle("live-down", down);
   }
 
-  function changed(detail) {
-    if (window.htmx) {
-      window.htmx.trigger(body, "table-changed", detail || {});
+  function replace(region, html) {
+    if (window.htmx && window.htmx.swap) {
+      window.htmx.swap(region, html, { swapStyle: "innerHTML", swapDelay: 0, settleDelay: 0 });
+    } else {
+      region.innerHTML = html;
     }
   }
+
+  // Apply a message: its blocks, then (if it is complete) its version; then tell page scripts.
+  function apply(message, complete) {
+    if (!message || typeof message !== "object") {
+      return;
+    }
+    var blocks = message.blocks || {};
+    Object.keys(blocks).forEach(function (name) {
+      var regions = document.querySelectorAll('[data-live-block="' + name + '"]');
+      for (var i = 0; i < regions.length; i += 1) {
+        replace(regions[i], blocks[name]);
+      }
+    });
+    if (complete && typeof message.v === "number" && message.v > version()) {
+      body.setAttribute("data-live-version", String(message.v));
+    }
+    document.dispatchEvent(new CustomEvent("live:update", { detail: message }));
+  }
+
+  function received(text) {
+    var message;
+    try {
+      message = JSON.parse(text);
+    } catch (ignored) {
+      return;
+    }
+    if (typeof message.v !== "number" || message.v <= version()) {
+      return;   // not newer than what the page shows
+    }
+    apply(message, true);
+  }
+
+  // The answer to this page's own htmx action: the blocks it changed, at once.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail && event.detail.xhr;
+    if (!xhr || !xhr.getResponseHeader("X-Live") || xhr.status >= 300) {
+      return;
+    }
+    event.detail.shouldSwap = false;
+    try {
+      var message = JSON.parse(xhr.responseText);
+      apply(message, message.complete === true);
+    } catch (ignored) {
+      /* not a live message */
+    }
+  });
 
   function schedule() {
     if (retry !== null || leaving) {
@@ -59,7 +116,6 @@
 
   function lost() {
     socket = null;
-    failed = true;
     if (!leaving) {
       showDown(true);
       schedule();
@@ -95,25 +151,13 @@
     ws.onopen = function () {
       delay = MIN_DELAY;
       lastHeard = Date.now();
-      showDown(false);
-      // Fetch the fragments once the socket is open, the first time too: an event
-      // published between this page's render and this moment reached no one here.
-      changed({ reconnected: openedBefore || failed });
-      openedBefore = true;
-      failed = false;
+      showDown(false);   // caught up: the server sends what this page missed, if anything
     };
     ws.onmessage = function (event) {
       lastHeard = Date.now();
-      if (event.data === "pong") {
-        return;
+      if (event.data !== "pong") {
+        received(event.data);
       }
-      var detail = {};
-      try {
-        detail = JSON.parse(event.data);
-      } catch (ignored) {
-        /* not JSON: still a change */
-      }
-      changed(detail);
     };
     ws.onclose = function (event) {
       if (socket !== ws) {
@@ -178,7 +222,6 @@
   window.addEventListener("pageshow", function (event) {
     if (event.persisted) {   // back from the browser's page cache: catch up
       leaving = false;
-      failed = true;
       reconnectNow();
     }
   });

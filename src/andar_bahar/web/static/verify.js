@@ -1,4 +1,7 @@
-// Checks, in the browser itself, that SHA-256("<deck>|<salt>") is the commitment shown before the deal.
+// Fairness, in the browser itself. On a table page: keep (localStorage, per table and round)
+// the deck commitment shown while bets are open. On /verify/CODE/N: check that
+// SHA-256("<deck>|<salt>") is the published commitment, that it is the one this browser
+// saw while betting, and that the deck's order gives exactly the cards turned.
 // crypto.subtle exists only in a secure context (https, or this computer itself): a phone that
 // opens http://192.168.x.x/ on the club's Wi-Fi has none, so the hash is also computed here.
 (function () {
@@ -74,15 +77,87 @@
     return sha256(data);
   }
 
+  // -- what this browser saw while its bets were open (table pages) -------------------------
+
+  var PREFIX = "andar-bahar:commitment:";
+
+  function store() {
+    try {
+      return window.localStorage;
+    } catch (blocked) {
+      return null; // private mode, storage switched off: nothing is kept
+    }
+  }
+
+  // Every commitment shown while bets are open is kept, per table and round, the first
+  // one seen; a different one for the same round is kept too, as a warning.
+  function keep() {
+    var storage = store();
+    if (!storage) return;
+    document.querySelectorAll(".commitment[data-bets-open][data-commitment]").forEach(function (el) {
+      var key = PREFIX + el.dataset.table + ":" + el.dataset.round;
+      var seen = storage.getItem(key);
+      if (seen === null) {
+        storage.setItem(key, el.dataset.commitment);
+      } else if (seen !== el.dataset.commitment) {
+        storage.setItem(key + ":other", el.dataset.commitment);
+      }
+    });
+  }
+
+  // -- the verify page -------------------------------------------------------------------------
+
+  function show(out, ok, which) {
+    out.textContent = out.dataset[which || (ok ? "ok" : "bad")];
+    out.className = ok ? "ok" : "bad";
+  }
+
+  function rankOf(card) {
+    return card.slice(0, -1);
+  }
+
+  // The cards turned are the deck's top cards in order, and dealing stopped at the first
+  // card of the target rank (the centre card, when there is one, is the first turned).
+  function dealtFromDeck(box) {
+    var deck = box.dataset.deck.split(" ");
+    var dealt = box.dataset.dealt ? box.dataset.dealt.split(" ") : [];
+    if (deck.length !== 52 || new Set(deck).size !== 52 || dealt.length === 0) return false;
+    for (var i = 0; i < dealt.length; i += 1) {
+      if (deck[i] !== dealt[i]) return false;
+    }
+    var first = box.hasAttribute("data-has-centre") ? 1 : 0;
+    var target = box.dataset.target;
+    for (var j = first; j < dealt.length; j += 1) {
+      var matches = rankOf(dealt[j]) === target;
+      if (matches !== (j === dealt.length - 1)) return false;
+    }
+    return true;
+  }
+
   async function check() {
+    keep();
     const box = document.getElementById("verify");
     const out = document.getElementById("browser-check");
     if (!box || !out) return;
     const data = new TextEncoder().encode(box.dataset.deck + "|" + box.dataset.salt);
     const hex = Array.from(await digest(data)).map((b) => b.toString(16).padStart(2, "0")).join("");
-    const ok = hex === box.dataset.commitment;
-    out.textContent = ok ? out.dataset.ok : out.dataset.bad;
-    out.className = ok ? "ok" : "bad";
+    show(out, hex === box.dataset.commitment);
+    const seen = document.getElementById("seen-check");
+    const storage = store();
+    const key = PREFIX + box.dataset.table + ":" + box.dataset.round;
+    const kept = storage ? storage.getItem(key) : null;
+    if (storage && storage.getItem(key + ":other") !== null) {
+      show(seen, false, "twice");
+    } else if (kept === null) {
+      seen.textContent = seen.dataset.none;
+      seen.className = "muted";
+    } else {
+      show(seen, kept === hex);
+    }
+    show(document.getElementById("deal-check"), dealtFromDeck(box));
   }
   document.addEventListener("DOMContentLoaded", check);
+  // Table pages: what live updates and htmx bring in is kept too.
+  document.addEventListener("htmx:afterSettle", keep);
+  document.addEventListener("live:update", keep);
 })();

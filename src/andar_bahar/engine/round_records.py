@@ -1,0 +1,138 @@
+"""A round as text that replays it exactly: ``Round.dumps()`` / ``Round.loads()``.
+
+The record holds the procedure, the whole paytable, the balances, the virtual deck
+and every operation; loading replays each operation through the state machine, so
+a record the engine would not have produced is refused.
+
+Records written before repeated bets added up (no ``total`` in a ``bet`` step)
+still load: there a repeated bet replaced the stake, and it is replayed as a
+:class:`~andar_bahar.engine.operations.BetChanged` — the same round, paid the same.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from andar_bahar._version import __version__
+from andar_bahar.engine.bets import Bet
+from andar_bahar.engine.cards import Card
+from andar_bahar.engine.errors import ActionError, DeckError
+from andar_bahar.engine.money import Amount, format_amount, parse_stake
+from andar_bahar.engine.operations import operation_to_dict
+from andar_bahar.engine.paytables import load_paytable
+from andar_bahar.engine.rules import Procedure
+from andar_bahar.i18n.messages import N_, Message
+
+if TYPE_CHECKING:
+    from andar_bahar.engine.round import Round
+
+__all__ = ["FORMAT", "round_from_text", "round_to_dict"]
+
+FORMAT = "andar-bahar-round/1"
+
+
+def round_to_dict(rnd: Round) -> dict[str, Any]:
+    """The round as plain data: rules, paytable, deck and every operation."""
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "engine": __version__,
+        "procedure": rnd.procedure.to_dict(),
+        "paytable": rnd.paytable.to_toml(),
+    }
+    if rnd.balances is not None:
+        data["balances"] = {p: format_amount(b) for p, b in rnd.balances.items()}
+    if rnd.deck is not None:
+        data["deck"] = " ".join(str(c) for c in rnd.deck)
+    data["operations"] = [operation_to_dict(op) for op in rnd.operations]
+    return data
+
+
+def round_from_text(cls: type[Round], text: str) -> Round:
+    """Rebuild a round (of class *cls*) by replaying its operations."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ActionError(
+            Message(N_("The round record is not valid JSON: {reason}."), reason=error)
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ActionError(Message(N_("The text is not a round record ({format})."), format=FORMAT))
+    procedure = Procedure.from_dict(data["procedure"], source="round")
+    paytable = load_paytable(data["paytable"], source="round")
+    balances = {p: Decimal(b) for p, b in data["balances"].items()} if "balances" in data else None
+    deck = Card.parse_many(data["deck"]) if "deck" in data else None
+    rnd = cls(procedure, paytable, deck=deck, balances=balances)
+    for op in data.get("operations", []):
+        _replay(rnd, op)
+    return rnd
+
+
+def _replay(rnd: Round, op: Mapping[str, Any]) -> None:
+    kind = op.get("op")
+    virtual = rnd.deck is not None
+    if kind == "bet":
+        _replay_bet(rnd, op)
+    elif kind == "change":
+        rnd.change_bet(op["player"], op["bet"], op["stake"])
+    elif kind == "withdraw":
+        rnd.withdraw_bet(op["player"], op["bet"])
+    elif kind == "marker":
+        rnd.place_marker(op["player"], op["row"])
+    elif kind == "close":
+        rnd.close_bets()
+    elif kind == "target":
+        rnd.choose_target(op["rank"])
+    elif kind == "centre":
+        card = Card.parse(op["card"])
+        _check_replayed(rnd.turn_centre(None if virtual else card).card, card)
+    elif kind == "deal":
+        card = Card.parse(op["card"])
+        _check_replayed(rnd.deal(None if virtual else card).card, card)
+    elif kind == "void":
+        rnd.void(str(op.get("reason", "")))
+    elif kind == "settle":
+        rnd.settle()
+    else:
+        raise ActionError(Message(N_("Unknown step '{op}' in the round record."), op=kind))
+
+
+def _replay_bet(rnd: Round, op: Mapping[str, Any]) -> None:
+    player, bet = str(op["player"]), Bet.parse(op["bet"])
+    if "total" not in op:
+        # Recorded before repeated bets added up, when a repeated bet replaced the
+        # stake: replay it as today's explicit step for that, a change.
+        held = any(w.player == player.strip() and w.bet == bet for w in rnd.wagers)
+        if held:
+            rnd.change_bet(player, bet, op["stake"])
+        else:
+            rnd.place_bet(player, bet, op["stake"])
+        return
+    placed = rnd.place_bet(player, bet, op["stake"])
+    recorded = parse_stake(op["total"])
+    if placed.total != recorded:
+        raise ActionError(
+            Message(
+                N_(
+                    "The round record says {player} has {recorded} on {bet}, but its bets"
+                    " add up to {total}."
+                ),
+                player=placed.player,
+                recorded=Amount(recorded),
+                bet=str(bet),
+                total=Amount(placed.total),
+            )
+        )
+
+
+def _check_replayed(dealt: Card, recorded: Card) -> None:
+    if dealt != recorded:
+        raise DeckError(
+            Message(
+                N_("The round record says {recorded} but its deck gives {dealt}."),
+                recorded=recorded,
+                dealt=dealt,
+            )
+        )

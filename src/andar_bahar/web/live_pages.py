@@ -1,0 +1,282 @@
+"""The club table's live pages: which blocks each page has, who sees them, how they render.
+
+:data:`LIVE_PAGES` is the registry (LIVE.md): per page kind its template, its
+**shared** blocks (the same for every viewer of that kind, role and language) and
+its **private** blocks (a player's own). The pages engineer edits it when adding
+or renaming blocks. In a template, a live region is an element with
+``data-live-block="NAME"`` whose *inside* is ``{% block NAME %}``; a block renders
+from :func:`block_context` alone (the state, the round, the last rounds, the
+viewer, the language) — never from the request, which a live render does not have.
+
+:class:`TableRenderer` is the :class:`~andar_bahar.web.live.Renderer` of the club's
+tables; :func:`add_table_socket` adds ``/ws/{code}?page=KIND&v=N&lang=LL``, whose
+identity comes from the page's own cookies (the dealer's, a player's seat, or none:
+a public viewer).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse
+from starlette.websockets import WebSocket
+
+from andar_bahar.engine.errors import AndarBaharError
+from andar_bahar.engine.money import format_amount
+from andar_bahar.i18n import translations
+from andar_bahar.web.context import request_info
+from andar_bahar.web.forms import paytable_rows
+from andar_bahar.web.live import Rendered, Viewer, add_live_route
+from andar_bahar.web.records import RoundSummary, TableState
+from andar_bahar.web.templating import gettext_callables
+from andar_bahar.web.views import Viewer as Sight
+from andar_bahar.web.views import visible_to
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
+
+    from andar_bahar.web.pages import Club
+    from andar_bahar.web.service import TableService
+
+__all__ = [
+    "LIVE_PAGES",
+    "LivePage",
+    "Snapshot",
+    "TableRenderer",
+    "add_table_socket",
+    "answer",
+    "block_context",
+]
+
+LIVE_HEADER = "X-Live"
+"""Marks an answer whose JSON body is a live message for ``live.js`` to apply."""
+
+
+@dataclass(frozen=True, slots=True)
+class LivePage:
+    """A table page that follows the table live."""
+
+    kind: str
+    template: str
+    shared: tuple[str, ...]
+    """Blocks the same for every viewer of the page kind, role and language."""
+    private: tuple[str, ...]
+    """A player's own blocks (rendered only for the player an event concerns)."""
+    roles: frozenset[str]
+    """Who may follow it: ``dealer``, ``player``, ``public``."""
+
+
+LIVE_PAGES: Mapping[str, LivePage] = {
+    "player": LivePage(
+        "player",
+        "player.html",
+        shared=("round", "history"),
+        private=("me", "mine"),
+        roles=frozenset({"player", "public"}),
+    ),
+    "dealer": LivePage(
+        "dealer",
+        "dealer.html",
+        shared=("round", "history", "players", "paytable"),
+        private=(),
+        roles=frozenset({"dealer"}),
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A table read once: its whole state (as its dealer sees it) and its last rounds."""
+
+    state: TableState
+    recent: list[RoundSummary]
+    seen: dict[tuple[bool, str | None], TableState] = field(default_factory=dict)
+
+    def seen_by(self, viewer: Viewer) -> TableState:
+        """What *viewer* may see of the table (:func:`~andar_bahar.web.views.visible_to`):
+        everything for the dealer, their own for a player, neither for anyone else."""
+        sight = (viewer.role == "dealer", viewer.player if viewer.role == "player" else None)
+        if sight not in self.seen:
+            self.seen[sight] = visible_to(self.state, Sight(dealer=sight[0], player=sight[1]))
+        return self.seen[sight]
+
+
+def block_context(snapshot: Snapshot, viewer: Viewer, *, answering: bool = False) -> dict[str, Any]:
+    """What a live block sees: the table as *viewer* may see it, the language (no request).
+
+    *answering*: the blocks answer the viewer's own action (forms come fresh, not kept).
+    """
+    state = snapshot.seen_by(viewer)
+    rnd = state.round
+    return {
+        "lang": viewer.lang,
+        "translations": translations(viewer.lang),
+        **gettext_callables(viewer.lang),
+        # htmx sends the CSRF token from <body hx-headers>: a live block needs no field.
+        "csrf_field": "",
+        "csrf_token": "",
+        "state": state,
+        "round": rnd,
+        "recent": snapshot.recent,
+        "bet_key": secrets.token_hex(12),
+        "paytable_rows": paytable_rows(rnd.paytable if rnd else state.paytable),
+        "live_table": state.code,
+        "dealer": viewer.role == "dealer",
+        "player": viewer.player,
+        "answering": answering,
+    }
+
+
+def shared_data(state: TableState) -> dict[str, Any]:
+    """Small values for page scripts: the round, its deadline, the last card, the result."""
+    rnd = state.round
+    if rnd is None:
+        return {"table": state.code, "round": None}
+    last = rnd.dealt[-1].card if rnd.dealt else rnd.centre
+    return {
+        "table": state.code,
+        "round": rnd.number,
+        "status": rnd.status,
+        "bets_open": rnd.bets_open,
+        "deadline": rnd.bets_deadline.isoformat() if rnd.bets_deadline else None,
+        "dealt": len(rnd.dealt),
+        "card": str(last) if last else None,
+        "winner": (rnd.result.winner.value if rnd.result.winner else "void")
+        if rnd.result
+        else None,
+    }
+
+
+class TableRenderer:
+    """The live blocks of the club's table pages, rendered from one snapshot of a table."""
+
+    def __init__(self, service: TableService, env: Environment) -> None:
+        self.service = service
+        self.env = env
+
+    def read(self, code: str) -> Snapshot:
+        state, recent = self.service.snapshot(code)
+        return Snapshot(state, recent)
+
+    def version(self, snapshot: Snapshot) -> int:
+        return snapshot.state.version
+
+    def deadline(self, snapshot: Snapshot) -> datetime | None:
+        rnd = snapshot.state.round
+        return rnd.bets_deadline if rnd is not None else None
+
+    def close_expired(self, code: str) -> None:
+        self.service.close_expired(code)
+
+    def blocks(
+        self,
+        snapshot: Snapshot,
+        viewer: Viewer,
+        names: tuple[str, ...],
+        *,
+        answering: bool = False,
+    ) -> dict[str, str]:
+        template = self.env.get_template(LIVE_PAGES[viewer.page].template)
+        context = block_context(snapshot, viewer, answering=answering)
+        return {
+            name: "".join(template.blocks[name](template.new_context(context))) for name in names
+        }
+
+    def shared(self, snapshot: Snapshot, group: tuple[str, str, str]) -> Rendered:
+        page, role, lang = group
+        viewer = Viewer(page, role, lang)  # no player: what every viewer of the group may see
+        return Rendered(
+            self.blocks(snapshot, viewer, LIVE_PAGES[page].shared),
+            shared_data(snapshot.seen_by(viewer)),
+        )
+
+    def private(self, snapshot: Snapshot, viewer: Viewer, *, answering: bool = False) -> Rendered:
+        if viewer.player is None:
+            return Rendered({})
+        names = LIVE_PAGES[viewer.page].private
+        blocks = self.blocks(snapshot, viewer, names, answering=answering)
+        data: dict[str, Any] = {}
+        state = snapshot.seen_by(viewer)
+        for player in state.players:
+            if player.name == viewer.player:
+                data["balance"] = format_amount(player.balance)
+        rnd = state.round
+        if rnd is not None and rnd.settlement is not None:
+            mine = [b for b in rnd.settlement.bets if b.player == viewer.player]
+            if mine:
+                data["net"] = format_amount(sum((b.net for b in mine), Decimal(0)))
+        return Rendered(blocks, data)
+
+    def answer(self, snapshot: Snapshot, viewer: Viewer, *, complete: bool) -> Rendered:
+        """The blocks that answer *viewer*'s own action: every block, or only its own ones."""
+        own = self.private(snapshot, viewer, answering=True)
+        if not complete:
+            return own
+        page, role, lang = viewer.group
+        names = LIVE_PAGES[page].shared
+        shared = self.blocks(snapshot, Viewer(page, role, lang), names, answering=True)
+        group_view = snapshot.seen_by(Viewer(page, role, lang))
+        return Rendered({**shared, **own.blocks}, {**shared_data(group_view), **own.data})
+
+
+def viewer_of(club: Club, conn: HTTPConnection, code: str, page: str) -> Viewer | None:
+    """Who the page or socket is, from its cookies (``None``: it may not follow *page*)."""
+    kind = LIVE_PAGES.get(page)
+    if kind is None:
+        return None
+    lang = request_info(conn).lang
+    dealer = club.dealer_token(conn, code)
+    if dealer and club.service.is_dealer(code, dealer) and "dealer" in kind.roles:
+        return Viewer(page, "dealer", lang)
+    seat = club.service.player_seat(code, club.seat_token(conn, code))
+    if seat is not None and "player" in kind.roles:
+        return Viewer(page, "player", lang, seat[0], seat[1])
+    return Viewer(page, "public", lang) if "public" in kind.roles else None
+
+
+def answer(club: Club, request: Request, code: str, page: str) -> JSONResponse:
+    """The answer to an htmx action on a live page: the blocks it changed for this viewer.
+
+    The dealer's page gets all its blocks (``complete``: the page is then at ``v``);
+    a player's page its own blocks — the live message that follows brings the rest.
+    """
+    viewer = viewer_of(club, request, code, page)
+    snapshot = club.renderer.read(code)
+    if viewer is None:
+        viewer = Viewer(page, "public", request_info(request).lang)
+    complete = viewer.role == "dealer"
+    rendered = club.renderer.answer(snapshot, viewer, complete=complete)
+    body = {
+        "v": snapshot.state.version,
+        "kind": "answer",
+        "complete": complete,
+        "blocks": rendered.blocks,
+        "data": rendered.data,
+    }
+    return JSONResponse(body, headers={LIVE_HEADER: "1"})
+
+
+def add_table_socket(app: FastAPI, club: Club) -> None:
+    """Add ``/ws/{code}?page=KIND&v=N&lang=LL``: the table's pages, live.
+
+    A table that does not exist, or a page the cookies may not follow (the
+    dealer's page without the dealer's cookie), is refused.
+    """
+
+    async def identify(websocket: WebSocket, code: str) -> Viewer | None:
+        page = websocket.query_params.get("page", "player")
+        try:
+            await run_in_threadpool(club.service.table_version, code)  # it exists
+            return await run_in_threadpool(viewer_of, club, websocket, code, page)
+        except AndarBaharError:
+            return None
+
+    add_live_route(app, club.site.hub, identify)

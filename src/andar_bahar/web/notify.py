@@ -1,0 +1,167 @@
+"""What crosses processes when a table changes: a small event, by PostgreSQL's LISTEN/NOTIFY.
+
+Every committed change of a table makes one :class:`TableEvent` (the table's code,
+its new version, what happened, whose own blocks it changed). On PostgreSQL the
+transaction that makes the change also sends it with ``pg_notify`` — so it is
+delivered only if the change commits, and in the order the changes committed —
+and every server process :class:`Listener` ``LISTEN``\\ s on the same channel, its
+own changes included. On SQLite there is one process: the store hands the event
+to the process's listeners right after the commit, under its writer lock (so in
+order too).
+
+The channel is per database *and* schema (``andar_bahar`` or ``andar_bahar_<schema>``),
+so that two clubs in two schemas of one server do not hear each other.
+
+>>> event = TableEvent("K7QX2M", 12, "bet", frozenset({3}))
+>>> TableEvent.from_json(event.to_json()) == event
+True
+>>> TableEvent.from_json('{"t": 1}') is None
+True
+>>> channel_name("public"), channel_name("test_4f2a"), channel_name("Odd-Name")
+('andar_bahar', 'andar_bahar_test_4f2a', 'andar_bahar_odd_name')
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from sqlalchemy import Engine, make_url, text
+
+__all__ = ["Listener", "TableEvent", "channel_name", "channel_of", "psycopg_dsn"]
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "andar_bahar"
+RECONNECT_MIN, RECONNECT_MAX = 0.2, 10.0
+"""Seconds between attempts to LISTEN again after the connection is lost (doubling)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableEvent:
+    """A committed change of table *code*, now at *version*.
+
+    *players* are the ids of the players whose own (private) blocks changed; ``None``
+    means every player's. The text form (:meth:`to_json`) stays far below
+    PostgreSQL's 8000-byte limit for a notification: one event names a few players
+    at most (a bet, a marker), or says "everyone" (a settlement).
+    """
+
+    code: str
+    version: int
+    kind: str
+    players: frozenset[int] | None = None
+
+    def to_json(self) -> str:
+        players = None if self.players is None else sorted(self.players)
+        return json.dumps(
+            {"t": self.code, "v": self.version, "k": self.kind, "p": players},
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_json(cls, payload: str) -> TableEvent | None:
+        """The event in *payload*, or ``None`` for anything else on the channel."""
+        try:
+            data = json.loads(payload)
+            players = data["p"]
+            return cls(
+                str(data["t"]),
+                int(data["v"]),
+                str(data["k"]),
+                None if players is None else frozenset(int(p) for p in players),
+            )
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def merge(self, other: TableEvent) -> TableEvent:
+        """One event for both (the later version and kind; the players of both)."""
+        players = (
+            None if self.players is None or other.players is None else self.players | other.players
+        )
+        later = other if other.version >= self.version else self
+        return TableEvent(self.code, later.version, later.kind, players)
+
+
+def channel_name(schema: str) -> str:
+    """The NOTIFY channel of the tables in *schema* (a plain lower-case identifier)."""
+    if schema in ("", "public"):
+        return CHANNEL
+    return f"{CHANNEL}_{re.sub(r'[^a-z0-9_]', '_', schema.lower())}"[:63]
+
+
+def channel_of(engine: Engine) -> str | None:
+    """The channel of *engine*'s database, or ``None`` where there is no NOTIFY (SQLite)."""
+    if engine.dialect.name != "postgresql":
+        return None
+    with engine.connect() as connection:
+        schema = connection.execute(text("SELECT current_schema()")).scalar_one_or_none()
+    return channel_name(str(schema or ""))
+
+
+def psycopg_dsn(url: str) -> str:
+    """A SQLAlchemy URL (``postgresql+psycopg://…``) as a libpq connection string."""
+    parsed = make_url(url).set(drivername="postgresql")
+    return parsed.render_as_string(hide_password=False)
+
+
+class Listener:
+    """LISTEN on a channel in this process's event loop; hand every event to *deliver*.
+
+    Runs until :meth:`stop`. When the connection is lost it connects again (with
+    backoff) and then calls *resync*: notifications sent meanwhile are gone, so the
+    pages must be brought up to date from the database.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        channel: str,
+        deliver: Callable[[TableEvent], None],
+        resync: Callable[[], Awaitable[None]],
+    ) -> None:
+        self.dsn = dsn
+        self.channel = channel
+        self.deliver = deliver
+        self.resync = resync
+        self.ready = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.ensure_future(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+
+    async def _run(self) -> None:
+        import psycopg  # the postgres extra
+
+        delay = RECONNECT_MIN
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(
+                    self.dsn, autocommit=True
+                ) as connection:
+                    await connection.execute(f'LISTEN "{self.channel}"')
+                    delay = RECONNECT_MIN
+                    await self.resync()  # what was sent while nobody listened is gone
+                    self.ready.set()
+                    async for notification in connection.notifies():
+                        event = TableEvent.from_json(notification.payload)
+                        if event is not None:
+                            self.deliver(event)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # the database went away: listen again when it is back
+                log.warning("live updates: LISTEN connection lost (%s); retrying", error)
+                self.ready.clear()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RECONNECT_MAX)

@@ -1,0 +1,196 @@
+"""What chip rounding does at a real stake (issue 13, item 2).
+
+Expected values are derived here independently of the package: P(Andar) by enumerating
+where the three matching cards lie among the 51, and each rounded win with math.floor /
+math.ceil on exact fractions; the property test settles every outcome through the
+engine's own settlement instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from andar_bahar.chance.odds import odds_report, outcome_distribution
+from andar_bahar.chance.rounding import rounding_check, stake_odds
+from andar_bahar.engine.bets import Wager
+from andar_bahar.engine.paytables import Odds, Paytable, Rounding, find_paytable
+from andar_bahar.engine.rules import Row, find_procedure
+from andar_bahar.engine.settlement import settle
+
+CLASSIC = find_procedure("classic")
+WIZARD = find_paytable("wizard")
+
+
+def andar_probability_by_enumeration() -> Fraction:
+    """Classic: the first of the 3 matching cards among 51 falls at an odd position."""
+    first = [min(c) for c in itertools.combinations(range(1, 52), 3)]
+    return Fraction(sum(1 for k in first if k % 2 == 1), len(first))
+
+
+P_ANDAR = andar_probability_by_enumeration()
+P_ONE_TO_FIVE = Fraction(
+    sum(1 for c in itertools.combinations(range(1, 52), 3) if min(c) <= 5),
+    math.comb(51, 3),
+)
+
+
+def rounded(units: Fraction, rule: Rounding) -> int:
+    if rule is Rounding.DOWN:
+        return math.floor(units)
+    if rule is Rounding.UP:
+        return math.ceil(units)
+    return math.floor(units + Fraction(1, 2))
+
+
+def expected_at(stake: int, pay: Fraction, p: Fraction, rule: Rounding) -> Fraction:
+    """Return per unit staked with chip 1: p × rounded(stake × pay) / stake − (1 − p)."""
+    return p * rounded(stake * pay, rule) / stake - (1 - p)
+
+
+def table(rule: Rounding, **changes: object) -> Paytable:
+    return dataclasses.replace(WIZARD, rounding=rule, **changes)  # type: ignore[arg-type]
+
+
+def test_the_enumerated_probabilities_are_the_published_ones() -> None:
+    assert Fraction(429, 833) == P_ANDAR  # SPEC / docs/odds.md
+    assert Fraction(1129, 4165) == P_ONE_TO_FIVE
+
+
+@pytest.mark.parametrize("rule", list(Rounding))
+@pytest.mark.parametrize("stake", [1, 5, 10])
+def test_the_edge_at_stakes_1_5_10_under_each_rounding_rule(rule: Rounding, stake: int) -> None:
+    at = {str(o.bet): o for o in stake_odds(odds_report(CLASSIC, table(rule)), Decimal(stake))}
+    andar = expected_at(stake, Fraction(9, 10), P_ANDAR, rule)
+    one_to_five = expected_at(stake, Fraction(5, 2), P_ONE_TO_FIVE, rule)
+    assert at["andar"].expected_return == andar
+    assert at["cards:1-5"].expected_return == one_to_five
+    assert at["andar"].nominal_return == P_ANDAR * Fraction(19, 10) - 1
+
+
+def test_the_issues_figures() -> None:
+    # Issue 13: rounding up, Andar stakes 1–9 are paid 1:1, +25/833 for the player;
+    # half-up, stakes 1–5; rounding down, 1 chip pays nothing (48.5 %), 5 chips 7.3 %.
+    for rule, stakes in ((Rounding.UP, range(1, 10)), (Rounding.HALF_UP, range(1, 6))):
+        report = odds_report(CLASSIC, table(rule))
+        for stake in stakes:
+            assert stake_odds(report, Decimal(stake))[0].expected_return == Fraction(25, 833)
+    down = odds_report(CLASSIC, WIZARD)
+    one = stake_odds(down, Decimal(1))[0]
+    assert one.pays_nothing and one.house_edge == Fraction(404, 833)
+    assert stake_odds(down, Decimal(5))[0].house_edge == Fraction(304, 4165)  # 7.30 %
+
+
+@pytest.mark.parametrize("rule", list(Rounding))
+def test_the_warnings_list_exactly_the_harmful_stakes(rule: Rounding) -> None:
+    # Brute force over stakes 1..300 (every harm ends far below: see rounding.py's bound)
+    check = rounding_check(odds_report(CLASSIC, table(rule, bands=())))
+    edge = [n for n in range(1, 301) if expected_at(n, Fraction(9, 10), P_ANDAR, rule) > 0]
+    nothing = [n for n in range(1, 301) if rounded(n * Fraction(9, 10), rule) == 0]
+    risks = {str(r.bet): r for r in check.risks}
+    if not edge and not nothing:
+        assert check.risks == () and check.messages() == []
+        return
+    andar = risks.pop("andar")
+    assert list(andar.player_edge.units) == edge
+    assert list(andar.pays_nothing.units) == nothing
+    assert risks == {}  # Bahar pays 1 to 1: whole chips at every stake
+    assert check.recommended_min == max(edge + nothing) + 1
+    expected = {Rounding.DOWN: [1], Rounding.HALF_UP: [1, 2, 3, 4, 5]}
+    expected[Rounding.UP] = [*range(1, 10), 18, 19]
+    assert (edge or nothing) == expected[rule]
+
+
+def test_the_messages_say_what_to_do() -> None:
+    check = rounding_check(odds_report(CLASSIC, table(Rounding.UP, bands=())))
+    text = [str(m) for m in check.messages()]
+    assert text == [
+        "Rounding: at stakes of 1–9, 18–19 the player has the edge on Andar: up to +3.00 % per"
+        " unit staked (the odds give the house 2.15 %).",
+        "Set the table minimum ([limits] min) to 20 or more to avoid these stakes.",
+    ]
+    assert str(rounding_check(odds_report(CLASSIC, WIZARD)).messages()[0]) == (
+        "Rounding: a winning bet on Andar can be paid nothing at a stake of 1"
+        " (wins rounded down to the chip, chip 1)."
+    )
+
+
+def test_only_the_stakes_the_table_allows_are_warned_about() -> None:
+    up = table(Rounding.UP, bands=(), min_stake=Decimal(10))
+    risks = rounding_check(odds_report(CLASSIC, up)).risks
+    assert [list(r.player_edge.units) for r in risks] == [[18, 19]]
+    safe = table(Rounding.UP, bands=(), min_stake=Decimal(20))
+    assert rounding_check(odds_report(CLASSIC, safe)).messages() == []
+    capped = table(Rounding.UP, bands=(), max_stake=Decimal(15))
+    messages = [str(m) for m in rounding_check(odds_report(CLASSIC, capped)).messages()]
+    assert "stakes of 1–9 the player" in messages[0]
+    assert messages[-1].startswith("Set the table minimum ([limits] min) to 10")
+
+
+def test_a_minimum_above_the_maximum_is_said_to_be_no_way_out() -> None:
+    capped = table(Rounding.UP, bands=(), min_stake=Decimal(1), max_stake=Decimal(19))
+    last = str(rounding_check(odds_report(CLASSIC, capped)).messages()[-1])
+    assert last.startswith("Only a table minimum of 20 or more avoids these stakes")
+
+
+def test_the_chip_counts_in_chips_not_in_units() -> None:
+    # chip 5: a 5 stake is one chip; 5 × 0.9 = 4.5 is less than a chip, paid nothing
+    fives = table(Rounding.DOWN, bands=(), chip=Decimal(5))
+    check = rounding_check(odds_report(CLASSIC, fives))
+    assert [str(s) for s in (r.pays_nothing for r in check.risks)] == ["5"]
+    assert check.recommended_min == Decimal(10)
+
+
+def test_a_fair_bet_rounded_up_has_no_safe_minimum() -> None:
+    # Bahar paid exactly fair, 429/404 to 1: rounding up gives the player the edge at
+    # most stakes of every size; no minimum avoids it.
+    fair = table(Rounding.UP, bands=(), main=(Odds.parse("0.9 to 1"), Odds.parse("429/404 to 1")))
+    report = odds_report(CLASSIC, fair)
+    assert report.bets[1].expected_return == 0
+    check = rounding_check(report)
+    assert not check.avoidable and check.recommended_min is None
+    assert str(check.messages()[-1]).startswith("No table minimum avoids it")
+    bahar = next(r for r in check.risks if str(r.bet) == "bahar")
+    assert bahar.player_edge.endless and str(bahar.player_edge).endswith("…")
+
+
+def test_a_bet_the_odds_already_give_the_player_is_left_to_the_odds_warning() -> None:
+    even = dataclasses.replace(find_paytable("even-money"), rounding=Rounding.UP, bands=())
+    check = rounding_check(odds_report(CLASSIC, even))
+    assert all(str(r.bet) != "andar" for r in check.risks)
+
+
+@given(
+    pay=st.integers(1, 400).map(lambda n: Fraction(n, 20)),
+    rule=st.sampled_from(list(Rounding)),
+    chip=st.sampled_from([Decimal(1), Decimal(5), Decimal("0.5")]),
+    units=st.integers(1, 60),
+    procedure=st.sampled_from(["classic", "home", "first-card", "mangatha"]),
+)
+@settings(max_examples=60, deadline=None)
+def test_stake_odds_agree_with_settling_every_outcome(
+    pay: Fraction, rule: Rounding, chip: Decimal, units: int, procedure: str
+) -> None:
+    # Property: the return at a stake is Σ P(outcome) × net(outcome) / stake, each net
+    # worked out by the engine's settlement (its own rounding path).
+    rules = find_procedure(procedure)
+    club = Paytable(name="club", main=(Odds.parse(pay), Odds.parse(1)), chip=chip, rounding=rule)
+    stake = chip * units
+    got = stake_odds(odds_report(rules, club), stake)[0]
+    total = Fraction(0)
+    for (first, winner, k), p in outcome_distribution(rules).probabilities.items():
+        s = settle(
+            winner=winner, cards_dealt=k, first_row=first, paytable=club,
+            wagers=[Wager("a", got.bet, stake)],
+        )  # fmt: skip
+        total += p * Fraction(s.bets[0].net)
+    assert got.expected_return == total / Fraction(stake)
+    assert got.pays_nothing == (club.win(stake, club.main[0]) == 0)
+    assert str(got.bet) == Row.ANDAR.value
