@@ -119,7 +119,7 @@ class ClubGame:
         if not player:
             raise BetError(Message(N_("A player needs a name.")))
         if len(player) > MAX_NAME:
-            raise BetError(Message(N_("A name has at most 40 characters.")))
+            raise BetError(Message(N_("A name has at most {n} characters."), n=MAX_NAME))
         if player in (HOUSE, CASHIER):
             raise BetError(Message(N_("The name '{name}' is kept for the house."), name=player))
         if player in self.balances:

@@ -52,9 +52,19 @@ def paytable_title(paytable: Paytable | str, translator: Translator | None) -> s
     """A preset paytable's title in the user's language; a club's table by its own name."""
     name = paytable if isinstance(paytable, str) else paytable.name
     msgid = PAYTABLE_TITLES.get(name)
-    if msgid is None:
-        return name
-    return translate(msgid, translator)
+    if msgid is not None:
+        return translate(msgid, translator)
+    designed = name.removeprefix(DESIGNED)
+    if designed != name:  # the paytable designer's name for a table it made
+        return Message(
+            N_("designed for the procedure {procedure}"),
+            procedure=procedure_title(designed, translator),
+        ).localized(translator)
+    return name
+
+
+DESIGNED = "designed for "
+"""How the paytable designer (:mod:`andar_bahar.chance.design`) names a table it makes."""
 
 
 @dataclass(frozen=True, slots=True)

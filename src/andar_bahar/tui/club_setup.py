@@ -19,8 +19,15 @@ from andar_bahar.games.clubgame import CASHIER, HOUSE, MAX_NAME, ClubGame
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.tui.common import Bar, Note, Table, TrainerScreen, button, literal, refill, tr
-from andar_bahar.tui.odds import odds_table, report, report_lines, warning_messages
-from andar_bahar.tui.rules_form import compose_rules, read_rules, sync_rules
+from andar_bahar.tui.designer import DesignPanel, DesignState, design_table
+from andar_bahar.tui.odds import checked, odds_table, report_lines, warning_messages
+from andar_bahar.tui.rules_form import (
+    DESIGNED,
+    compose_rules,
+    read_procedure_chosen,
+    read_rules,
+    sync_rules,
+)
 
 if TYPE_CHECKING:
     from andar_bahar.chance.odds import OddsReport
@@ -42,7 +49,7 @@ def check_player(name: str, chips: str, seated: dict[str, Decimal]) -> tuple[str
     if not player:
         raise BetError(Message(N_("A player needs a name.")))
     if len(player) > MAX_NAME:
-        raise BetError(Message(N_("A name has at most 40 characters.")))
+        raise BetError(Message(N_("A name has at most {n} characters."), n=MAX_NAME))
     if player in (HOUSE, CASHIER):
         raise BetError(Message(N_("The name '{name}' is kept for the house."), name=player))
     if player in seated:
@@ -72,7 +79,11 @@ class ClubSetup(TrainerScreen):
         self.report: OddsReport | None = None
         self.rules: tuple[Procedure, Paytable] | None = None
         self.rules_error: AndarBaharError | None = None
+        self.rounding: list[Message] = []
         self.busy = False
+        self.design = DesignState()
+        self.designed: Paytable | None = None
+        """A table made by the designer, offered among the paytables once used."""
 
     def compose_body(self) -> ComposeResult:
         t = self.t
@@ -110,13 +121,14 @@ class ClubSetup(TrainerScreen):
             yield from self._preview()
         yield button(tr(self, Message(N_("Open the table"))), "start", variant="primary")
         yield Note(id="error")
+        yield DesignPanel(self, self.design)
 
     def _preview(self) -> ComposeResult:
         report = self.report
         if report is None:
             return
         yield odds_table(report, self.t, id="odds")
-        for line in report_lines(report, self.t):
+        for line in report_lines(report, self.t, self.rounding):
             yield Static(literal(line), classes="hint")
 
     def on_mount(self) -> None:
@@ -127,6 +139,7 @@ class ClubSetup(TrainerScreen):
     def sync(self) -> None:
         sync_rules(self)
         self.query_one("#preview").loading = self.busy
+        self.query_one(DesignPanel).sync()
         self.query_one("#players", Table).display = bool(self.players)
         self.query_one("#remove", Button).display = bool(self.players)
         if self.rules_error is not None:
@@ -197,17 +210,50 @@ class ClubSetup(TrainerScreen):
         self.sync()
         procedure, paytable = rules
         self.run_worker(
-            lambda: report(procedure, paytable), thread=True, exclusive=True, group="preview"
+            lambda: checked(procedure, paytable), thread=True, exclusive=True, group="preview"
         )
 
     async def on_worker_state_changed(self, event) -> None:  # type: ignore[no-untyped-def]
         from textual.worker import WorkerState
 
-        if event.worker.group != "preview" or event.state is not WorkerState.SUCCESS:
+        if event.state is not WorkerState.SUCCESS:
             return
-        self.report, self.busy = event.worker.result, False
-        await refill(self.query_one("#preview"), self._preview())
+        if event.worker.group == "preview":
+            (self.report, self.rounding), self.busy = event.worker.result, False
+            await refill(self.query_one("#preview"), self._preview())
+        elif event.worker.group == "design":
+            result, self.design.busy = event.worker.result, False
+            if isinstance(result, AndarBaharError):  # a range that is not one: a sentence
+                self.design.error = result
+            else:
+                self.design.design, self.design.rounding = result
+                panel = self.query_one(DesignPanel)
+                await refill(panel.query_one("#design-result"), panel.result())
+        self.resync()
+
+    def on_design_panel_design(self) -> None:
+        """Design a table for the procedure chosen (on a worker thread)."""
+        try:
+            procedure = read_procedure_chosen(self)
+        except AndarBaharError as refused:
+            self.design.error = refused
+            self.sync()
+            return
+        edge = self.value("edge")
+        self.design.error, self.design.busy = None, True
         self.sync()
+        self.run_worker(
+            lambda: design_table(procedure, edge), thread=True, exclusive=True, group="design"
+        )
+
+    async def on_design_panel_use(self, event: DesignPanel.Use) -> None:
+        """The designed table becomes the table's paytable (and is shown among the choices)."""
+        self.designed = event.paytable
+        self.save_form()
+        self.form["paytable"] = DESIGNED
+        await self.redraw()
+        self.compute()
+        self.focus_on(self.query_one("#paytable"))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         self.compute()

@@ -14,6 +14,7 @@ from textual.containers import Vertical
 from textual.widgets import Button, Select, Static
 
 from andar_bahar.engine.bets import Bet, MainBet
+from andar_bahar.engine.cards import Colour
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.paytables import MainKey, Paytable
@@ -29,12 +30,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "OddsScreen",
+    "checked",
     "limits_text",
     "odds_table",
     "pays_text",
     "report",
+    "rounding_messages",
     "text_chart",
     "warning_messages",
+    "when_text",
 ]
 
 _BAR = 40
@@ -51,10 +55,11 @@ def pays_text(bet: Bet, paytable: Paytable, translator: Translator | None) -> st
     return paytable.odds_for(bet, first_row=Row.ANDAR).localized(translator)
 
 
-def _when(odds: BetOdds, translator: Translator | None) -> str:
-    if odds.given is None:
+def when_text(given: Colour | None, translator: Translator | None) -> str:
+    """When a bet's odds hold: any centre card, or once its colour is seen."""
+    if given is None:
         return Message(N_("any centre")).localized(translator)
-    return Message(N_("centre {colour}"), colour=odds.given).localized(translator)
+    return Message(N_("centre {colour}"), colour=given).localized(translator)
 
 
 def odds_table(report: OddsReport, translator: Translator | None, *, id: str) -> Table:
@@ -69,7 +74,7 @@ def odds_table(report: OddsReport, translator: Translator | None, *, id: str) ->
     rows = [
         [
             odds.bet.localized(t),
-            _when(odds, t),
+            when_text(odds.given, t),
             percent_text(odds.probability, t),
             pays_text(odds.bet, report.paytable, t),
             percent_text(odds.house_edge, t),
@@ -172,8 +177,11 @@ def mean_text(report: OddsReport, translator: Translator | None) -> str:
     ).localized(translator)
 
 
-def report_lines(report: OddsReport, translator: Translator | None) -> Iterable[str]:
-    """The sentences under the odds table: the mean count, the limits, the warnings."""
+def report_lines(
+    report: OddsReport, translator: Translator | None, rounding: Iterable[Message] = ()
+) -> Iterable[str]:
+    """The sentences under the odds table: the mean count, the limits, the warnings (the
+    odds' own, then what rounding to the chip does at real stakes)."""
     yield mean_text(report, translator)
     yield limits_text(report.paytable, translator)
     warnings = warning_messages(report)
@@ -181,7 +189,7 @@ def report_lines(report: OddsReport, translator: Translator | None) -> Iterable[
         yield Message(
             N_("No bet favours the player: the house has the edge on every bet.")
         ).localized(translator)
-    for warning in warnings:
+    for warning in [*warnings, *rounding]:
         yield warning.localized(translator)
 
 
@@ -196,6 +204,7 @@ class OddsScreen(TrainerScreen):
     def __init__(self) -> None:
         super().__init__()
         self.report: OddsReport | None = None
+        self.rounding: list[Message] = []
         self.error: AndarBaharError | None = None
         self.busy = False
 
@@ -221,7 +230,7 @@ class OddsScreen(TrainerScreen):
                 classes="title",
             )
             yield odds_table(report, t, id="odds")
-            for line in report_lines(report, t):
+            for line in report_lines(report, t, self.rounding):
                 yield Static(literal(line), classes="hint")
             yield Static(literal(text_chart(report, t)), id="chart")
 
@@ -256,7 +265,7 @@ class OddsScreen(TrainerScreen):
         self.error, self.busy = None, True
         self.sync()
         self.run_worker(
-            lambda: report(procedure, paytable), thread=True, exclusive=True, group="odds"
+            lambda: checked(procedure, paytable), thread=True, exclusive=True, group="odds"
         )
 
     async def on_worker_state_changed(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -264,9 +273,22 @@ class OddsScreen(TrainerScreen):
 
         if event.worker.group != "odds" or event.state is not WorkerState.SUCCESS:
             return
-        self.report, self.busy = event.worker.result, False
+        (self.report, self.rounding), self.busy = event.worker.result, False
         await refill(self.query_one("#results"), self._results())
         self.sync()
+
+
+def rounding_messages(report: OddsReport) -> list[Message]:
+    """What rounding to the chip does at the stakes the table allows, and the minimum to set."""
+    from andar_bahar.chance.rounding import rounding_check
+
+    return rounding_check(report).messages()
+
+
+def checked(procedure: Procedure, paytable: Paytable) -> tuple[OddsReport, list[Message]]:
+    """The exact odds and the rounding warnings of a table (on a worker thread)."""
+    odds = report(procedure, paytable)
+    return odds, rounding_messages(odds)
 
 
 def report(procedure: Procedure, paytable: Paytable) -> OddsReport:

@@ -16,15 +16,17 @@ from andar_bahar.games.wording import CLUB, paytable_title, procedure_title
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.tui.common import TrainerScreen, literal, tr
 
-__all__ = ["compose_rules", "read_rules", "sync_rules"]
+__all__ = ["compose_rules", "read_procedure_chosen", "read_rules", "sync_rules"]
 
 FILE = "file"
 OWN = "own"
+DESIGNED = "designed"
 
 
 def compose_rules(screen: TrainerScreen) -> ComposeResult:
     """The fields: procedure, its file, the bet window, the paytable and its file."""
     t = screen.t
+    designed: Paytable | None = getattr(screen, "designed", None)
     yield Static(literal(tr(screen, Message(N_("Procedure:")))), classes="label")
     yield screen.choice(
         "procedure",
@@ -48,7 +50,8 @@ def compose_rules(screen: TrainerScreen) -> ComposeResult:
         "paytable",
         [(tr(screen, Message(N_("the procedure's own"))), OWN)]
         + [(paytable_title(name, t), name) for name in PAYTABLES]
-        + [(tr(screen, Message(N_("A club's paytable file…"))), FILE)],
+        + [(tr(screen, Message(N_("A club's paytable file…"))), FILE)]
+        + ([(paytable_title(designed, t), DESIGNED)] if designed is not None else []),
         OWN,
     )
     yield screen.field(
@@ -56,8 +59,8 @@ def compose_rules(screen: TrainerScreen) -> ComposeResult:
     )
 
 
-def read_rules(screen: TrainerScreen) -> tuple[Procedure, Paytable]:
-    """The procedure (with the window chosen) and the paytable; a project error if refused."""
+def read_procedure_chosen(screen: TrainerScreen) -> Procedure:
+    """The procedure chosen, with the window chosen; a project error if refused."""
     choice = screen.value("procedure")
     procedure_file = screen.value("procedure-file").strip()
     if choice == FILE:
@@ -71,7 +74,18 @@ def read_rules(screen: TrainerScreen) -> tuple[Procedure, Paytable]:
     window = screen.value("window")
     if window != OWN:
         procedure = procedure.replace(window=BetWindow(window))
+    return procedure
+
+
+def read_rules(screen: TrainerScreen) -> tuple[Procedure, Paytable]:
+    """The procedure (with the window chosen) and the paytable; a project error if refused."""
+    procedure = read_procedure_chosen(screen)
+    choice = screen.value("procedure")
+    procedure_file = screen.value("procedure-file").strip()
     table = screen.value("paytable")
+    designed: Paytable | None = getattr(screen, "designed", None)
+    if table == DESIGNED and designed is not None:
+        return procedure, designed
     if table == FILE:
         paytable_file = screen.value("paytable-file").strip()
         if not paytable_file:
