@@ -40,6 +40,8 @@ LATIN_ALLOWED = {
     "English", "Andar", "Bahar", "Wizard", "of", "Odds",
     # typed into the command palette to get "no match"
     "zzzz",
+    # the club file's own keys, "[limits] min", named where the rounding check says what to set
+    "limits", "min",
 }  # fmt: skip
 """Latin words that may stand on a Russian or Georgian screen (any other is a bug)."""
 

@@ -46,7 +46,7 @@ from andar_bahar.engine.rules import Procedure
 from andar_bahar.engine.settlement import Settlement
 from andar_bahar.i18n.messages import N_, Message
 
-__all__ = ["CASHIER", "HOUSE", "ClubGame", "LedgerEntry", "PlayerSummary"]
+__all__ = ["CASHIER", "HOUSE", "ClubGame", "LedgerEntry", "PlayerSummary", "check_seat"]
 
 HOUSE = "house"
 CASHIER = "cashier"
@@ -85,6 +85,35 @@ class PlayerSummary:
         return as_decimal(self.balance + self.chips_out - self.chips_in)
 
 
+def check_seat(
+    name: str, balance: Decimal | int | str, seated: Mapping[str, Decimal]
+) -> tuple[str, Decimal]:
+    """A new player's name and chips, or a sentence saying what is wrong.
+
+    >>> check_seat(" [red]x ", "500", {})
+    ('[red]x', Decimal('500'))
+    >>> check_seat("Asha", "lots", {})
+    Traceback (most recent call last):
+    ...
+    andar_bahar.engine.errors.BetError: The stake 'lots' is not a number: write an amount such as 100 or 12.5.
+    """
+    player = name.strip()
+    if not player:
+        raise BetError(Message(N_("A player needs a name.")))
+    if len(player) > MAX_NAME:
+        raise BetError(Message(N_("A name has at most {n} characters."), n=MAX_NAME))
+    if player in (HOUSE, CASHIER):
+        raise BetError(Message(N_("The name '{name}' is kept for the house."), name=player))
+    if player in seated:
+        raise BetError(Message(N_("{player} is already at the table."), player=player))
+    amount = parse_stake(balance)
+    if amount < 0:
+        raise BetError(
+            Message(N_("A balance cannot be negative: {amount}."), amount=Amount(amount))
+        )
+    return player, as_decimal(amount)
+
+
 class ClubGame:
     """A table of players with chip balances, one procedure and one paytable."""
 
@@ -115,20 +144,7 @@ class ClubGame:
 
     def add_player(self, name: str, balance: Decimal | int | str) -> None:
         """Seat a player with a starting balance of chips (between rounds or while bets are open)."""
-        player = name.strip()
-        if not player:
-            raise BetError(Message(N_("A player needs a name.")))
-        if len(player) > MAX_NAME:
-            raise BetError(Message(N_("A name has at most {n} characters."), n=MAX_NAME))
-        if player in (HOUSE, CASHIER):
-            raise BetError(Message(N_("The name '{name}' is kept for the house."), name=player))
-        if player in self.balances:
-            raise BetError(Message(N_("{player} is already at the table."), player=player))
-        amount = parse_stake(balance)
-        if amount < 0:
-            raise BetError(
-                Message(N_("A balance cannot be negative: {amount}."), amount=Amount(amount))
-            )
+        player, amount = check_seat(name, balance, self.balances)
         self.departed.pop(player, None)
         self.balances[player] = as_decimal(amount)
         self._chips(player, as_decimal(amount), "chips in")

@@ -11,11 +11,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Button, Input, Select, Static
 
-from andar_bahar.engine.errors import AndarBaharError, BetError
-from andar_bahar.engine.money import as_decimal, parse_stake
+from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import Procedure
-from andar_bahar.games.clubgame import CASHIER, HOUSE, MAX_NAME, ClubGame
+from andar_bahar.games.clubgame import ClubGame, check_seat
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.tui.common import Bar, Note, Table, TrainerScreen, button, literal, refill, tr
@@ -32,32 +31,7 @@ from andar_bahar.tui.rules_form import (
 if TYPE_CHECKING:
     from andar_bahar.chance.odds import OddsReport
 
-__all__ = ["ClubSetup", "check_player"]
-
-
-def check_player(name: str, chips: str, seated: dict[str, Decimal]) -> tuple[str, Decimal]:
-    """A new player's name and chips, or a sentence saying what is wrong.
-
-    >>> check_player(" [red]x ", "500", {})
-    ('[red]x', Decimal('500'))
-    >>> check_player("Asha", "lots", {})
-    Traceback (most recent call last):
-    ...
-    andar_bahar.engine.errors.BetError: The stake 'lots' is not a number: write an amount such as 100 or 12.5.
-    """
-    player = name.strip()
-    if not player:
-        raise BetError(Message(N_("A player needs a name.")))
-    if len(player) > MAX_NAME:
-        raise BetError(Message(N_("A name has at most {n} characters."), n=MAX_NAME))
-    if player in (HOUSE, CASHIER):
-        raise BetError(Message(N_("The name '{name}' is kept for the house."), name=player))
-    if player in seated:
-        raise BetError(Message(N_("{player} is already at the table."), player=player))
-    amount = parse_stake(chips)
-    if amount < 0:
-        raise BetError(Message(N_("A balance cannot be negative: {amount}."), amount=chips))
-    return player, as_decimal(amount)
+__all__ = ["ClubSetup"]
 
 
 class ClubSetup(TrainerScreen):
@@ -151,7 +125,7 @@ class ClubSetup(TrainerScreen):
         """Seat the player typed in; False (and a sentence) if refused."""
         note = self.query_one("#players-note", Note)
         try:
-            name, chips = check_player(self.value("name"), self.value("chips"), self.players)
+            name, chips = check_seat(self.value("name"), self.value("chips"), self.players)
         except AndarBaharError as refused:
             note.say(refused)
             return False

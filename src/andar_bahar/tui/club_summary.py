@@ -14,12 +14,21 @@ from andar_bahar.engine.errors import AndarBaharError, BetError
 from andar_bahar.engine.money import as_decimal, parse_stake
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import Procedure
-from andar_bahar.games.clubgame import ClubGame
+from andar_bahar.games.clubgame import ClubGame, check_seat
 from andar_bahar.games.wording import paytable_title, procedure_title
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, NP_, Message
-from andar_bahar.tui.club_setup import check_player
-from andar_bahar.tui.common import Bar, Note, Table, TrainerScreen, button, literal, tr, trainer
+from andar_bahar.tui.common import (
+    Bar,
+    EndScreen,
+    Note,
+    Table,
+    TrainerScreen,
+    button,
+    literal,
+    tr,
+    trainer,
+)
 
 if TYPE_CHECKING:
     from andar_bahar.storage import Storage, StoredGame
@@ -98,7 +107,7 @@ class PlayersScreen(TrainerScreen):
         game = self.game
         try:
             if action == "seat":
-                name, chips = check_player(self.value("name"), self.value("chips"), game.balances)
+                name, chips = check_seat(self.value("name"), self.value("chips"), game.balances)
                 game.add_player(name, chips)
                 text = Message(
                     N_("{player} sits down with {chips} chips."),
@@ -136,7 +145,7 @@ class PlayersScreen(TrainerScreen):
         self.query_one("#players", Table).fill(*self._table())
 
 
-class SummaryScreen(TrainerScreen):
+class SummaryScreen(EndScreen):
     """The end of a session: what each player brought, took away and won."""
 
     TITLE_TEXT = N_("Session summary")
@@ -188,19 +197,7 @@ class SummaryScreen(TrainerScreen):
             ),
             classes="title",
         )
-        yield button(tr(self, Message(N_("Back to the menu"))), "menu", variant="primary")
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.focus_on(self.query_one("#menu", Button))
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "menu":
-            self.leave()
-
-    def leave(self) -> None:
-        while len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
+        yield self.menu_button()
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Bar",
     "ConfirmScreen",
+    "EndScreen",
     "Note",
     "Table",
     "TrainerFooter",
@@ -132,6 +133,7 @@ class Note(Static):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("", id=id, classes=classes, markup=False)
         self.add_class("-empty")
+        self._said: tuple[str | None, str] = (None, "")
 
     def say(self, text: Say, *, kind: str = "") -> None:
         """Show *text* (``None``: nothing); *kind*: ``error``, ``warning`` or ``success``."""
@@ -139,6 +141,9 @@ class Note(Static):
             kind = "error"
         if isinstance(text, Message | AndarBaharError):
             text = tr(self, text)
+        if (text, kind) == self._said:
+            return
+        self._said = (text, kind)
         for name in ("error", "warning", "success"):
             self.set_class(kind == name, f"-{name}")
         self.set_class(not text, "-empty")
@@ -185,6 +190,7 @@ class Table(DataTable[Text]):
         self._rows = [list(row) for row in rows]
         self._keys = list(keys) if keys is not None else None
         self._right = set(right)
+        self._filled = False
 
     def on_mount(self) -> None:
         self.fill(self._headers, self._rows, keys=self._keys)
@@ -195,9 +201,16 @@ class Table(DataTable[Text]):
         rows: Iterable[Sequence[str]],
         keys: Sequence[str] | None = None,
     ) -> None:
-        """Show *rows* under *headers* (a key per row, for rows that can be chosen)."""
+        """Show *rows* under *headers* (a key per row, for rows that can be chosen).
+
+        Nothing is redrawn when they are the same as shown (a screen shows its state often).
+        """
+        shown = (self._headers, self._rows, self._keys)
         self._headers, self._rows = list(headers), [list(row) for row in rows]
         self._keys = list(keys) if keys is not None else None
+        if self.is_mounted and self._filled and shown == (self._headers, self._rows, self._keys):
+            return
+        self._filled = True
         self.clear(columns=True)
         for index, header in enumerate(self._headers):
             self.add_column(Text(header, justify="right" if index in self._right else "left"))
@@ -451,6 +464,26 @@ class TrainerScreen(Screen[None]):
         self.app.push_screen(ConfirmScreen(question), answered)
 
 
+class EndScreen(TrainerScreen):
+    """The last screen of a game (standings, a session's summary): it leads to the menu."""
+
+    def menu_button(self) -> Button:
+        return button(tr(self, Message(N_("Back to the menu"))), "menu", variant="primary")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.focus_on(self.query_one("#menu", Button))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "menu":
+            self.leave()
+
+    def leave(self) -> None:
+        """The game is over: back to the menu (Esc too)."""
+        while len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+
+
 class Body(VerticalScroll, can_focus=False):
     """The scrolling part of a screen, between the header and the footer."""
 
@@ -460,6 +493,11 @@ class Body(VerticalScroll, can_focus=False):
 
     def compose(self) -> ComposeResult:
         yield from self.owner.compose_body()
+
+    def watch_virtual_size(self) -> None:
+        """The content grew or shrank: keep the control in use in view."""
+        if self.is_attached and self.screen.focused is not None:
+            self.owner.reveal_focus()
 
 
 class ConfirmScreen(ModalScreen[bool]):

@@ -179,9 +179,6 @@ class RoundPanel(Vertical):
             widget.disabled = finished
         for reminder in self.query("#reminder").results(Static):
             reminder.update(literal(self._reminder()))
-        reveal = getattr(self.screen, "reveal_focus", None)
-        if reveal is not None:
-            reveal()
         note = self.query_one("#panel-note", Note)
         if dealer.auto and dealer.message is None:
             note.say(
@@ -189,6 +186,9 @@ class RoundPanel(Vertical):
             )
         else:
             note.say(dealer.message, kind=dealer.kind)
+        reveal = getattr(self.screen, "reveal_focus", None)
+        if reveal is not None:  # last: once everything above has its new size
+            reveal()
 
     def _seconds(self) -> str:
         return format_number(Decimal(self.dealer.speed), language_of(self.app_translator))

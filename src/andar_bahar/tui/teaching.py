@@ -16,7 +16,17 @@ from andar_bahar.engine.rules import PROCEDURES, Row
 from andar_bahar.games.teaching import TRAINER, RoundScore, TeachingGame
 from andar_bahar.games.wording import LESSON, procedure_title
 from andar_bahar.i18n.messages import N_, NP_, Message
-from andar_bahar.tui.common import Note, Table, TrainerScreen, button, keys, literal, tr, trainer
+from andar_bahar.tui.common import (
+    EndScreen,
+    Note,
+    Table,
+    TrainerScreen,
+    button,
+    keys,
+    literal,
+    tr,
+    trainer,
+)
 from andar_bahar.tui.panel import DEALING_KEYS, Dealer, RoundPanel
 from andar_bahar.tui.records import GameRecord
 
@@ -389,7 +399,7 @@ class TeachingRoundScreen(TrainerScreen):
         super().leave()
 
 
-class StandingsScreen(TrainerScreen):
+class StandingsScreen(EndScreen):
     """After the last round: places and tokens; equal top scores share the victory."""
 
     TITLE_TEXT = N_("Standings")
@@ -429,17 +439,4 @@ class StandingsScreen(TrainerScreen):
             )
             text = Message(N_("Scoring was off: everyone followed the matches."))
         yield Static(literal(tr(self, text)), id="verdict", classes="title")
-        yield button(tr(self, Message(N_("Back to the menu"))), "menu", variant="primary")
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.focus_on(self.query_one("#menu", Button))
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "menu":
-            self.leave()
-
-    def leave(self) -> None:
-        """The lesson is over: back to the menu."""
-        while len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
+        yield self.menu_button()
