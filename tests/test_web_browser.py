@@ -618,6 +618,11 @@ def swap_the_deck(database: str, code: str, number: int) -> str:
             .where(TableRoundRow.id == row.id)
             .values(record=json.dumps(record, ensure_ascii=False), salt=salt, commitment=commitment)
         )
+        connection.execute(  # a change of the table: the server reads the round again
+            update(ClubTableRow)
+            .where(ClubTableRow.id == table_id)
+            .values(version=ClubTableRow.version + 1)
+        )
     return commitment
 
 
@@ -650,12 +655,15 @@ def test_the_verify_page_flags_a_deck_other_than_the_one_seen_while_betting(
     for check in checks.values():
         expect(check).to_have_class("ok")
 
-    # The next round's deck is swapped after the phone saw its commitment (the page is
-    # loaded while bets are open, this time): the server's own checks still agree with
-    # themselves and the cards turned are the new deck's, but the phone says DIFFERENT.
+    # The next round's deck is swapped once the phone has seen its commitment (the page is
+    # loaded while bets are open, this time) and been put away: the server's own checks
+    # still agree with themselves and the cards turned are the new deck's, but the phone
+    # says DIFFERENT. (A phone still watching would be shown the second commitment too,
+    # and warn that it saw two.)
     phone.goto(f"{club.url}/play/{code}")
     club.post(f"/api/tables/{code}/rounds", {}, token)
     seen = kept_commitment(phone, code, 2)
+    phone.goto(f"{club.url}/")
     swapped = swap_the_deck(club.database, code, 2)
     assert swapped != seen
     play_out(club, code, token)
