@@ -235,6 +235,9 @@ def test_a_drill_shows_each_fact_once(tmp_path: Path) -> None:
             page = text.split("Progress")[0]
             assert page.count("Procedure:") == 1
             assert page.count("Centre card") + page.count("Target rank") == 1
+            layout = str(drills.query_one("#layout").render())
+            # reading the layout is the exercise: its answers are not printed beside it
+            assert ("cards dealt" in layout) == (kind == "pay")
 
     play(tmp_path, scenario, LARGE)
 

@@ -32,7 +32,8 @@ def layout_text(
 ) -> Text:
     """The layout of a round in play or finished (its first *upto* cards, when replaying).
 
-    *verdict* adds the winner (or the void); *centre* the centre card or target line.
+    *verdict* adds the number of cards dealt and the winner (or the void); *centre* the
+    centre card or target line. A drill that asks for them leaves them out.
     """
     text = Text()
     dealt = source.dealt if upto is None else source.dealt[:upto]
@@ -63,7 +64,7 @@ def layout_text(
             if record.row is row:
                 text.append_text(_card(record.card, translator, matched=record.matched))
         text.append("\n")
-    if dealt:
+    if dealt and verdict:
         text.append(
             Message(NP_("{n} card dealt", "{n} cards dealt"), n=len(dealt)).localized(translator),
             style="dim",
