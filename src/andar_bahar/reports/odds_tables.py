@@ -20,7 +20,14 @@ from andar_bahar.reports.report import table_text
 if TYPE_CHECKING:
     from andar_bahar.chance.simulation import SessionStudy, SimulationResult
 
-__all__ = ["odds_csv", "render_given", "render_odds", "render_simulation", "render_study"]
+__all__ = [
+    "odds_csv",
+    "render_given",
+    "render_odds",
+    "render_simulation",
+    "render_study",
+    "summary_messages",
+]
 
 
 def _t(message: Message, translator: Translator | None) -> str:
@@ -143,6 +150,11 @@ def render_odds(
     if rounding is not None:
         lines.extend(_t(m, t) for m in rounding.messages())
     return "\n".join(lines)
+
+
+def summary_messages(report: OddsReport) -> list[Message]:
+    """The verdict of *report* in sentences (the web's table creation shows it too)."""
+    return _summary(report)
 
 
 def _summary(report: OddsReport) -> list[Message]:
