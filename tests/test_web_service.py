@@ -251,3 +251,26 @@ def test_bad_input_is_one_sentence_and_changes_nothing(service, call, fragment) 
     assert fragment in str(caught.value)
     assert "\n" not in str(caught.value)
     assert service.state(table.code) == before
+
+
+def test_betting_a_spot_again_adds_to_its_stake_and_settles_as_one_bet(service) -> None:  # type: ignore[no-untyped-def]
+    """Issue 13: 15 + 15 on Andar is one bet of 30 (wizard: 0.9 to 1, wins rounded down to 1).
+
+    Expected values by hand: together 30 × 0.9 = 27; two bets of 15 would have paid
+    13 + 13 = 26, so the test tells adding from two separate bets. A loss costs 30.
+    """
+    table, asha, _ = betting_table(service)
+    service.open_round(table.code, table.dealer_token)
+    first = service.place_bet(table.code, asha, "andar", "15", key="a1")
+    second = service.place_bet(table.code, asha, "ANDAR", "15", key="a2")
+    assert (first.stake, second.stake) == (Decimal(15), Decimal(15))
+    assert service.state(table.code).round.wagers == (("Asha", "andar", Decimal(30)),)  # type: ignore[union-attr]
+    play_out(service, table)
+    settled = service.settle(table.code, table.dealer_token)
+    assert settled.result is not None and settled.settlement is not None
+    (bet,) = settled.settlement.bets
+    assert bet.stake == Decimal(30)
+    andar_won = settled.result.winner is not None and settled.result.winner.value == "andar"
+    expected = Decimal(500) + (Decimal(27) if andar_won else Decimal(-30))
+    assert {p.name: p.balance for p in service.state(table.code).players}["Asha"] == expected
+    assert service.round_ledger_sum(table.code, 1) == 0

@@ -192,7 +192,7 @@ class Dealing(TableStore):
 
         def place(rnd: Round, name: str) -> object:
             placed = rnd.place_bet(name, bet, stake)
-            check_bet_return(rnd.paytable, str(placed.bet), placed.stake)
+            check_bet_return(rnd.paytable, str(placed.bet), placed.total)
             return placed
 
         return self._idempotent(code, player_token, key, place, ("bet", bet, stake))

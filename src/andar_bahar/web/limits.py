@@ -216,7 +216,11 @@ def check_bet_return(paytable: Paytable, bet_text: str, stake: Decimal) -> None:
     from andar_bahar.engine.bets import Bet
 
     bet = Bet.parse(bet_text)
-    most = max(stake + paytable.win(stake, paytable.odds_for(bet, first_row=row)) for row in Row)
+    most = max(
+        stake + paytable.win(stake, paytable.odds_for(bet, first_row=row, cards_dealt=count))
+        for row in Row
+        for count in (None, *range(1, 50))  # pays may depend on the count of cards dealt
+    )
     if most > MAX_CHIPS:
         raise BetError(
             Message(
