@@ -227,8 +227,19 @@ class AddedBets:
     def total(self) -> Decimal:
         return as_decimal(sum(self.stakes, Decimal(0)))
 
-    def message(self) -> Message:
-        """``asha: the bets on Andar were added together: 100 + 50 = 150.``"""
+    def message(self, *, with_player: bool = True) -> Message:
+        """``asha: the bets on Andar were added together: 100 + 50 = 150.``
+
+        Without *with_player* (a settlement of one player's bets, where no name was
+        given): ``The bets on Andar were added together: 100 + 50 = 150.``
+        """
+        if not with_player:
+            return Message(
+                N_("The bets on {bet} were added together: {parts} = {total}."),
+                bet=self.bet,
+                parts=_Sum(self.stakes),
+                total=Amount(self.total),
+            )
         return Message(
             N_("{player}: the bets on {bet} were added together: {parts} = {total}."),
             player=self.player,
