@@ -15,8 +15,8 @@ designer works from the exact outcome distribution of :mod:`andar_bahar.chance.o
 - where no pay on the step fits, the bet is *unreachable*: the closest pays on each side
   are given with their edges.
 
-The terminal and web table-creation screens offer "design a table for this procedure"
-with :func:`design_paytable`:
+``andar-bahar paytable design`` calls :func:`design_paytable`, and so can a table-creation
+screen that offers "design a table for this procedure":
 
 >>> from andar_bahar.engine.rules import find_procedure
 >>> design = design_paytable(find_procedure("classic"), edge=EdgeRange.parse("1%-5%"))
@@ -41,7 +41,7 @@ from fractions import Fraction
 
 from andar_bahar.chance.odds import OddsReport, OutcomeDistribution, Percent, odds_report
 from andar_bahar.chance.odds import outcome_distribution as distribution_of
-from andar_bahar.chance.rounding import rounding_check
+from andar_bahar.chance.rounding import RoundingCheck, rounding_check
 from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
 from andar_bahar.engine.cards import Colour
 from andar_bahar.engine.errors import BetError, ParameterError
@@ -428,26 +428,18 @@ class Design:
     paytable: Paytable
     report: OddsReport
     unreachable: tuple[Unreachable, ...]
+    raised_min: bool = False
+    """True when the designer set ``[limits] min`` so that rounding harms no stake."""
+
+    @property
+    def rounding(self) -> RoundingCheck:
+        """What rounding to the chip does to the designed table at the stakes it allows."""
+        return rounding_check(self.report)
 
     @property
     def rows(self) -> tuple[DesignedBet, ...]:
         """Every bet of the table in every situation, with its pay and exact house edge."""
         return tuple(DesignedBet(b.bet, b.given, b.pays, b.house_edge) for b in self.report.bets)
-
-    def messages(self) -> list[Message]:
-        """One sentence per unreachable bet, and one when the main bets are keyed by first row."""
-        out: list[Message] = []
-        if self.paytable.keyed_by is MainKey.FIRST_ROW:
-            out.append(
-                Message(
-                    N_(
-                        "No single pay per row on this step keeps every centre colour in the"
-                        " range, so the main bets are keyed by the row dealt first."
-                    )
-                )
-            )
-        out.extend(u.message() for u in self.unreachable)
-        return out
 
     def to_dict(self) -> dict[str, object]:
         """The ``paytable design --format json`` contract: exact fractions as strings."""
@@ -518,9 +510,16 @@ def design_paytable(
         bands=tuple(designed_bands),
         source=f"andar-bahar paytable design --edge {_percent(edge.low)}-{_percent(edge.high)}",
     )
-    table = _with_safe_minimum(table, procedure)
+    safe = _with_safe_minimum(table, procedure)
     return Design(
-        procedure, edge, step, style, table, odds_report(procedure, table), tuple(unreachable)
+        procedure,
+        edge,
+        step,
+        style,
+        safe,
+        odds_report(procedure, safe),
+        tuple(unreachable),
+        raised_min=safe.min_stake != table.min_stake,
     )
 
 
@@ -562,9 +561,11 @@ def _design_main(
         mine = [_single(ln, i) for ln in lines[i * len(situations) :][: len(situations)]]
         solved_one = _solve_one(bet, mine, edge, grid)
         if isinstance(solved_one, Unreachable):
+            # a table must offer both main bets: the closest pay on the house's side, or
+            # the smallest pay on the step when even that leaves the house too little
             unreachable.append(solved_one)
-            nearest = solved_one.below or solved_one.above
-            pays.append(nearest.odds if nearest is not None else grid.odds(grid.first()))
+            below = solved_one.below
+            pays.append(below.odds if below is not None else grid.odds(grid.first()))
         else:
             pays.append(solved_one)
     return MainKey.ROW, (pays[0], pays[1])
