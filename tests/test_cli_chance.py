@@ -217,3 +217,17 @@ def test_the_engine_is_named_by_its_option_value_in_every_language() -> None:
     )  # fmt: skip
     assert code == 0
     assert "Раундов: 1000, зерно 1, движок: outcomes\n" in out
+
+
+def test_odds_csv_carries_the_stake_too() -> None:
+    # Review of issue 13: `odds --format csv --stake 5` dropped the stake without a word.
+    # 5 × 0.9 = 4.5, paid 4: 429/833 × 4/5 − 404/833 = −304/4165 (as in the JSON test above)
+    code, out, _ = run("odds", "--paytable", "wizard", "--stake", "5", "--format", "csv")
+    assert code == 0
+    andar = next(csv.DictReader(io.StringIO(out)))
+    assert (andar["bet"], andar["at_stake_stake"], andar["at_stake_house_edge"]) == (
+        "andar", "5", "304/4165",
+    )  # fmt: skip
+    assert andar["at_stake_pays_nothing"] == "false" and andar["player_advantage"] == "false"
+    code, out, _ = run("odds", "--paytable", "wizard", "--format", "csv")
+    assert "at_stake" not in out.splitlines()[0]

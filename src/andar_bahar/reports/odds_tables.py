@@ -218,8 +218,10 @@ def _stake_table(report: OddsReport, stake: Sequence[StakeOdds], t: Translator |
     return [_t(title, t), table_text(headers, rows)]
 
 
-def odds_csv(report: OddsReport) -> str:
-    """The odds as CSV, with the JSON field names and exact fractions."""
+def odds_csv(report: OddsReport, stake: Sequence[StakeOdds] = ()) -> str:
+    """The odds as CSV, with the JSON field names and exact fractions; with *stake* (from
+    :func:`~andar_bahar.chance.rounding.stake_odds`) each bet's worth at that stake too,
+    in the columns ``at_stake_…`` (the JSON's ``at_stake`` object, flattened)."""
     import csv
     import io
 
@@ -236,13 +238,20 @@ def odds_csv(report: OddsReport) -> str:
         "standard_deviation",
         "hit_every",
     ]
+    at_stake = ["stake", "expected_return", "house_edge", "player_advantage", "pays_nothing"]
+    if stake:
+        fields += [f"at_stake_{name}" for name in at_stake]
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
-    for odds in report.bets:
+    for index, odds in enumerate(report.bets):
         row = odds.to_dict()
         row["given"] = row["given"] or ""
         row["hit_every"] = row["hit_every"] or ""
-        row["player_advantage"] = "true" if row["player_advantage"] else "false"
+        if stake:
+            row.update({f"at_stake_{k}": v for k, v in stake[index].to_dict().items()})
+        for key, value in row.items():
+            if isinstance(value, bool):
+                row[key] = "true" if value else "false"
         writer.writerow(row)
     return buffer.getvalue()
 
