@@ -162,6 +162,35 @@ def test_the_minimum_is_said_to_be_for_rounding_only_when_the_designer_set_it() 
     assert "Only a table minimum of 10 or more avoids these stakes" in text
 
 
+def test_a_base_keyed_by_the_first_row_stays_so_when_nothing_fits() -> None:
+    # Review of issue 13: with a base table whose pays by count are keyed by the row dealt
+    # first (0.25 to 1 to the first row on one card) and no pair on the step in range, the
+    # designer fell back to a row-keyed table and read "first" as "Andar" — another table.
+    base = Paytable(
+        name="club",
+        main=(Odds.parse("0.9 to 1"), Odds.parse(1)),
+        keyed_by=MainKey.FIRST_ROW,
+        main_by_count=(CountPays.parse("1", (Odds.parse("0.25 to 1"), None)),),
+    )
+    narrow = EdgeRange(Fraction(2, 100), Fraction(22, 1000))
+    design = design_paytable(
+        find_procedure("home"), edge=narrow, base=base, step=Fraction(1, 2), bands=()
+    )
+    assert design.paytable.keyed_by is MainKey.FIRST_ROW
+    assert (design.paytable.main, design.paytable.main_by_count) == (base.main, base.main_by_count)
+    assert [str(u.bet) for u in design.unreachable] == ["andar", "bahar"]
+    text = render_design(design)
+    assert "keyed by the row dealt first as the base table's pays by count are" in text
+    assert "No single pay per row" not in text  # keyed so by the base, not for the colour
+    # the edge the notes give is the table's: under the colour start the first row wins
+    # 429/833 (1/17 of rounds on the first card, paid 0.25), the other row 404/833
+    first = Fraction(1, 17) * Fraction(5, 4) + (Fraction(429, 833) - Fraction(1, 17)) * Fraction(
+        19, 10
+    )
+    andar = 1 - (first + Fraction(404, 833) * 2) / 2
+    assert design.rows[0].house_edge == andar
+
+
 def test_the_json_contract() -> None:
     code, out, _ = cli("paytable", "design", "--step", "0.5", "--format", "json")
     assert code == 0

@@ -16,7 +16,6 @@ from andar_bahar.chance.design import Design
 from andar_bahar.chance.odds import Percent, percent_text
 from andar_bahar.engine.bets import MainBet
 from andar_bahar.engine.money import Amount
-from andar_bahar.engine.paytables import MainKey
 from andar_bahar.i18n.messages import N_, NP_, Message, Translator, translate
 from andar_bahar.reports.odds_tables import render_given
 from andar_bahar.reports.report import table_text
@@ -54,7 +53,7 @@ def design_notes(design: Design) -> list[Message]:
     """The notes under the table: how the main bets are keyed, each unreachable bet and
     what the table does with it, what rounding still does, and the minimum set."""
     out: list[Message] = []
-    if design.paytable.keyed_by is MainKey.FIRST_ROW:
+    if design.keyed_for_colour:
         out.append(
             Message(
                 N_(
