@@ -9,6 +9,8 @@ round's log of them replays it exactly (:mod:`andar_bahar.engine.round_records`)
 ...        BetPlaced("asha", Bet.parse("andar"), Decimal(50), Decimal(150))]
 >>> [str(added.message()) for added in added_together(log)]
 ['asha: the bets on Andar were added together: 100 + 50 = 150.']
+>>> str(added_together(log)[0].message(with_player=False))
+'The bets on Andar were added together: 100 + 50 = 150.'
 """
 
 from __future__ import annotations
