@@ -28,14 +28,12 @@ POSTGRES = os.environ.get("ANDAR_BAHAR_TEST_POSTGRES_URL")
 """A PostgreSQL server to run the storage tests on too (.ci/run starts a throw-away one)."""
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request, tmp_path):  # type: ignore[no-untyped-def]
-    """A fresh, empty database: an SQLite file, and a fresh PostgreSQL schema when one is set."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'club.sqlite3'}"
-        return
+@pytest.fixture
+def postgres_url():  # type: ignore[no-untyped-def]
+    """A fresh schema of the PostgreSQL server, dropped afterwards (skipped without one,
+    except in CI: ANDAR_BAHAR_REQUIRE_POSTGRES=1 fails instead, never skips quietly)."""
     if not POSTGRES:
-        if os.environ.get("ANDAR_BAHAR_REQUIRE_POSTGRES") == "1":  # .ci/run: never skip quietly
+        if os.environ.get("ANDAR_BAHAR_REQUIRE_POSTGRES") == "1":  # .ci/run
             pytest.fail("ANDAR_BAHAR_REQUIRE_POSTGRES=1 but ANDAR_BAHAR_TEST_POSTGRES_URL is unset")
         pytest.skip("set ANDAR_BAHAR_TEST_POSTGRES_URL=postgresql+psycopg://… to run")
     import uuid
@@ -54,6 +52,14 @@ def database_url(request, tmp_path):  # type: ignore[no-untyped-def]
         with admin.begin() as conn:
             conn.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
         admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request, tmp_path):  # type: ignore[no-untyped-def]
+    """A fresh, empty database: an SQLite file, and a fresh PostgreSQL schema when one is set."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'club.sqlite3'}"
+    return request.getfixturevalue("postgres_url")
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

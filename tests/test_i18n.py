@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import string
 import subprocess
 import sys
@@ -95,12 +96,16 @@ def test_pages_speak_russian_and_georgian() -> None:
 
     from andar_bahar.web.app import create_app
 
+    english = "Your seat code (from the dealer)"
     app = create_app(database_url="sqlite://", secret=b"l" * 32)
     with TestClient(app) as client:
+        english_page = html.unescape(client.get("/?lang=en").text)
+        assert english in english_page  # the sentence is on the page …
         for lang in ("ru", "ka"):
-            page = client.get(f"/?lang={lang}").text
-            sentence = translations(lang).gettext("Your seat code (from the dealer)")
-            assert sentence != "Your seat code (from the dealer)", lang
+            page = html.unescape(client.get(f"/?lang={lang}").text)
+            sentence = translations(lang).gettext(english)
+            assert sentence != english, lang
             assert sentence in page, lang
-            assert "Your seat code (from the dealer)" not in page
+            assert english not in page, lang
+            assert sentence not in english_page, lang  # … so an English page fails this test
     app.state.service.storage.close()

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import random
 import sqlite3
-import uuid
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
@@ -18,7 +16,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, inspect, make_url, text
+from sqlalchemy import inspect, text
 
 from andar_bahar import Card, Round, find_paytable, find_procedure
 from andar_bahar.engine.errors import ActionError, ParameterError
@@ -367,42 +365,26 @@ def test_a_database_that_cannot_be_opened_is_one_clear_sentence(tmp_path: Path) 
     assert "\n" not in message
 
 
-POSTGRES = os.environ.get("ANDAR_BAHAR_TEST_POSTGRES_URL")
-
-
-@pytest.mark.skipif(
-    not POSTGRES, reason="set ANDAR_BAHAR_TEST_POSTGRES_URL=postgresql+psycopg://… to run"
-)
-def test_the_same_history_works_on_postgresql() -> None:
-    assert POSTGRES is not None
-    schema = f"test_{uuid.uuid4().hex[:12]}"  # a fresh schema, dropped afterwards
-    admin = create_engine(POSTGRES)
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f"CREATE SCHEMA {schema}")
-    url = make_url(POSTGRES).update_query_dict({"options": f"-csearch_path={schema}"})
-    try:
-        rnd = _classic_with_bets()
-        with Storage.open(url.render_as_string(hide_password=False), now=Clock()) as store:
-            game = store.start_game(
-                "club", rnd.procedure, rnd.paytable, ["asha", "ravi"], {"chip": Decimal("0.5")}
-            )
-            round_id = store.record_round(rnd, game_id=game)
-            store.finish_game(game, {"house": Decimal("-2.5")})
-            store.record_drill("asha", "row", True, Decimal("1.25"), session="s")
-            store.record_drill("asha", "row", False, Decimal("0.5"), session="s")
-            [listed] = store.recent_rounds()
-            [stored_game] = store.games()
-            [stats] = store.drill_progress("asha")
-            assert store.load_round(round_id).dumps() == rnd.dumps()
-            with store.engine.connect() as conn:
-                assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
-        assert listed.created_at == START + timedelta(seconds=2)
-        assert listed.created_at.tzinfo is UTC
-        assert stored_game.settings == {"chip": "0.5"}
-        assert stored_game.result == {"house": "-2.5"}
-        assert stored_game.round_count == 1
-        assert (stats.accuracy, stats.mean_seconds) == (Fraction(1, 2), Decimal("0.875"))
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
-        admin.dispose()
+def test_the_same_history_works_on_postgresql(postgres_url: str) -> None:
+    """Games, rounds and drills on PostgreSQL, in a schema exactly the models' own."""
+    rnd = _classic_with_bets()
+    with Storage.open(postgres_url, now=Clock()) as store:
+        game = store.start_game(
+            "club", rnd.procedure, rnd.paytable, ["asha", "ravi"], {"chip": Decimal("0.5")}
+        )
+        round_id = store.record_round(rnd, game_id=game)
+        store.finish_game(game, {"house": Decimal("-2.5")})
+        store.record_drill("asha", "row", True, Decimal("1.25"), session="s")
+        store.record_drill("asha", "row", False, Decimal("0.5"), session="s")
+        [listed] = store.recent_rounds()
+        [stored_game] = store.games()
+        [stats] = store.drill_progress("asha")
+        assert store.load_round(round_id).dumps() == rnd.dumps()
+        with store.engine.connect() as conn:
+            assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+    assert listed.created_at == START + timedelta(seconds=2)
+    assert listed.created_at.tzinfo is UTC
+    assert stored_game.settings == {"chip": "0.5"}
+    assert stored_game.result == {"house": "-2.5"}
+    assert stored_game.round_count == 1
+    assert (stats.accuracy, stats.mean_seconds) == (Fraction(1, 2), Decimal("0.875"))

@@ -78,7 +78,7 @@ def test_a_full_round_through_the_pages(site: TestClient, database_url: str) -> 
         if site.get(f"/api/tables/{code}", headers=dealer).json()["round"]["status"] != "open":
             break
         dealt = site.post(f"/dealer/{code}/round/deal", data={"csrf_token": token})
-        assert dealt.status_code == 200 and 'role="alert"' not in dealt.text, dealt.text
+        assert dealt.status_code == 200 and 'class="error"' not in dealt.text, dealt.text
     assert site.post(f"/dealer/{code}/round/settle", data={"csrf_token": token}).status_code == 200
     state = site.get(f"/api/tables/{code}", headers=dealer).json()
     [settled] = state["round"]["settlement"]

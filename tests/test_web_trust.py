@@ -8,11 +8,13 @@ ledgers. Every test runs on SQLite and, where ANDAR_BAHAR_TEST_POSTGRES_URL is s
 
 from __future__ import annotations
 
+import functools
 import statistics
 import threading
 import time
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +22,9 @@ import sqlalchemy as sa
 from alembic import command
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import DBAPIError, IntegrityError
+from typer.testing import CliRunner
 
+from andar_bahar.cli import app as cli_app
 from andar_bahar.storage import Storage, _alembic_config
 from andar_bahar.web import store
 from andar_bahar.web.app import create_app
@@ -63,17 +67,31 @@ def ok(response: Any) -> dict[str, Any]:
     return data
 
 
+def a_bet(api: TestClient, stake: str) -> tuple[str, dict[str, str], dict[str, str]]:
+    """A table with Asha seated (500 chips), a round open and her bet on Andar placed."""
+    code, dealer = table(api)
+    asha = seated(api, code, dealer, "Asha")
+    ok(api.post(f"/api/tables/{code}/rounds", json={}, headers=dealer))
+    ok(api.post(f"/api/tables/{code}/bets", json={"bet": "andar", "stake": stake, "key": "1"},
+                headers=asha))  # fmt: skip
+    return code, dealer, asha
+
+
+def settle_round(api: TestClient, code: str, dealer: dict[str, str]) -> dict[str, Any]:
+    """Deal the stored deck to the match and settle; the settled round."""
+    deal = f"/api/tables/{code}/actions/deal"
+    while ok(api.post(deal, json={}, headers=dealer))["status"] == "open":
+        pass
+    return ok(api.post(f"/api/tables/{code}/actions/settle", json={}, headers=dealer))
+
+
 # -- voids -----------------------------------------------------------------------------------
 
 
 def test_a_void_is_refused_on_the_committed_deck_and_kept_with_its_reason_on_a_real_one(
     api: TestClient,
 ) -> None:
-    code, dealer = table(api)
-    asha = seated(api, code, dealer, "Asha")
-    ok(api.post(f"/api/tables/{code}/rounds", json={}, headers=dealer))
-    ok(api.post(f"/api/tables/{code}/bets", json={"bet": "bahar", "stake": "100", "key": "1"},
-                headers=asha))  # fmt: skip
+    code, dealer, asha = a_bet(api, "100")
     ok(api.post(f"/api/tables/{code}/actions/deal", json={}, headers=dealer))  # the centre
     refused = api.post(f"/api/tables/{code}/actions/void", json={"reason": "misdeal"},
                        headers=dealer)  # fmt: skip
@@ -82,12 +100,7 @@ def test_a_void_is_refused_on_the_committed_deck_and_kept_with_its_reason_on_a_r
     assert ok(api.get(f"/api/tables/{code}", headers=dealer))["round"]["status"] == "open"
 
     # A real deck: the round is played on, void only with a reason, shown to everyone.
-    while (
-        ok(api.post(f"/api/tables/{code}/actions/deal", json={}, headers=dealer))["status"]
-        == "open"
-    ):
-        pass
-    ok(api.post(f"/api/tables/{code}/actions/settle", json={}, headers=dealer))
+    settle_round(api, code, dealer)
     ok(api.post(f"/api/tables/{code}/rounds", json={"physical": True}, headers=dealer))
     ok(api.post(f"/api/tables/{code}/bets", json={"bet": "andar", "stake": "50", "key": "2"},
                 headers=asha))  # fmt: skip
@@ -293,26 +306,80 @@ def test_table_creation_is_limited_per_address(database_url: str) -> None:
     app.state.service.storage.close()
 
 
+# -- behind a reverse proxy ------------------------------------------------------------------
+
+
+def served(monkeypatch: pytest.MonkeyPatch, folder: Path, *options: str) -> tuple[Any, Any]:
+    """The app as ``andar-bahar serve OPTIONS`` hands it to uvicorn, and as uvicorn wraps it
+    (its proxy-headers middleware), with one new table per address an hour."""
+    import uvicorn
+
+    from andar_bahar.web import app as web_app
+    from andar_bahar.web.limits import Limits
+
+    runs: list[tuple[Any, dict[str, Any]]] = []
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder / "data"))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: runs.append((app, kwargs)))
+    one_table = functools.partial(create_app, limits=Limits(tables_per_hour=1))
+    monkeypatch.setattr(web_app, "create_app", one_table)
+    db = str(folder / "club.sqlite3")
+    result = CliRunner().invoke(cli_app, ["serve", "--db", db, "--lang", "en", *options])
+    assert result.exit_code == 0, result.output
+    application, kwargs = runs[-1]
+    config = uvicorn.Config(application, **kwargs)
+    config.load()
+    return application, config.loaded_app
+
+
+def new_table(client: TestClient, forwarded_for: str) -> int:
+    headers = {"X-Forwarded-For": forwarded_for}
+    return client.post(
+        "/api/tables", json={"name": "Club", "pin": PIN}, headers=headers
+    ).status_code
+
+
+def test_behind_a_proxy_the_limits_count_the_forwarded_address(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    application, loaded = served(monkeypatch, tmp_path, "--proxy", "127.0.0.1")
+    proxy = TestClient(loaded, client=("127.0.0.1", 40000))
+    phone = TestClient(loaded, client=("192.168.1.50", 40000))  # on the club's network
+    assert new_table(proxy, "203.0.113.7") == 200
+    assert new_table(proxy, "203.0.113.7") == 429  # the same person again
+    assert new_table(proxy, "198.51.100.2") == 200  # someone else behind the same proxy
+    assert new_table(phone, "203.0.113.99") == 200  # a phone is no proxy: its header …
+    assert new_table(phone, "198.51.100.3") == 429  # … is not believed
+    application.state.service.storage.close()
+
+
+def test_without_a_proxy_x_forwarded_for_is_not_believed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    application, loaded = served(monkeypatch, tmp_path)
+    local = TestClient(loaded, client=("127.0.0.1", 40000))  # uvicorn alone would believe it
+    assert new_table(local, "203.0.113.7") == 200
+    assert new_table(local, "198.51.100.2") == 429  # the header changes nothing
+    application.state.service.storage.close()
+
+
+def test_a_proxy_that_is_no_address_is_refused_with_a_sentence(tmp_path: Path) -> None:
+    db = str(tmp_path / "club.sqlite3")
+    result = CliRunner().invoke(cli_app, ["serve", "--db", db, "--proxy", "*", "--lang", "en"])
+    assert result.exit_code == 2
+    assert "The proxy '*' is not an IP address or network" in result.output
+
+
 # -- the ledger --------------------------------------------------------------------------------
 
 
 def test_a_top_up_and_a_cash_out_appear_in_the_statement_and_the_ledger_sums_to_zero(
     api: TestClient,
 ) -> None:
-    code, dealer = table(api)
-    asha = seated(api, code, dealer, "Asha")
-    ok(api.post(f"/api/tables/{code}/rounds", json={}, headers=dealer))
-    ok(api.post(f"/api/tables/{code}/bets", json={"bet": "andar", "stake": "100", "key": "1"},
-                headers=asha))  # fmt: skip
+    code, dealer, asha = a_bet(api, "100")
     early = api.post(f"/api/tables/{code}/cash", json={"name": "Asha", "amount": "50",
                      "action": "cash-out"}, headers=dealer)  # fmt: skip
     assert early.status_code == 400 and "has bets in round 1" in early.json()["error"]
-    while (
-        ok(api.post(f"/api/tables/{code}/actions/deal", json={}, headers=dealer))["status"]
-        == "open"
-    ):
-        pass
-    settled = ok(api.post(f"/api/tables/{code}/actions/settle", json={}, headers=dealer))
+    settled = settle_round(api, code, dealer)
     won = settled["winner"] == "andar"
     after_round = 500 + (90 if won else -100)  # wizard: Andar pays 0.9 to 1
     up = ok(api.post(f"/api/tables/{code}/cash", json={"name": "Asha", "amount": "200",
@@ -344,17 +411,8 @@ def test_a_top_up_and_a_cash_out_appear_in_the_statement_and_the_ledger_sums_to_
 
 
 def test_deleting_a_player_or_a_round_with_postings_is_refused(api: TestClient) -> None:
-    code, dealer = table(api)
-    asha = seated(api, code, dealer, "Asha")
-    ok(api.post(f"/api/tables/{code}/rounds", json={}, headers=dealer))
-    ok(api.post(f"/api/tables/{code}/bets", json={"bet": "andar", "stake": "10", "key": "1"},
-                headers=asha))  # fmt: skip
-    while (
-        ok(api.post(f"/api/tables/{code}/actions/deal", json={}, headers=dealer))["status"]
-        == "open"
-    ):
-        pass
-    ok(api.post(f"/api/tables/{code}/actions/settle", json={}, headers=dealer))
+    code, dealer, _ = a_bet(api, "10")
+    settle_round(api, code, dealer)
     engine = api.app.state.service.storage.engine  # type: ignore[attr-defined]
     for statement in ("DELETE FROM table_players", "DELETE FROM table_rounds",
                       "DELETE FROM club_tables"):  # fmt: skip

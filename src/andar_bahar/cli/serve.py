@@ -88,6 +88,13 @@ def serve(
             help="The tables' database: a file (SQLite) or a URL (postgresql+psycopg://…); default: the history's file in your data folder.",
         ),
     ] = None,
+    proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--proxy",
+            help="Behind a reverse proxy: its address (or network); the limits on guessing and on new tables then count the client's address from X-Forwarded-For, believed only from the proxy.",
+        ),
+    ] = None,
     lang: LangOption = None,
 ) -> None:
     """The club table in the browser: the dealer on this computer, the players on their phones."""
@@ -96,13 +103,18 @@ def serve(
 
     from andar_bahar.storage import default_database_url
     from andar_bahar.web.app import create_app
+    from andar_bahar.web.limits import trusted_proxies
     from andar_bahar.web.security import load_or_create_secret, new_secret
 
     url = database_url(db) or default_database_url()
+    proxies = trusted_proxies(proxy or ())
     try:
         secret = load_or_create_secret(_secret_path())
     except OSError:  # a read-only folder: tokens then last until the server stops
         secret = new_secret()
     application = create_app(database_url=url, secret=secret)
     typer.echo(address_line(host, port).localized(translator_for(lang)))
-    uvicorn.run(application, host=host, port=port, log_level="warning", ws="auto")
+    uvicorn.run(
+        application, host=host, port=port, log_level="warning", ws="auto",
+        proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None,
+    )  # fmt: skip

@@ -20,7 +20,14 @@ from andar_bahar.reports.report import AndList, table_text
 if TYPE_CHECKING:
     from andar_bahar.chance.simulation import SessionStudy, SimulationResult
 
-__all__ = ["odds_csv", "render_given", "render_odds", "render_simulation", "render_study"]
+__all__ = [
+    "odds_csv",
+    "render_given",
+    "render_odds",
+    "render_simulation",
+    "render_study",
+    "summary_messages",
+]
 
 
 def _t(message: Message, translator: Translator | None) -> str:
@@ -148,6 +155,11 @@ def _odds_table(report: OddsReport, t: Translator | None) -> str:
             ]
         )
     return table_text(headers, rows)
+
+
+def summary_messages(report: OddsReport) -> list[Message]:
+    """The verdict of *report* in sentences (the web's table creation shows it too)."""
+    return _summary(report)
 
 
 def _summary(report: OddsReport) -> list[Message]:

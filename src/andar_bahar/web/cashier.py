@@ -254,8 +254,14 @@ class Cashier(TableStore):
         return any(getattr(op, "player", None) == name for op in rnd.operations)
 
     def _seated(self, session: Session, table: ClubTableRow, name: str) -> TablePlayerRow:
+        """The player called *name* at a betting table (chips move only there)."""
         if table.kind != "betting":
             raise ActionError(Message(N_("A teaching table plays without chips.")))
+        return self._admitted(session, table, name)
+
+    @staticmethod
+    def _admitted(session: Session, table: ClubTableRow, name: str) -> TablePlayerRow:
+        """The player called *name* who holds a seat at *table* (else one sentence)."""
         player = session.scalars(
             select(TablePlayerRow).where(
                 TablePlayerRow.table_id == table.id,

@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 CSRF_COOKIE = "ab_csrf"
-"""The random per-browser value that CSRF tokens are tied to (HttpOnly, SameSite=Strict)."""
+"""The random per-browser value that CSRF tokens are tied to (HttpOnly, SameSite=Lax)."""
 INFO_KEY = "andar_bahar.web"
 """The key of :class:`RequestInfo` in ``scope["state"]``."""
 

@@ -1,10 +1,12 @@
 """The dealer's pages: a new table (with the odds of its pairing), sign-in, the table itself.
 
 ``/tables/new`` creates a table (procedure, paytable preset or a club's TOML file)
-after showing the odds and warnings of the pairing; ``/dealer/{code}`` admits
-players, opens a round, turns the centre card, closes bets, deals (the stored
-deck, or the typed cards of a real deck), settles, and changes the paytable
-(from the next round, audited).
+after showing the odds and warnings of the pairing; ``/dealer/{code}`` is the
+dealer's screen: one big button for the next step (open, centre card, close bets,
+deal, settle; the space bar presses it), the cards of a real deck picked by rank and
+suit, the bet timer, the live bets per player, admitting players, and changing the
+paytable (from the next round, audited). Each action answers the page's script with
+the page's new blocks (JSON), or a browser without scripts with a redirect.
 """
 
 from __future__ import annotations
@@ -16,14 +18,11 @@ from fastapi import FastAPI, File, Form, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from andar_bahar.chance.odds import Percent, odds_report
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.app import redirect, render
 from andar_bahar.web.forms import (
     paytable_from_form,
-    procedure_choices,
-    procedure_from_form,
     whole_number,
 )
 from andar_bahar.web.security import set_cookie
@@ -37,59 +36,6 @@ __all__ = ["register"]
 
 def register(app: FastAPI, club: Club) -> None:
     """Add the dealer's pages to *app*."""
-
-    # -- a new table -----------------------------------------------------------------------
-
-    @app.get("/tables/new")
-    def new_table(request: Request) -> Response:
-        return render(request, "new_table.html", **procedure_choices())
-
-    @app.post("/tables/preview")
-    async def preview(
-        request: Request,
-        procedure: Annotated[str, Form()] = "classic",
-        start: Annotated[str, Form()] = "",
-        target: Annotated[str, Form()] = "",
-        window: Annotated[str, Form()] = "",
-        paytable: Annotated[str, Form()] = "trainer-default",
-        paytable_file: Annotated[UploadFile | None, File()] = None,
-    ) -> Response:
-        rules = procedure_from_form(procedure, start, target, window)
-        table = await paytable_from_form(paytable, paytable_file)
-        return render(
-            request, "odds_fragment.html", report=odds_report(rules, table), percent=Percent
-        )
-
-    @app.post("/tables")
-    async def create_table(
-        request: Request,
-        name: Annotated[str, Form()],
-        pin: Annotated[str, Form()],
-        kind: Annotated[str, Form()] = "betting",
-        procedure: Annotated[str, Form()] = "classic",
-        start: Annotated[str, Form()] = "",
-        target: Annotated[str, Form()] = "",
-        window: Annotated[str, Form()] = "",
-        paytable: Annotated[str, Form()] = "trainer-default",
-        paytable_file: Annotated[UploadFile | None, File()] = None,
-        rounds: Annotated[str, Form()] = "10",
-        scoring: Annotated[str, Form()] = "",
-    ) -> Response:
-        rules = procedure_from_form(procedure, start, target, window)
-        table = await paytable_from_form(paytable, paytable_file)
-        planned = whole_number(rounds, "rounds")
-        created = await run_in_threadpool(
-            lambda: club.service.create_table(
-                name=name, kind=kind, procedure=rules, paytable=table, pin=pin,
-                rounds=planned, scoring=bool(scoring) or kind == "betting",
-                client=club.client(request),
-            )
-        )  # fmt: skip
-        response = redirect(request, f"/dealer/{created.code}")
-        set_cookie(
-            response, request, f"dealer_{created.code}", club.dealers.sign(created.dealer_token)
-        )
-        return response
 
     # -- the dealer ---------------------------------------------------------------------------
 

@@ -73,9 +73,9 @@ def procedure_choices() -> dict[str, Any]:
     return {
         "procedures": PROCEDURES,
         "paytables": PAYTABLES,
-        "starts": [s.value for s in StartRule],
-        "targets": [t.value for t in TargetMode],
-        "windows": [w.value for w in BetWindow],
+        "starts": list(StartRule),
+        "targets": list(TargetMode),
+        "windows": list(BetWindow),
     }
 
 

@@ -9,6 +9,11 @@ right PIN gets 429 with ``Retry-After`` meanwhile. An attempt is recorded as *pe
 before the PIN is hashed and counts as a failure until it is known, so requests sent in
 parallel cannot get past the limit. Creating tables is limited per address too.
 
+**Behind a reverse proxy** every request comes from the proxy's address: ``andar-bahar
+serve --proxy ADDRESS`` (see :func:`trusted_proxies`) makes uvicorn take the client's
+address from ``X-Forwarded-For`` — only on requests that come from that address, so
+that no one else can claim another address by sending the header.
+
 **Sizes**: names, reasons and PINs have lengths said in the error; every amount that
 reaches the ledger (a buy-in, a top-up, a cash-out, the most a bet can return) is at most
 :data:`MAX_CHIPS`, so that it fits the ledger's whole millionths.
@@ -20,6 +25,8 @@ reaches the ledger (a buy-in, a top-up, a cash-out, the most a bet can return) i
 
 from __future__ import annotations
 
+import ipaddress
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -49,6 +56,7 @@ __all__ = [
     "check_text",
     "finish_attempt",
     "reserve_attempt",
+    "trusted_proxies",
 ]
 
 MAX_CHIPS = Decimal(10) ** 12
@@ -233,3 +241,40 @@ def check_bet_return(paytable: Paytable, bet_text: str, stake: Decimal) -> None:
                 limit=format_amount(MAX_CHIPS),
             )
         )
+
+
+def trusted_proxies(addresses: Iterable[str]) -> str:
+    """The reverse proxies whose ``X-Forwarded-For`` is believed, as uvicorn takes them.
+
+    Each is an IP address or a network; several may be given, or separated by commas.
+
+    >>> trusted_proxies(["127.0.0.1", "10.1.2.3/8, ::1"])
+    '127.0.0.1,10.0.0.0/8,::1'
+    >>> trusted_proxies([])
+    ''
+    >>> trusted_proxies(["*"])
+    Traceback (most recent call last):
+    ...
+    andar_bahar.engine.errors.ParameterError: The proxy '*' is not an IP address or network: name the address the reverse proxy connects from, such as 127.0.0.1 or 10.0.0.0/8.
+    """
+    trusted: list[str] = []
+    for given in addresses:
+        for part in given.split(","):
+            address = part.strip()
+            try:  # as uvicorn reads them: an address, or a network written with its base
+                if "/" in address:
+                    trusted.append(str(ipaddress.ip_network(address, strict=False)))
+                else:
+                    trusted.append(str(ipaddress.ip_address(address)))
+            except ValueError:
+                raise ParameterError(
+                    Message(
+                        N_(
+                            "The proxy '{address}' is not an IP address or network: name the"
+                            " address the reverse proxy connects from, such as 127.0.0.1 or"
+                            " 10.0.0.0/8."
+                        ),
+                        address=address,
+                    )
+                ) from None
+    return ",".join(trusted)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +35,9 @@ from andar_bahar.i18n import translations
 from andar_bahar.web.context import request_info
 from andar_bahar.web.forms import paytable_rows
 from andar_bahar.web.live import Rendered, Viewer, add_live_route
+from andar_bahar.web.page_views import dealer_view, player_view
 from andar_bahar.web.records import RoundSummary, TableState
+from andar_bahar.web.table_view import ROAD_LENGTH, common_context
 from andar_bahar.web.templating import gettext_callables
 from andar_bahar.web.views import Viewer as Sight
 from andar_bahar.web.views import visible_to
@@ -54,6 +56,7 @@ __all__ = [
     "add_table_socket",
     "answer",
     "block_context",
+    "page_extras",
 ]
 
 LIVE_HEADER = "X-Live"
@@ -75,19 +78,30 @@ class LivePage:
 
 
 LIVE_PAGES: Mapping[str, LivePage] = {
+    # The phone: the felt and the road are everyone's; the seat's figures, the spots with
+    # the player's stakes, the player's rounds and the result banner are the player's own.
     "player": LivePage(
         "player",
         "player.html",
-        shared=("round", "history"),
-        private=("me", "mine"),
+        shared=("table", "road"),
+        private=("me", "bets", "mine", "banner"),
         roles=frozenset({"player", "public"}),
     ),
+    # The dealer's screen: one viewer role, so every block is shared by the dealer's devices.
     "dealer": LivePage(
         "dealer",
         "dealer.html",
-        shared=("round", "history", "players", "paytable"),
+        shared=("table", "road", "step", "void", "bets", "players"),
         private=(),
         roles=frozenset({"dealer"}),
+    ),
+    # The room's screen: what anyone at the club may see, whoever's browser shows it.
+    "display": LivePage(
+        "display",
+        "display.html",
+        shared=("table", "road"),
+        private=(),
+        roles=frozenset({"public"}),
     ),
 }
 
@@ -135,6 +149,20 @@ def block_context(snapshot: Snapshot, viewer: Viewer, *, answering: bool = False
     }
 
 
+def page_extras(
+    service: TableService, viewer: Viewer, state: TableState, recent: list[RoundSummary]
+) -> dict[str, Any]:
+    """What the table pages draw besides the state: card faces, the road, the countdown;
+    the phone's spots, chips and the player's own rounds; the dealer's next step
+    (:mod:`~andar_bahar.web.table_view`). From the table and the viewer alone."""
+    extras = common_context(state, recent, viewer.lang, datetime.now(UTC))
+    if viewer.page == "player" and viewer.player is not None:
+        extras.update(player_view(service, state, viewer.player, viewer.lang))
+    elif viewer.page == "dealer":
+        extras.update(dealer_view(service, state))
+    return extras
+
+
 def shared_data(state: TableState) -> dict[str, Any]:
     """Small values for page scripts: the round, its deadline, the last card, the result."""
     rnd = state.round
@@ -163,7 +191,7 @@ class TableRenderer:
         self.env = env
 
     def read(self, code: str) -> Snapshot:
-        state, recent = self.service.snapshot(code)
+        state, recent = self.service.snapshot(code, ROAD_LENGTH)
         return Snapshot(state, recent)
 
     def version(self, snapshot: Snapshot) -> int:
@@ -186,6 +214,7 @@ class TableRenderer:
     ) -> dict[str, str]:
         template = self.env.get_template(LIVE_PAGES[viewer.page].template)
         context = block_context(snapshot, viewer, answering=answering)
+        context.update(page_extras(self.service, viewer, context["state"], snapshot.recent))
         return {
             name: "".join(template.blocks[name](template.new_context(context))) for name in names
         }
@@ -242,11 +271,12 @@ def viewer_of(club: Club, conn: HTTPConnection, code: str, page: str) -> Viewer 
     return Viewer(page, "public", lang) if "public" in kind.roles else None
 
 
-def answer(club: Club, request: Request, code: str, page: str) -> JSONResponse:
+def answer(club: Club, request: Request, code: str, page: str, note: str = "") -> JSONResponse:
     """The answer to an htmx action on a live page: the blocks it changed for this viewer.
 
     The dealer's page gets all its blocks (``complete``: the page is then at ``v``);
     a player's page its own blocks — the live message that follows brings the rest.
+    *note* (``data.note``) is a short sentence the page shows by what was tapped.
     """
     viewer = viewer_of(club, request, code, page)
     snapshot = club.renderer.read(code)
@@ -259,7 +289,7 @@ def answer(club: Club, request: Request, code: str, page: str) -> JSONResponse:
         "kind": "answer",
         "complete": complete,
         "blocks": rendered.blocks,
-        "data": rendered.data,
+        "data": {**rendered.data, "note": note} if note else rendered.data,
     }
     return JSONResponse(body, headers={LIVE_HEADER: "1"})
 

@@ -11,6 +11,7 @@ Pages (HTML, htmx, live over a WebSocket):
 - ``/play/{code}`` a player's view: balance, procedure and paytable, bets (or a
   marker at a teaching table) within the window, the deal live, settlements,
   the last ten rounds;
+- ``/display/{code}`` the screen for the room: the table, live, without controls;
 - ``/verify/{code}/{n}`` the revealed deck and salt of a settled round, checked
   against the commitment shown before betting closed.
 
@@ -35,21 +36,30 @@ from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
 from andar_bahar.storage import Storage
-from andar_bahar.web import api, dealer_pages, player_pages, trust_pages
+from andar_bahar.web import (
+    api,
+    dealer_pages,
+    display_pages,
+    new_table_pages,
+    player_pages,
+    trust_pages,
+)
 from andar_bahar.web.app import Site, redirect, render
-from andar_bahar.web.context import is_htmx
-from andar_bahar.web.forms import paytable_rows
+from andar_bahar.web.context import is_htmx, request_info
 from andar_bahar.web.limits import Limits
+from andar_bahar.web.live import Viewer as LiveViewer
 from andar_bahar.web.live_pages import (
     LIVE_PAGES,
     LivePage,
     TableRenderer,
     add_table_socket,
     answer,
+    page_extras,
 )
 from andar_bahar.web.notify import Listener, psycopg_dsn
 from andar_bahar.web.security import Signer
 from andar_bahar.web.service import TableService
+from andar_bahar.web.table_view import ROAD_LENGTH
 from andar_bahar.web.views import Viewer, visible_to
 
 __all__ = ["LIVE_PAGES", "Club", "LivePage", "register"]
@@ -87,21 +97,22 @@ class Club:
         return request.client.host if request.client else "unknown"
 
     def page(self, request: Request, page: str, code: str, **extra: object) -> Response:
-        """The live table page *page* (``player``, ``dealer``) of table *code*, as it is now.
+        """The live table page *page* (``player``, ``dealer``, ``display``) of *code*, now.
 
         The table as the viewer may see it (:func:`~andar_bahar.web.views.visible_to`):
-        ``extra`` names the ``player`` (or ``dealer=True``).
+        ``extra`` names the ``player`` (or ``dealer=True``; neither: anyone's view).
         """
-        state, recent = self.service.snapshot(code)
+        whole, recent = self.service.snapshot(code, ROAD_LENGTH)
         player = extra.get("player")
-        sight = Viewer(dealer=extra.get("dealer") is True, player=str(player) if player else None)
-        state = visible_to(state, sight)
+        dealer = extra.get("dealer") is True
+        sight = Viewer(dealer=dealer, player=str(player) if player else None)
+        state = visible_to(whole, sight)
+        role = "dealer" if dealer else ("player" if player else "public")
+        viewer = LiveViewer(page, role, request_info(request).lang, player=sight.player)
         context: dict[str, Any] = {
-            "state": state,
-            "round": state.round,
+            **page_extras(self.service, viewer, state, recent),
             "recent": recent,
             "bet_key": secrets.token_hex(12),
-            "paytable_rows": paytable_rows(state.round.paytable if state.round else state.paytable),
             "live_table": state.code,
             "live_page": page,
             "live_version": state.version,
@@ -109,10 +120,11 @@ class Club:
         }
         return render(request, LIVE_PAGES[page].template, **context)
 
-    def done(self, request: Request, code: str, page: str) -> Response:
-        """After an action on a live page: its new blocks for htmx, else the page again."""
+    def done(self, request: Request, code: str, page: str, note: str = "") -> Response:
+        """After an action on a live page: its new blocks for the page's script (and a
+        *note* to show by what was tapped), else the page again."""
         if is_htmx(request):
-            return answer(self, request, code, page)
+            return answer(self, request, code, page, note)
         return redirect(request, f"/{'dealer' if page == 'dealer' else 'play'}/{code.upper()}")
 
 
@@ -132,7 +144,9 @@ def register(app: FastAPI, site: Site) -> None:
         app.state.lifespan_hooks.append(lambda: listening(site, service, channel))
     add_table_socket(app, club)
     player_pages.register(app, club)
+    new_table_pages.register(app, club)
     dealer_pages.register(app, club)
+    display_pages.register(app, club)
     trust_pages.register(app, club)
     api.register(app, club)
 

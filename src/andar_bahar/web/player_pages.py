@@ -1,21 +1,34 @@
 """The players' pages: joining a table, the table on a phone, and the check of a dealt deck.
 
-``/`` joins a table by its code; ``/play/{code}`` shows the player's balance,
-the procedure and paytable, takes bets (or a marker at a teaching table) within
-the window, and follows the deal live; ``/verify/{code}/{n}`` shows the revealed
-deck and salt of a settled round, checked against the commitment.
+``/`` joins a table by its code; ``/play/{code}`` is the player's phone: the felt, the
+spots to tap with the chosen chip (``/play/{code}/bet``), "repeat my last bets"
+(``…/repeat``) and "clear" (``…/clear``), a marker at a teaching table (``…/marker``),
+the road and the player's own rounds. Each action answers the page's script with the
+page's new blocks (JSON), or a browser without scripts with a redirect back to the page.
+``/verify/{code}/{n}`` shows the revealed deck and salt of a settled round.
+
+The seat is the ``seat_CODE`` cookie (SameSite=Lax, see :mod:`andar_bahar.web.security`):
+a link to ``/play/CODE`` from a chat or another site shows the player's own seat.
 """
 
 from __future__ import annotations
 
+from decimal import Decimal
+from importlib import resources
 from typing import TYPE_CHECKING, Annotated
 
 from fastapi import FastAPI, Form, Request
 from starlette.responses import Response
 
-from andar_bahar.engine.errors import AccessError
+from andar_bahar.engine.bets import Bet
+from andar_bahar.engine.errors import AccessError, AndarBaharError
+from andar_bahar.engine.money import Amount
+from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.app import redirect, render
+from andar_bahar.web.context import localize
+from andar_bahar.web.page_views import last_bets
 from andar_bahar.web.security import set_cookie
+from andar_bahar.web.table_view import ROAD_LENGTH
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
@@ -24,10 +37,17 @@ __all__ = ["register"]
 
 SEAT_SECONDS = 30 * 24 * 3600
 """How long a phone keeps its seat cookie."""
+FAVICON = (resources.files("andar_bahar.web") / "static" / "favicon.svg").read_bytes()
 
 
 def register(app: FastAPI, club: Club) -> None:
     """Add the players' pages to *app*."""
+
+    def done(request: Request, code: str, note: Message | None = None) -> Response:
+        """After the player's action: their own new blocks (and a note) for the page's
+        script, or the page again for a browser without scripts."""
+        text = localize(request, note) if note is not None else ""
+        return club.done(request, code, "player", note=text)
 
     # -- home, joining ------------------------------------------------------------------
 
@@ -35,29 +55,49 @@ def register(app: FastAPI, club: Club) -> None:
     def home(request: Request, code: str = "") -> Response:
         return render(request, "home.html", code=code.upper())
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:
+        return Response(
+            FAVICON, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"}
+        )
+
     @app.post("/join")
     def join(
         request: Request, code: Annotated[str, Form()], seat: Annotated[str, Form()]
     ) -> Response:
         table = code.strip().upper()
+        try:  # this browser already has its seat here: go to it, never "already joined"
+            club.service.player_name(table, club.seat_token(request, table))
+            return redirect(request, f"/play/{table}")
+        except AndarBaharError:
+            pass
         token = club.service.join(table, seat, club.client(request))
         response = redirect(request, f"/play/{table}")
-        set_cookie(response, request, f"seat_{table}", club.seats.sign(token), max_age=SEAT_SECONDS)
+        set_cookie(
+            response,
+            request,
+            f"seat_{table}",
+            club.seats.sign(token),
+            max_age=SEAT_SECONDS,
+            samesite="lax",
+        )
         return response
 
     # -- a player --------------------------------------------------------------------------------
 
+    def seated(request: Request, code: str) -> str:
+        return club.service.player_name(code, club.seat_token(request, code))
+
     @app.get("/play/{code}")
     def player_page(request: Request, code: str) -> Response:
-        token = club.seat_token(request, code)
         try:
-            name = club.service.player_name(code, token)
+            name = seated(request, code)
         except AccessError as refused:
-            if not token:
+            if not club.seat_token(request, code):
                 return redirect(request, f"/?code={code.upper()}")
             # a phone signed out by the dealer (a new seat code, a released seat): say so
             return render(request, "home.html", code=code.upper(), notice=refused)
-        return club.page(request, "player", code, dealer=False, player=name)
+        return club.page(request, "player", code, player=name)
 
     @app.post("/play/{code}/bet")
     def bet(
@@ -67,20 +107,63 @@ def register(app: FastAPI, club: Club) -> None:
         stake: Annotated[str, Form()],
         key: Annotated[str, Form()],
     ) -> Response:
-        club.service.place_bet(code, club.seat_token(request, code), bet, stake, key=key)
-        return club.done(request, code, "player")
+        placed = club.service.place_bet(code, club.seat_token(request, code), bet, stake, key=key)
+        held = club.service.state(code).round
+        total = sum(
+            (
+                s
+                for p, b, s in (held.wagers if held else ())
+                if p == placed.player and b == placed.bet
+            ),
+            Decimal(0),
+        )
+        name = Bet.parse(placed.bet)
+        note = (
+            Message(N_("{bet}: {stake} on the spot."), bet=name, stake=Amount(total))
+            if total == placed.stake
+            else Message(
+                N_("{bet}: {stake} added, {total} on the spot."),
+                bet=name,
+                stake=Amount(placed.stake),
+                total=Amount(total),
+            )
+        )
+        return done(request, code, note)
 
     @app.post("/play/{code}/withdraw")
     def withdraw(
         request: Request, code: str, bet: Annotated[str, Form()], key: Annotated[str, Form()]
     ) -> Response:
         club.service.withdraw_bet(code, club.seat_token(request, code), bet, key=key)
-        return club.done(request, code, "player")
+        return done(request, code)
+
+    @app.post("/play/{code}/repeat")
+    def repeat(request: Request, code: str, key: Annotated[str, Form()]) -> Response:
+        name = seated(request, code)
+        state = club.service.state(code)
+        mine = club.service.player_rounds(code, name, ROAD_LENGTH)
+        last = last_bets(mine, state.round.number if state.round else None)
+        if not last:
+            raise AccessError(Message(N_("You have no earlier bets to repeat at this table.")))
+        token = club.seat_token(request, code)
+        for index, (spot, stake) in enumerate(last):
+            club.service.place_bet(code, token, spot, str(stake), key=f"{key}:{index}")
+        return done(request, code, Message(N_("Your last bets are on the table again.")))
+
+    @app.post("/play/{code}/clear")
+    def clear(request: Request, code: str, key: Annotated[str, Form()]) -> Response:
+        name = seated(request, code)
+        state = club.service.state(code)
+        held = [b for p, b, _ in (state.round.wagers if state.round else ()) if p == name]
+        token = club.seat_token(request, code)
+        for spot in held:
+            club.service.withdraw_bet(code, token, spot, key=f"{key}:{spot}")
+        return done(request, code, Message(N_("Your bets are off the table.")))
 
     @app.post("/play/{code}/marker")
     def marker(request: Request, code: str, row: Annotated[str, Form()]) -> Response:
         club.service.place_marker(code, club.seat_token(request, code), row)
-        return club.done(request, code, "player")
+        return done(request, code)
 
     # -- fairness ----------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -24,6 +24,7 @@ from andar_bahar.storage.models import TableRoundRow
 __all__ = [
     "CreatedTable",
     "PlacedBet",
+    "PlayerRound",
     "PlayerState",
     "PublicRound",
     "Reveal",
@@ -32,7 +33,9 @@ __all__ = [
     "centre_of_record",
     "commitment_of",
     "placed_from_json",
+    "player_round",
     "public_round",
+    "settled_bets",
 ]
 
 
@@ -109,6 +112,55 @@ class RoundSummary:
     centre: Card | None
     commitment: str | None
     settled_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRound:
+    """A player's own bets in one settled round, and what each paid (their page's history)."""
+
+    number: int
+    winner: str | None
+    cards_dealt: int | None
+    bets: tuple[tuple[str, Decimal, str, Decimal], ...]
+    """(bet, stake, outcome, returned) as the round's settlement recorded them."""
+
+    @property
+    def staked(self) -> Decimal:
+        return sum((b[1] for b in self.bets), Decimal(0))
+
+    @property
+    def returned(self) -> Decimal:
+        return sum((b[3] for b in self.bets), Decimal(0))
+
+    @property
+    def net(self) -> Decimal:
+        """What the round changed in the player's balance."""
+        return self.returned - self.staked
+
+
+def settled_bets(record: str) -> tuple[Mapping[str, str], ...]:
+    """Every bet's settlement in a settled round's record (player, bet, stake, outcome,
+    win, returned), read from the record's settle step, without replaying the round."""
+    for op in json.loads(record).get("operations", []):
+        if op.get("op") == "settle":
+            return tuple(op.get("paid", []))
+    return ()
+
+
+def player_round(
+    number: int,
+    winner: str | None,
+    cards: int | None,
+    paid: Iterable[Mapping[str, str]],
+    player: str,
+) -> PlayerRound:
+    """The bets of *player* in a settled round, from its :func:`settled_bets`."""
+    bets = tuple(
+        (str(b["bet"]), Decimal(str(b["stake"])), str(b["outcome"]), Decimal(str(b["returned"])))
+        for b in paid
+        if b.get("player") == player
+    )
+    return PlayerRound(number, winner, cards, bets)
 
 
 @dataclass(frozen=True, slots=True)

@@ -344,21 +344,6 @@ class Seating(Cashier):
             )
             return balance
 
-    def _admitted(self, session: Session, table: ClubTableRow, name: str) -> TablePlayerRow:
-        player = session.scalars(
-            select(TablePlayerRow).where(
-                TablePlayerRow.table_id == table.id,
-                TablePlayerRow.name == name.strip(),
-                TablePlayerRow.released_at.is_(None),
-            )
-        ).one_or_none()
-        if player is None:
-            raise ActionError(
-                Message(N_("{name} is not at table {code}."), name=name.strip() or "—",
-                        code=table.code)
-            )  # fmt: skip
-        return player
-
     def player_name(self, code: str, token: str) -> str:
         with self._read() as session:
             return self._player(session, self._table(session, code, lock=False), token).name

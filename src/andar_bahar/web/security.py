@@ -1,7 +1,7 @@
 """Forged requests, foreign origins and cookies: what keeps a club's table honest.
 
 **CSRF** (signed double submit): every browser gets a random cookie
-(:data:`~andar_bahar.web.context.CSRF_COOKIE`, HttpOnly, SameSite=Strict); pages carry
+(:data:`~andar_bahar.web.context.CSRF_COOKIE`, HttpOnly, SameSite=Lax); pages carry
 a token that is an HMAC of that cookie under the app's secret. A POST, PUT, PATCH or
 DELETE must send the token back, in the form field ``csrf_token`` or the header
 ``X-CSRF-Token`` (htmx sends the header from ``hx-headers`` on ``<body>``). A page on
@@ -14,6 +14,17 @@ another site cannot read the cookie or the token, so it cannot forge either.
 
 **Origin**: an unsafe request whose ``Origin`` is not this host is refused, whatever
 its token (and so is a WebSocket opened from another site).
+
+**SameSite**: a browser sends a ``Strict`` cookie only with requests that start on this
+site; a ``Lax`` one also with a top-level GET navigation from another site (a link in a
+chat), never with another site's POST, fetch or frame. So the cookies that a page needs to
+*show* itself are ``Lax``: the CSRF cookie (else such a navigation arrives without it and
+gets a new one, which expires the tokens of the player's other open tabs), the player's
+seat (``seat_CODE``: the link shows their own seat, not the join form) and the language.
+CSRF protection does not rest on SameSite: every unsafe request still needs the token
+(which another site cannot read) and this site's ``Origin``. The dealer's cookie stays
+``Strict``: it can deal and settle, and the dealer works from their own screen, so a link
+from elsewhere may well ask for the PIN.
 
 >>> from starlette.datastructures import Headers
 >>> origin_allowed(Headers({"host": "10.0.0.5:8000", "origin": "http://10.0.0.5:8000"}), "http")
@@ -33,6 +44,7 @@ import secrets
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from http.cookies import SimpleCookie
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers, MutableHeaders
@@ -201,19 +213,25 @@ def origin_allowed(headers: Headers, scheme: str, trusted: Collection[str] = ())
 
 
 def cookie_header(
-    name: str, value: str, *, max_age: int | None = None, secure: bool = False, path: str = "/"
+    name: str,
+    value: str,
+    *,
+    max_age: int | None = None,
+    secure: bool = False,
+    path: str = "/",
+    samesite: str = "Strict",
 ) -> str:
-    """A ``Set-Cookie`` value: HttpOnly, SameSite=Strict, Secure over HTTPS.
+    """A ``Set-Cookie`` value: HttpOnly, SameSite=Strict (or *samesite*), Secure over HTTPS.
 
-    >>> cookie_header("ab_lang", "ka", max_age=60)
-    'ab_lang=ka; HttpOnly; Max-Age=60; Path=/; SameSite=Strict'
+    >>> cookie_header("ab_lang", "ka", max_age=60, samesite="Lax")
+    'ab_lang=ka; HttpOnly; Max-Age=60; Path=/; SameSite=Lax'
     """
     jar: SimpleCookie = SimpleCookie()
     jar[name] = value
     morsel = jar[name]
     morsel["path"] = path
     morsel["httponly"] = True
-    morsel["samesite"] = "Strict"
+    morsel["samesite"] = samesite
     if max_age is not None:
         morsel["max-age"] = max_age
     if secure:
@@ -222,16 +240,26 @@ def cookie_header(
 
 
 def set_cookie(
-    response: Response, conn: HTTPConnection, name: str, value: str, *, max_age: int | None = None
+    response: Response,
+    conn: HTTPConnection,
+    name: str,
+    value: str,
+    *,
+    max_age: int | None = None,
+    samesite: Literal["strict", "lax"] = "strict",
 ) -> None:
-    """Set a cookie on *response* the safe way (HttpOnly, SameSite=Strict, Secure over HTTPS)."""
+    """Set a cookie on *response* the safe way (HttpOnly, SameSite=Strict, Secure over HTTPS).
+
+    *samesite* ``"lax"`` is for a cookie a page needs when a link from another site opens
+    it (see the module's notes); never for one that alone authorises a change.
+    """
     response.set_cookie(
         name,
         value,
         max_age=max_age,
         path="/",
         httponly=True,
-        samesite="strict",
+        samesite=samesite,
         secure=conn.url.scheme in {"https", "wss"},
     )
 
@@ -323,7 +351,9 @@ class WebMiddleware:
         cookies: list[str] = []
         if from_query and conn.cookies.get(LANG_COOKIE) != lang:
             cookies.append(
-                cookie_header(LANG_COOKIE, lang, max_age=LANG_COOKIE_MAX_AGE, secure=secure)
+                cookie_header(
+                    LANG_COOKIE, lang, max_age=LANG_COOKIE_MAX_AGE, secure=secure, samesite="Lax"
+                )
             )
         known = conn.cookies.get(CSRF_COOKIE)
         if known is not None and not _COOKIE_VALUE.fullmatch(known):
@@ -331,7 +361,9 @@ class WebMiddleware:
         browser = known or secrets.token_urlsafe(32)
         if known is None:
             cookies.append(
-                cookie_header(CSRF_COOKIE, browser, max_age=CSRF_COOKIE_MAX_AGE, secure=secure)
+                cookie_header(
+                    CSRF_COOKIE, browser, max_age=CSRF_COOKIE_MAX_AGE, secure=secure, samesite="Lax"
+                )
             )
         scope.setdefault("state", {})[INFO_KEY] = RequestInfo(lang=lang, csrf_cookie=browser)
 

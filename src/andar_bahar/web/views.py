@@ -7,6 +7,7 @@ undealt card: a deck is revealed only once its round is settled.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
@@ -27,12 +28,15 @@ from andar_bahar.storage.models import (
     TableRoundRow,
 )
 from andar_bahar.web.records import (
+    PlayerRound,
     PlayerState,
     PublicRound,
     Reveal,
     RoundSummary,
     TableState,
     centre_of_record,
+    player_round,
+    settled_bets,
 )
 from andar_bahar.web.store import TableStore
 
@@ -211,6 +215,34 @@ class Views(TableStore):
                 RoundSummary(number, status, winner, dealt, centre, commitment, settled_at)
             )
         return summaries
+
+    def player_rounds(self, code: str, player: str, limit: int = 20) -> list[PlayerRound]:
+        """*player*'s bets and returns in the table's last *limit* settled rounds, newest first
+        (only the rounds where they bet): their page's own history of the night."""
+        paid: dict[int, tuple[Mapping[str, str], ...]] = self.__dict__.setdefault("_paid", {})
+        with self._read() as session:
+            table = self._table(session, code, lock=False)
+            rows = session.execute(
+                select(
+                    TableRoundRow.id,
+                    TableRoundRow.number,
+                    TableRoundRow.winner,
+                    TableRoundRow.cards_dealt,
+                )
+                .where(TableRoundRow.table_id == table.id, TableRoundRow.status == "settled")
+                .order_by(TableRoundRow.number.desc())
+                .limit(limit)
+            ).all()
+            missing = [row.id for row in rows if row.id not in paid]
+            if missing:  # a settled round never changes: its record is read once
+                for round_id, record in session.execute(
+                    select(TableRoundRow.id, TableRoundRow.record).where(
+                        TableRoundRow.id.in_(missing)
+                    )
+                ):
+                    paid[round_id] = settled_bets(record)
+        rounds = (player_round(n, w, c, paid[i], player) for i, n, w, c in rows)
+        return [r for r in rounds if r.bets]
 
     def reveal(self, code: str, number: int) -> Reveal:
         """The deck and salt of a settled round, for anyone to check the commitment."""

@@ -21,6 +21,7 @@ Hand-written to match ``andar_bahar.storage.models`` exactly (a test compares th
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -166,14 +167,7 @@ def upgrade() -> None:
         batch.alter_column("amount_micros", existing_type=sa.BigInteger(), nullable=False)
         batch.alter_column("kind", existing_type=sa.String(length=10), nullable=False)
         batch.drop_column("amount")
-        for column, target in (
-            ("player_id", "table_players"),
-            ("round_id", "table_rounds"),
-            ("table_id", "club_tables"),
-        ):
-            name = op.f(f"fk_ledger_{column}_{target}")
-            batch.drop_constraint(name, type_="foreignkey")
-            batch.create_foreign_key(name, target, [column], ["id"], ondelete="RESTRICT")
+        _ledger_foreign_keys(batch, ondelete="RESTRICT")
         batch.create_check_constraint(
             op.f("ck_ledger_kind"),
             "kind IN ('buy-in', 'top-up', 'cash-out', 'stake', 'return')",
@@ -181,6 +175,18 @@ def upgrade() -> None:
     if postgres:
         op.execute(LEDGER_TRIGGER)
         op.execute(LEDGER_CONSTRAINT)
+
+
+def _ledger_foreign_keys(batch: Any, *, ondelete: str) -> None:
+    """The ledger's references to players, rounds and tables, made again with *ondelete*."""
+    for column, target in (
+        ("player_id", "table_players"),
+        ("round_id", "table_rounds"),
+        ("table_id", "club_tables"),
+    ):
+        name = op.f(f"fk_ledger_{column}_{target}")
+        batch.drop_constraint(name, type_="foreignkey")
+        batch.create_foreign_key(name, target, [column], ["id"], ondelete=ondelete)
 
 
 def downgrade() -> None:
@@ -201,14 +207,7 @@ def downgrade() -> None:
         batch.drop_constraint(op.f("ck_ledger_kind"), type_="check")
         batch.drop_column("amount_micros")
         batch.drop_column("kind")
-        for column, target in (
-            ("player_id", "table_players"),
-            ("round_id", "table_rounds"),
-            ("table_id", "club_tables"),
-        ):
-            name = op.f(f"fk_ledger_{column}_{target}")
-            batch.drop_constraint(name, type_="foreignkey")
-            batch.create_foreign_key(name, target, [column], ["id"], ondelete="CASCADE")
+        _ledger_foreign_keys(batch, ondelete="CASCADE")
     op.execute("ALTER TABLE idempotency_keys DROP COLUMN request")
     op.drop_index(op.f("ix_table_players_previous_token_hash"), table_name="table_players")
     op.drop_index(op.f("ix_table_players_seat_code_hash"), table_name="table_players")

@@ -1,0 +1,87 @@
+"""Creating a table on the web (issues 11 and 13): the odds and the rounding warnings of the
+chosen pairing before saving, and a paytable designed for the procedure that the dealer can
+create the table with. The expected sentences and pays come from the library itself
+(:func:`~andar_bahar.chance.rounding.rounding_check`, :func:`~andar_bahar.chance.design.design_paytable`),
+which ``tests/test_rounding.py`` and ``tests/test_design.py`` check against enumeration.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from andar_bahar.chance.design import EdgeRange, design_paytable
+from andar_bahar.chance.odds import odds_report
+from andar_bahar.chance.rounding import rounding_check
+from andar_bahar.engine.paytables import find_paytable, load_paytable
+from andar_bahar.engine.rules import find_procedure
+from andar_bahar.web.app import create_app
+
+
+@pytest.fixture
+def site(tmp_path) -> Iterator[TestClient]:  # type: ignore[no-untyped-def]
+    app = create_app(database_url=f"sqlite:///{tmp_path / 'club.sqlite3'}", secret=b"n" * 32)
+    with TestClient(app) as client:
+        yield client
+    app.state.service.storage.close()
+
+
+def token(client: TestClient) -> str:
+    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/tables/new").text)
+    assert match is not None
+    return match.group(1)
+
+
+def text(fragment: str) -> str:
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", fragment)))
+
+
+def test_the_preview_shows_the_rounding_warnings_of_the_pairing(site: TestClient) -> None:
+    form = {"procedure": "classic", "paytable": "wizard", "csrf_token": token(site)}
+    shown = text(site.post("/tables/preview", data=form).text)
+    expected = rounding_check(odds_report(find_procedure("classic"), find_paytable("wizard")))
+    assert expected.messages()  # wizard at 1-chip stakes: a winning Andar bet can pay nothing
+    for message in expected.messages():
+        assert " ".join(str(message).split()) in shown
+    assert "any centre" in shown and "3.5 to 1" in shown  # when, and what each bet pays
+
+
+def test_a_designed_paytable_is_shown_and_the_table_is_created_with_it(site: TestClient) -> None:
+    csrf = token(site)
+    form = {"procedure": "home", "paytable": "trainer-default", "edge": "1%-5%", "step": "0.05",
+            "odds_style": "to", "csrf_token": csrf}  # fmt: skip
+    fragment = site.post("/tables/design", data=form).text
+    designed_toml = html.unescape(re.search(r"<textarea[^>]*>(.*?)</textarea>", fragment, re.S)[1])  # type: ignore[index]
+    expected = design_paytable(
+        find_procedure("home"), edge=EdgeRange.parse("1%-5%"),
+        base=find_paytable("trainer-default"), name="designed for home",
+    )  # fmt: skip
+    assert load_paytable(designed_toml, source="designed") == expected.paytable
+    shown = text(fragment)
+    for message in expected.messages():
+        assert " ".join(str(message).split()) in shown
+    created = site.post(
+        "/tables",
+        data={**form, "name": "Designed", "pin": "246810", "kind": "betting",
+              "designed": designed_toml, "use_design": "1"},
+        follow_redirects=False,
+    )  # fmt: skip
+    assert created.status_code == 303, created.text
+    code = created.headers["location"].rsplit("/", 1)[-1]
+    assert site.get(f"/api/tables/{code}").json()["paytable"] == expected.paytable.name
+    # Every bet of the table created lies in the range, or was named unreachable.
+    unreachable = {str(u.bet) for u in expected.unreachable}
+    report = odds_report(find_procedure("home"), load_paytable(designed_toml, source="designed"))
+    for bet in report.bets:
+        assert str(bet.bet) in unreachable or bet.house_edge in EdgeRange.parse("1%-5%")
+
+
+def test_a_bad_edge_range_is_one_sentence(site: TestClient) -> None:
+    form = {"procedure": "classic", "edge": "5%-1%", "csrf_token": token(site)}
+    answer = site.post("/tables/design", data=form, headers={"HX-Request": "true"})
+    assert answer.status_code == 200 and answer.headers["HX-Retarget"] == "#errors"
+    assert "The edge range '5%-1%' is not a range of house edges" in html.unescape(answer.text)
