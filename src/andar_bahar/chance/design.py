@@ -47,7 +47,7 @@ from andar_bahar.engine.errors import ParameterError
 from andar_bahar.engine.money import as_decimal, format_amount
 from andar_bahar.engine.paytables import MAX_ODDS, Band, MainKey, Odds, Paytable
 from andar_bahar.engine.rules import BetWindow, Procedure, Row, StartRule
-from andar_bahar.i18n.messages import N_, Message, Translator
+from andar_bahar.i18n.messages import N_, NP_, Message, Translator
 
 __all__ = [
     "DEFAULT_BANDS",
@@ -360,6 +360,50 @@ class Design:
     def rows(self) -> tuple[DesignedBet, ...]:
         """Every bet of the table in every situation, with its pay and exact house edge."""
         return tuple(DesignedBet(b.bet, b.given, b.pays, b.house_edge) for b in self.report.bets)
+
+    def messages(self) -> list[Message]:
+        """How the main bets are keyed (when the designer keyed them by the row dealt first),
+        each unreachable bet and what the table does with it (Andar and Bahar kept at a pay,
+        bands left out). The rounding warnings are :attr:`rounding`'s own."""
+        out: list[Message] = []
+        if self.keyed_for_colour:
+            out.append(
+                Message(
+                    N_(
+                        "No single pay per row on this step keeps every centre colour in the"
+                        " range, so the main bets are keyed by the row dealt first."
+                    )
+                )
+            )
+        left_out = []
+        for missing in self.unreachable:
+            out.append(missing.message())
+            if isinstance(missing.bet, MainBet):
+                kept = next(b for b in self.report.bets if b.bet == missing.bet)
+                out.append(
+                    Message(
+                        N_(
+                            "A table always offers {bet}: this one pays {odds} (house edge {edge})."
+                        ),
+                        bet=missing.bet,
+                        odds=self.paytable.pays_text(missing.bet),
+                        edge=Percent(kept.house_edge),
+                    )
+                )
+            else:
+                left_out.append(missing.bet)
+        if left_out:
+            out.append(
+                Message(
+                    NP_(
+                        "The table leaves out {bets}.",
+                        "The table leaves out {n} bets: {bets}.",
+                    ),
+                    n=len(left_out),
+                    bets=left_out,
+                )
+            )
+        return out
 
     def to_dict(self) -> dict[str, object]:
         """The ``paytable design --format json`` contract: exact fractions as strings."""

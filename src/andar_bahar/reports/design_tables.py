@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from andar_bahar.chance.design import Design
 from andar_bahar.chance.odds import Percent, percent_text
-from andar_bahar.engine.bets import MainBet
 from andar_bahar.engine.money import Amount
 from andar_bahar.i18n.messages import N_, NP_, Message, Translator, translate
 from andar_bahar.reports.odds_tables import render_given
@@ -50,44 +49,10 @@ def design_headline(design: Design) -> Message:
 
 
 def design_notes(design: Design) -> list[Message]:
-    """The notes under the table: how the main bets are keyed, each unreachable bet and
-    what the table does with it, what rounding still does, and the minimum set."""
-    out: list[Message] = []
-    if design.keyed_for_colour:
-        out.append(
-            Message(
-                N_(
-                    "No single pay per row on this step keeps every centre colour in the"
-                    " range, so the main bets are keyed by the row dealt first."
-                )
-            )
-        )
-    left_out = []
-    for missing in design.unreachable:
-        out.append(missing.message())
-        if isinstance(missing.bet, MainBet):
-            kept = next(b for b in design.report.bets if b.bet == missing.bet)
-            out.append(
-                Message(
-                    N_("A table always offers {bet}: this one pays {odds} (house edge {edge})."),
-                    bet=missing.bet,
-                    odds=design.paytable.pays_text(missing.bet),
-                    edge=Percent(kept.house_edge),
-                )
-            )
-        else:
-            left_out.append(missing.bet)
-    if left_out:
-        out.append(
-            Message(
-                NP_(
-                    "The table leaves out {bets}.",
-                    "The table leaves out {n} bets: {bets}.",
-                ),
-                n=len(left_out),
-                bets=left_out,
-            )
-        )
+    """The notes under the table: :meth:`Design.messages` (how the main bets are keyed,
+    each unreachable bet and what the table does with it), then what rounding still does
+    and the minimum the designer set."""
+    out = design.messages()
     out.extend(design.rounding.messages())
     if design.raised_min and design.paytable.min_stake is not None:
         out.append(
