@@ -57,6 +57,7 @@ from andar_bahar.engine.paytables import PAYTABLES, Paytable, find_paytable
 from andar_bahar.engine.round import Round, RoundResult
 from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure, Row, StartRule
 from andar_bahar.engine.settlement import Outcome, SettledBet, settle
+from andar_bahar.games.wording import CLUB, paytable_title
 from andar_bahar.i18n.messages import N_, NP_, Message, Translator
 
 __all__ = [
@@ -352,7 +353,17 @@ class _Described:
         self.procedure = procedure
 
     def localized(self, translator: Translator | None) -> str:
-        return self.procedure.describe(translator)
+        return CLUB.describe(self.procedure, translator)
+
+
+class _Table:
+    """A paytable by its title in the user's language (a club's by its own name)."""
+
+    def __init__(self, paytable: Paytable) -> None:
+        self.paytable = paytable
+
+    def localized(self, translator: Translator | None) -> str:
+        return paytable_title(self.paytable, translator)
 
 
 class _Percent:
@@ -601,7 +612,7 @@ def _pay_drill(rng: random.Random, procedure: Procedure, paytable: Paytable) -> 
             N_(
                 "Paytable: {name}; a win that is not a whole number of chips of {chip} is {rounding}."
             ),
-            name=paytable.name,
+            name=_Table(paytable),
             chip=Amount(paytable.chip),
             rounding=paytable.rounding,
         ),
@@ -752,7 +763,7 @@ def _odds_drill(rng: random.Random, procedure: Procedure, paytable: Paytable) ->
     lower = 1 if first.house_edge < second.house_edge else 2
     facts: list[Message] = [
         Message(N_("Procedure: {procedure}"), procedure=_Described(procedure)),
-        Message(N_("Paytable: {name}"), name=paytable.name),
+        Message(N_("Paytable: {name}"), name=_Table(paytable)),
     ]
     if centre is not None:
         facts.append(

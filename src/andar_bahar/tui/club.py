@@ -1,290 +1,463 @@
-"""The club betting game at the terminal (seeds 001/002)."""
+"""The club betting game at the terminal (seeds 001/002): bets, the deal, the settlement."""
 
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any, ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, Static, Switch
+from textual.binding import Binding, BindingType
+from textual.widgets import Button, Input, Select, Static
 
-from andar_bahar.chance.odds import odds_report
-from andar_bahar.engine.clubfiles import read_paytable
+from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.errors import AndarBaharError, BetError
-from andar_bahar.engine.money import format_amount
+from andar_bahar.engine.money import as_decimal, format_amount
 from andar_bahar.engine.round import Round
-from andar_bahar.engine.rules import PROCEDURES
+from andar_bahar.engine.settlement import Settlement
 from andar_bahar.games.clubgame import ClubGame
-from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.reports.report import money
-from andar_bahar.tui.common import tr, trainer
-from andar_bahar.tui.panel import RoundPanel
+from andar_bahar.games.wording import CLUB, paytable_title
+from andar_bahar.i18n import format_number, language_of
+from andar_bahar.i18n.messages import N_, NP_, Message
+from andar_bahar.tui.common import (
+    Bar,
+    Note,
+    Table,
+    TrainerScreen,
+    button,
+    keys,
+    literal,
+    tr,
+    trainer,
+)
+from andar_bahar.tui.odds import pays_text, warning_messages
+from andar_bahar.tui.panel import DEALING_KEYS, Dealer, RoundPanel
+from andar_bahar.tui.records import GameRecord
 
-__all__ = ["ClubRoundScreen", "ClubSetup", "parse_players"]
-
-
-def parse_players(text: str) -> dict[str, str]:
-    """``Asha=500, Ravi=300`` → names and starting balances (checked by the game)."""
-    players: dict[str, str] = {}
-    for part in text.replace("\n", ",").split(","):
-        if not part.strip():
-            continue
-        name, separator, balance = part.partition("=")
-        if not separator:
-            raise BetError(
-                Message(
-                    N_("Write each player as NAME=CHIPS, e.g. Asha=500, not '{text}'."),
-                    text=part.strip(),
-                )
-            )
-        if name.strip() in players:
-            raise BetError(Message(N_("{player} is already at the table."), player=name.strip()))
-        players[name.strip()] = balance.strip()
-    return players
+__all__ = ["ClubRoundScreen"]
 
 
-class ClubSetup(Screen[None]):
-    """The players and their chips, the procedure and the club's paytable."""
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        with Vertical():
-            yield Label(tr(self, Message(N_("Club game"))), classes="title")
-            yield Label(
-                tr(self, Message(N_("Players and their chips (NAME=CHIPS, separated by commas):")))
-            )
-            yield Input(placeholder="Asha=500, Ravi=300", id="players")
-            yield Label(tr(self, Message(N_("Procedure:"))))
-            yield Select(
-                [
-                    (rules.describe(trainer(self).translator), name)
-                    for name, rules in PROCEDURES.items()
-                    if not rules.markers_only
-                ],
-                value="classic",
-                allow_blank=False,
-                id="procedure",
-            )
-            yield Label(tr(self, Message(N_("Paytable (a preset name or a club's .toml file):"))))
-            yield Input(value="trainer-default", id="paytable")
-            with Horizontal(classes="row"):
-                yield Label(tr(self, Message(N_("Deal from a real deck (type each card)"))))
-                yield Switch(value=False, id="physical")
-            yield Static("", id="warnings", classes="note")
-            yield Label("", id="error", classes="error")
-            yield Button(tr(self, Message(N_("Open the table"))), id="start", variant="primary")
-        yield Footer()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id != "start":
-            return
-        error = self.query_one("#error", Label)
-        try:
-            procedure = PROCEDURES[str(self.query_one("#procedure", Select).value)]
-            paytable = read_paytable(
-                self.query_one("#paytable", Input).value.strip() or procedure.paytable
-            )
-            game = ClubGame(
-                procedure, paytable, parse_players(self.query_one("#players", Input).value)
-            )
-        except AndarBaharError as refused:
-            error.update(refused.localized(trainer(self).translator))
-            return
-        error.update("")
-        warnings = odds_report(game.procedure, game.paytable).warning_messages()
-        self.app.push_screen(
-            ClubRoundScreen(
-                game,
-                physical=self.query_one("#physical", Switch).value,
-                warnings=[tr(self, w) for w in warnings],
-            )
-        )
-
-
-class ClubRoundScreen(Screen[None]):
+class ClubRoundScreen(TrainerScreen):
     """Bets, the deal, the settlement as a dealer pays it, balances carried on."""
 
+    TITLE_TEXT = N_("Club game")
     DEFAULT_CSS = """
-    ClubRoundScreen .bet-form { height: auto; }
-    ClubRoundScreen .bet-form Input { width: 18; }
-    ClubRoundScreen .bet-form Select { width: 24; }
-    ClubRoundScreen DataTable { height: auto; max-height: 14; }
+    ClubRoundScreen #bet-bar Input { width: 1fr; }
     """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *DEALING_KEYS,
+        Binding(keys("n"), "next", N_("Next")),
+        Binding(keys("p"), "players", N_("Players"), show=False),
+    ]
 
     def __init__(
-        self, game: ClubGame, *, physical: bool = False, warnings: list[str] | None = None
+        self,
+        game: ClubGame,
+        *,
+        physical: bool = False,
+        warnings: list[Message] | None = None,
+        resumed_from: int | None = None,
     ) -> None:
         super().__init__()
         self.game = game
         self.physical = physical
-        self.warnings = warnings or []
-        self.game_id: int | None = None
-        self.round: Round = game.current or game.start_round(
-            rng=trainer(self).rng(), physical=physical
-        )
+        self.resumed_from = resumed_from
+        self.record = GameRecord()
+        self.settlement: Settlement | None = None
+        self.ended = False
+        self.warnings = warnings
+        """The odds warnings for this table, as messages: shown in the language of the day."""
+        rnd = game.current or game.start_round(rng=trainer(self).rng(), physical=physical)
+        self.dealer = Dealer(rnd, CLUB, physical=physical)
+
+    @property
+    def round(self) -> Round:
+        return self.dealer.round
+
+    # -- the history ---------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        try:
-            self.game_id = trainer(self).store.start_game(
-                "club",
-                self.game.procedure,
-                self.game.paytable,
-                list(self.game.balances),
-                {
-                    "balances": {p: format_amount(b) for p, b in self.game.balances.items()},
-                    "physical": self.physical,
-                },
-            )
-        except Exception as error:
-            self.notify(str(error), severity="warning")
-        self._fill_tables()
+        super().on_mount()
+        game, record = self.game, self.record
+        settings: dict[str, Any] = {
+            "balances": {p: format_amount(b) for p, b in game.balances.items()},
+            "physical": self.physical,
+        }
+        if self.resumed_from is not None:
+            settings["resumed_from"] = self.resumed_from
 
-    def compose(self) -> ComposeResult:
-        yield Header()
-        with Vertical():
-            yield Label(
-                tr(
-                    self,
-                    Message(
-                        N_("Round {number} — {procedure}; paytable {paytable}"),
-                        number=self.game.round_number,
-                        procedure=self.game.procedure.name,
-                        paytable=self.game.paytable.name,
-                    ),
-                ),
-                classes="title",
+        def start(store) -> None:  # type: ignore[no-untyped-def]
+            record.id = store.start_game(
+                "club", game.procedure, game.paytable, list(game.balances), settings
             )
-            for warning in self.warnings:
-                yield Static(warning, classes="note")
-            yield DataTable(id="balances")
-            with Horizontal(classes="bet-form"):
-                yield Select(
-                    [(name, name) for name in self.game.balances],
-                    prompt=tr(self, Message(N_("player"))),
-                    id="player",
-                )
-                yield Input(placeholder="andar | cards:1-5", id="bet")
-                yield Input(placeholder=tr(self, Message(N_("stake"))), id="stake")
-                yield Button(tr(self, Message(N_("Place bet"))), id="place", variant="primary")
-                yield Button(tr(self, Message(N_("Take back"))), id="withdraw")
-            yield Label("", id="bet-error", classes="error")
-            yield Static(
-                tr(
-                    self,
-                    Message(
-                        N_("Bets on offer: {bets}"),
-                        bets=", ".join(str(b) for b in self.game.paytable.bets),
-                    ),
-                )
-            )
-            yield DataTable(id="bets")
-            yield RoundPanel(self.round, id="panel")
-            yield DataTable(id="settlement")
-            yield Button(
-                tr(self, Message(N_("Next round"))), id="next", variant="success", disabled=True
-            )
-        yield Footer()
 
-    def _fill_tables(self) -> None:
-        t = trainer(self).translator
-        balances = self.query_one("#balances", DataTable)
-        balances.clear()
-        if not balances.columns:
-            balances.add_column(tr(self, Message(N_("player"))), width=20)
-            balances.add_column(tr(self, Message(N_("chips"))), width=12)
-        for name, amount in self.game.balances.items():
-            balances.add_row(name, money(amount, t))
-        bets = self.query_one("#bets", DataTable)
-        bets.clear()
-        if not bets.columns:
-            bets.add_column(tr(self, Message(N_("player"))), width=20)
-            bets.add_column(tr(self, Message(N_("bet"))), width=28)
-            bets.add_column(tr(self, Message(N_("stake"))), width=12)
-        for wager in self.round.wagers:
-            bets.add_row(wager.player, wager.bet.localized(t), money(wager.stake, t))
+        trainer(self).history(start)
+        self._focus_betting()
+        if self.warnings is None:
+            self.run_worker(self._find_warnings, thread=True, group="warnings")
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        button = event.button.id
-        if button in ("place", "withdraw"):
-            self._bet(button)
-        elif button == "next":
-            self.round = self.game.start_round(rng=trainer(self).rng(), physical=self.physical)
-            self.refresh(recompose=True)
-            self.call_after_refresh(self._fill_tables)
+    def _find_warnings(self) -> None:
+        from andar_bahar.tui.odds import report
 
-    def _bet(self, action: str) -> None:
-        error = self.query_one("#bet-error", Label)
-        player = self.query_one("#player", Select).value
-        bet = self.query_one("#bet", Input).value.strip()
-        stake = self.query_one("#stake", Input).value.strip()
-        try:
-            if player is Select.BLANK:
-                raise BetError(Message(N_("Choose the player who bets.")))
-            if action == "place":
-                self.round.place_bet(str(player), bet, stake)
-            else:
-                self.round.withdraw_bet(str(player), bet)
-        except AndarBaharError as refused:
-            error.update(refused.localized(trainer(self).translator))
+        warnings = warning_messages(report(self.game.procedure, self.game.paytable))
+        self.app.call_from_thread(self._show_warnings, warnings)
+
+    def _show_warnings(self, warnings: list[Message]) -> None:
+        self.warnings = warnings
+        self.resync()
+
+    def _store_end(self) -> None:
+        """The session's end in the history: the balances, and who left with what."""
+        if self.ended:
             return
-        error.update("")
-        self.query_one("#stake", Input).value = ""
-        self._fill_tables()
+        self.ended = True
+        self.dealer.stop()
+        game, record = self.game, self.record
+        result = {
+            "balances": {p: format_amount(b) for p, b in game.balances.items()},
+            "departed": {p: format_amount(b) for p, b in game.departed.items()},
+            "rounds": len(game.rounds),
+        }
 
-    def on_round_panel_stepped(self, event: RoundPanel.Stepped) -> None:
-        if not self.round.bets_open:
-            for widget_id in ("#place", "#withdraw"):
-                self.query_one(widget_id, Button).disabled = True
+        def finish(store) -> None:  # type: ignore[no-untyped-def]
+            if record.id is not None and not record.finished:
+                record.finished = True
+                store.finish_game(record.id, result)
 
-    def on_round_panel_finished(self, event: RoundPanel.Finished) -> None:
-        t = trainer(self).translator
-        settlement = self.game.finish_round()
-        try:
-            trainer(self).store.record_round(
-                event.round, game_id=self.game_id, number=len(self.game.rounds)
-            )
-        except Exception as error:
-            self.notify(str(error), severity="warning")
-        table = self.query_one("#settlement", DataTable)
-        table.clear(columns=True)
-        table.add_columns(
-            *(
-                tr(self, Message(m))
-                for m in (
-                    N_("player"),
-                    N_("bet"),
-                    N_("stake"),
-                    N_("pays"),
-                    N_("outcome"),
-                    N_("win"),
-                    N_("returned"),
+        trainer(self).history(finish)
+
+    def before_quit(self) -> None:
+        self._store_end()
+
+    # -- drawing ---------------------------------------------------------------------
+
+    def compose_body(self) -> ComposeResult:
+        t = self.t
+        game = self.game
+        yield Static("", id="round-title", classes="title", markup=False)
+        yield Static(literal(CLUB.describe(game.procedure, t)), classes="hint")
+        yield Static("", id="warnings", classes="note", markup=False)
+        yield Table(self._balance_headers(), self._balance_rows(), right=(1, 2, 3), id="balances")
+        players = [(Text(name), name) for name in game.balances]
+        yield Bar(
+            Select(
+                players,
+                prompt=tr(self, Message(N_("player"))),
+                value=self._saved("player", [v for _, v in players]),
+                id="player",
+                compact=True,
+            ),
+            Select(
+                [(Text(label), value) for label, value in self._bet_options()],
+                prompt=tr(self, Message(N_("bet"))),
+                value=self._saved("bet", [str(b) for b in game.paytable.bets]),
+                id="bet",
+                compact=True,
+            ),
+            width=34,
+        )
+        yield Bar(
+            self.field("stake", placeholder=tr(self, Message(N_("stake, e.g. 100")))),
+            button(tr(self, Message(N_("Place the bet"))), "place", variant="primary"),
+            button(tr(self, Message(N_("Take it back"))), "withdraw"),
+            width=20,
+            id="bet-bar",
+        )
+        yield Note(id="bet-note")
+        yield Table(self._bet_headers(), self._bet_rows(), right=(2,), id="bets")
+        yield RoundPanel(self.dealer, id="panel")
+        if self.settlement is not None:
+            yield Static(literal(tr(self, Message(N_("Settlement")))), classes="title")
+            yield Table(*self._settlement_table(), right=(2, 4, 5), id="settlement")
+        yield Bar(
+            button(tr(self, Message(N_("Next round"))), "next", variant="success"),
+            button(tr(self, Message(N_("Players: join, top up, leave"))), "players"),
+            button(tr(self, Message(N_("End the session"))), "end", variant="warning"),
+            width=20,
+        )
+        yield Static("", id="house", classes="hint", markup=False)
+
+    def _saved(self, id: str, values: list[str]) -> Any:
+        value = self.form.get(id)
+        return value if value in values else Select.NULL
+
+    def _bet_options(self) -> list[tuple[str, str]]:
+        t, paytable = self.t, self.game.paytable
+        return [
+            (f"{bet.localized(t)} · {pays_text(bet, paytable, t)}", str(bet))
+            for bet in paytable.bets
+        ]
+
+    def _money(self, value: Decimal) -> str:
+        return format_number(value, language_of(self.t))
+
+    def _balance_headers(self) -> list[str]:
+        return [
+            tr(self, Message(m)) for m in (N_("player"), N_("chips"), N_("at stake"), N_("free"))
+        ]
+
+    def _balance_rows(self) -> list[list[str]]:
+        staked: dict[str, Decimal] = {}
+        if not self.round.finished:
+            for wager in self.round.wagers:
+                staked[wager.player] = staked.get(wager.player, Decimal(0)) + wager.stake
+        return [
+            [
+                name,
+                self._money(balance),
+                self._money(staked.get(name, Decimal(0))),
+                self._money(as_decimal(balance - staked.get(name, Decimal(0)))),
+            ]
+            for name, balance in self.game.balances.items()
+        ]
+
+    def _bet_headers(self) -> list[str]:
+        return [tr(self, Message(m)) for m in (N_("player"), N_("bet"), N_("stake"))]
+
+    def _bet_rows(self) -> list[list[str]]:
+        return [
+            [wager.player, wager.bet.localized(self.t), self._money(wager.stake)]
+            for wager in self.round.wagers
+        ]
+
+    def _settlement_table(self) -> tuple[list[str], list[list[str]]]:
+        assert self.settlement is not None
+        t = self.t
+        headers = [
+            tr(self, Message(m))
+            for m in (N_("player"), N_("bet"), N_("stake"), N_("pays"), N_("win"), N_("returned"))
+        ]
+        rows = [
+            [
+                bet.player,
+                bet.bet.localized(t),
+                self._money(bet.stake),
+                bet.odds.localized(t) if bet.outcome.value == "win" else bet.outcome.localized(t),
+                self._money(bet.win),
+                self._money(bet.returned),
+            ]
+            for bet in self.settlement.bets
+        ]
+        settlement = self.settlement
+        rows.append(
+            [
+                tr(self, Message(N_("total"))),
+                "",
+                self._money(settlement.total_staked),
+                "",
+                self._money(settlement.total_win),
+                self._money(settlement.total_returned),
+            ]
+        )
+        return headers, rows
+
+    def sync(self) -> None:
+        game, rnd = self.game, self.round
+        number = len(game.rounds) if self.settlement is not None else game.round_number
+        self.query_one("#round-title", Static).update(
+            literal(
+                tr(
+                    self,
+                    Message(
+                        N_("Round {number} — paytable: {paytable}"),
+                        number=number,
+                        paytable=paytable_title(game.paytable, self.t),
+                    ),
                 )
             )
         )
-        for bet in settlement.bets:
-            table.add_row(
-                bet.player,
-                bet.bet.localized(t),
-                money(bet.stake, t),
-                bet.odds.localized(t),
-                bet.outcome.localized(t),
-                money(bet.win, t),
-                money(bet.returned, t),
-            )
-        self._fill_tables()
-        self.query_one("#next", Button).disabled = False
-
-    def on_unmount(self) -> None:
-        """Leaving the table ends the game in the history, with the final balances."""
-        if self.game_id is not None and self.game.rounds:
-            try:
-                trainer(self).store.finish_game(
-                    self.game_id,
-                    {"balances": {p: format_amount(b) for p, b in self.game.balances.items()}},
+        self.query_one("#warnings", Static).update(literal(self._warnings_text()))
+        self.query_one("#balances", Table).fill(self._balance_headers(), self._balance_rows())
+        self.query_one("#bets", Table).fill(self._bet_headers(), self._bet_rows())
+        self.query_one("#bets", Table).display = bool(rnd.wagers)
+        players = self.query_one("#player", Select)
+        names = [value for _, value in players._options if value is not Select.NULL]
+        if names != list(game.balances):
+            chosen = players.value
+            players.set_options([(Text(name), name) for name in game.balances])
+            if chosen in game.balances:
+                players.value = chosen
+        closed = not rnd.bets_open
+        for widget_id in ("#place", "#withdraw", "#player", "#bet", "#stake"):
+            self.query_one(widget_id).disabled = closed
+        self.query_one(RoundPanel).sync()
+        self.query_one("#next", Button).disabled = self.settlement is None
+        self.query_one("#house", Static).update(
+            literal(
+                tr(
+                    self,
+                    Message(
+                        N_("The house's result so far: {amount}."),
+                        amount=self._money(game.house),
+                    ),
                 )
-            except Exception as error:
-                self.log.warning(str(error))
+            )
+        )
 
+    def _warnings_text(self) -> str:
+        """One line at the table; the full warnings were shown before it opened."""
+        if not self.warnings:
+            return ""
+        return tr(
+            self,
+            Message(
+                NP_(
+                    "Warning: {n} bet of this table gives the player the edge (see Odds).",
+                    "Warning: {n} bets of this table give the player the edge (see Odds).",
+                ),
+                n=len(self.warnings),
+            ),
+        )
 
-_ = Decimal
+    def _focus_betting(self) -> None:
+        target = self.query_one("#player", Select)
+        if target.disabled:
+            self.focus_on(self.query_one("#deal", Button))
+        else:
+            self.focus_on(target)
+
+    # -- bets ----------------------------------------------------------------------------
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        button_id = event.button.id
+        if button_id == "place":
+            self.place()
+        elif button_id == "withdraw":
+            self.withdraw()
+        elif button_id == "next":
+            self.run_worker(self.action_next())
+        elif button_id == "players":
+            self.action_players()
+        elif button_id == "end":
+            self.action_leave()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "stake":
+            self.place()
+
+    def _chosen(self) -> tuple[str, Bet]:
+        player = self.query_one("#player", Select).value
+        bet = self.query_one("#bet", Select).value
+        if player is Select.NULL:
+            raise BetError(Message(N_("Choose the player who bets.")))
+        if bet is Select.NULL:
+            raise BetError(Message(N_("Choose a bet in the list.")))
+        return str(player), Bet.parse(str(bet))
+
+    def place(self) -> None:
+        note = self.query_one("#bet-note", Note)
+        try:
+            player, bet = self._chosen()
+            placed = self.round.place_bet(player, bet, self.value("stake"))
+        except AndarBaharError as refused:
+            note.say(refused)
+            return
+        lang = language_of(self.t)
+        if placed.added:
+            text = Message(
+                N_("{player}: {stake} more on {bet}, {total} on it in all."),
+                player=placed.player,
+                stake=format_number(placed.stake, lang),
+                bet=placed.bet,
+                total=format_number(placed.total, lang),
+            )
+        else:
+            text = Message(
+                N_("{player} bets {stake} on {bet}."),
+                player=placed.player,
+                stake=format_number(placed.stake, lang),
+                bet=placed.bet,
+            )
+        note.say(text, kind="success")
+        self.query_one("#stake", Input).value = ""
+        self.sync()
+
+    def withdraw(self) -> None:
+        note = self.query_one("#bet-note", Note)
+        try:
+            player, bet = self._chosen()
+            if not any(w.player == player and w.bet == bet for w in self.round.wagers):
+                raise BetError(
+                    Message(
+                        N_("{player} has no bet on {bet} to take back."), player=player, bet=bet
+                    )
+                )
+            self.round.withdraw_bet(player, bet)
+        except AndarBaharError as refused:
+            note.say(refused)
+            return
+        note.say(
+            Message(N_("{player} takes the bet on {bet} back."), player=player, bet=bet),
+            kind="success",
+        )
+        self.sync()
+
+    # -- the deal and the settlement -----------------------------------------------------
+
+    def action_panel(self, action: str) -> None:
+        self.query_one(RoundPanel).act(action)
+
+    def on_round_panel_stepped(self, event: RoundPanel.Stepped) -> None:
+        self.sync()
+        if self.focused is None:  # the betting controls just closed under the focus
+            card = self.query("#card")
+            self.focus_on(card.first() if card else self.query_one("#deal"))
+
+    async def on_round_panel_finished(self, event: RoundPanel.Finished) -> None:
+        rnd, record = event.round, self.record
+        self.settlement = self.game.finish_round()
+        number = len(self.game.rounds)
+
+        def store(storage) -> None:  # type: ignore[no-untyped-def]
+            storage.record_round(rnd, game_id=record.id, number=number)
+
+        trainer(self).history(store)
+        self.save_form()
+        await self.redraw()
+        self.focus_on(self.query_one("#next", Button))
+
+    async def action_next(self) -> None:
+        if self.settlement is None:
+            self.query_one("#panel-note", Note).say(
+                Message(N_("Deal the round to its end first.")), kind="error"
+            )
+            return
+        self.settlement = None
+        self.dealer.next_round(
+            self.game.start_round(rng=trainer(self).rng(), physical=self.physical)
+        )
+        self.save_form()
+        await self.redraw()
+        self._focus_betting()
+
+    def action_players(self) -> None:
+        from andar_bahar.tui.club_summary import PlayersScreen
+
+        self.app.push_screen(PlayersScreen(self.game))
+
+    def on_screen_resume(self) -> None:
+        """Back from the players' screen: the table shows who sits at it now."""
+        self.resync()
+
+    # -- leaving ---------------------------------------------------------------------
+
+    def leave_question(self) -> Message | None:
+        if self.ended:
+            return None
+        if not self.round.finished and self.round.wagers:
+            return Message(
+                N_(
+                    "End the session? The round in play is not finished: its bets are not"
+                    " settled and stay with the players. The balances are stored and the"
+                    " session's summary is shown."
+                )
+            )
+        return Message(
+            N_("End the session? The balances are stored and the session's summary is shown.")
+        )
+
+    def leave(self) -> None:
+        from andar_bahar.tui.club_summary import SummaryScreen
+
+        self._store_end()
+        self.app.switch_screen(SummaryScreen(self.game))

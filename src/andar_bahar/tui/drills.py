@@ -5,27 +5,24 @@ from __future__ import annotations
 import time
 import uuid
 from decimal import Decimal
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, Static
+from textual.binding import Binding, BindingType
+from textual.widgets import Button, Input, Static
 
-from andar_bahar.chance.odds import percent_text
+from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.engine.rules import Row
-from andar_bahar.games.drills import Drill, DrillKind, check_answers, make_drill
+from andar_bahar.games.drills import Drill, DrillKind, DrillResult, check_answers, make_drill
+from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.reports.report import render_layout
-from andar_bahar.tui.common import tr, trainer
+from andar_bahar.tui.common import Bar, Note, Table, TrainerScreen, button, literal, tr, trainer
+from andar_bahar.tui.layout import LayoutView
+
+if TYPE_CHECKING:
+    from andar_bahar.storage import DrillStats
 
 __all__ = ["DrillScreen"]
-
-_KIND_NAMES = {
-    DrillKind.LAYOUT: N_("Read a layout"),
-    DrillKind.PAY: N_("Pay the bets"),
-    DrillKind.FIRST_ROW: N_("Which row gets the first card?"),
-    DrillKind.ODDS: N_("Which bet has the lower house edge?"),
-}
 
 
 def _shown(expected: str) -> Row | str:
@@ -33,148 +30,112 @@ def _shown(expected: str) -> Row | str:
     return Row(expected) if expected in ("andar", "bahar") else expected
 
 
-class DrillScreen(Screen[None]):
+class DrillScreen(TrainerScreen):
     """Choose a learner and a drill; answer; see the right answer explained."""
 
+    TITLE_TEXT = N_("Drills")
     DEFAULT_CSS = """
-    DrillScreen .answer { height: auto; }
-    DrillScreen .answer Label { width: 50; padding: 1 0 0 0; }
-    DrillScreen DataTable { height: auto; max-height: 12; }
+    DrillScreen .question { width: 1fr; height: auto; margin: 1 0 0 0; }
+    DrillScreen #check { width: auto; min-width: 16; margin: 1 0 0 0; }
     """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+n", "new", N_("New drill")),
+    ]
 
     def __init__(self) -> None:
         super().__init__()
         self.session = uuid.uuid4().hex[:12]
         self.drill: Drill | None = None
+        self.result: DrillResult | None = None
         self.started = 0.0
         self.learner = ""
-        self.kind = DrillKind.LAYOUT
-        self.answered = False
+        self.progress: list[DrillStats] = []
+        self.loading_progress = False
+        self.error: Message | AndarBaharError | None = None
 
-    def compose(self) -> ComposeResult:
-        t = trainer(self).translator
-        yield Header()
-        with Vertical():
-            yield Label(tr(self, Message(N_("Drills"))), classes="title")
-            with Horizontal(classes="row"):
-                yield Input(
-                    value=self.learner,
-                    placeholder=tr(self, Message(N_("learner's name"))),
-                    id="learner",
-                )
-                yield Select(
-                    [(tr(self, Message(name)), kind.value) for kind, name in _KIND_NAMES.items()],
-                    value=self.kind.value,
-                    allow_blank=False,
-                    id="kind",
-                )
-                yield Button(tr(self, Message(N_("New drill"))), id="new", variant="primary")
-            yield Label("", id="error", classes="error")
-            drill = self.drill
-            if drill is not None:
-                yield Static(drill.title.localized(t), classes="title")
-                for fact in drill.facts:
-                    yield Static(fact.localized(t))
-                if drill.result is not None and drill.kind is not DrillKind.FIRST_ROW:
-                    yield Static(
-                        render_layout(drill.result, t)
-                        if drill.kind is DrillKind.PAY
-                        else self._bare_layout()
-                    )
-                for question in drill.questions:
-                    with Horizontal(classes="answer"):
-                        yield Label(question.prompt.localized(t))
-                        yield Input(id=f"answer-{question.key}")
-                yield Button(
-                    tr(self, Message(N_("Check"))),
-                    id="check",
-                    variant="success",
-                    disabled=self.answered,
-                )
-            yield Static("", id="result")
-            yield Label(tr(self, Message(N_("Progress"))), classes="title")
-            yield DataTable(id="progress")
-        yield Footer()
-
-    def _bare_layout(self) -> str:
-        """The layout without the verdict lines: reading it is the exercise."""
-        assert self.drill is not None and self.drill.result is not None
-        text = render_layout(self.drill.result, trainer(self).translator)
-        blocks = text.split("\n\n")
-        return "\n\n".join(blocks[:-1])
-
-    def on_mount(self) -> None:
-        self._progress()
-
-    def _progress(self) -> None:
-        table = self.query_one("#progress", DataTable)
-        table.clear(columns=True)
-        table.add_columns(
-            *(
-                tr(self, Message(m))
-                for m in (
-                    N_("session"),
-                    N_("drill"),
-                    N_("answers"),
-                    N_("right"),
-                    N_("accuracy"),
-                    N_("mean time, s"),
-                )
-            )
+    def compose_body(self) -> ComposeResult:
+        t = self.t
+        yield Bar(
+            self.field("learner", placeholder=tr(self, Message(N_("learner's name, e.g. Tamar")))),
+            self.choice("kind", [(kind.localized(t), kind.value) for kind in DrillKind], "layout"),
+            button(tr(self, Message(N_("New drill"))), "new", variant="primary"),
+            width=22,
         )
-        if not self.learner:
-            return
-        try:
-            rows = trainer(self).store.drill_progress(self.learner)
-        except Exception as error:
-            self.notify(str(error), severity="warning")
-            return
-        for row in rows:
-            table.add_row(
+        yield Note(id="error")
+        drill = self.drill
+        if drill is not None:
+            yield Static(literal(drill.title.localized(t)), classes="title")
+            for fact in drill.facts:
+                yield Static(literal(fact.localized(t)), classes="hint")
+            if drill.result is not None and drill.kind in (DrillKind.LAYOUT, DrillKind.PAY):
+                layout = LayoutView(id="layout")
+                layout.show(drill.result, t, centre=False, verdict=drill.kind is DrillKind.PAY)
+                yield layout
+            for question in drill.questions:
+                yield Static(literal(question.prompt.localized(t)), classes="question")
+                yield self.field(f"answer-{question.key}")
+            yield button(tr(self, Message(N_("Check"))), "check", variant="success")
+            yield Note(id="result")
+            yield button(tr(self, Message(N_("Another drill"))), "again", variant="primary")
+        yield Static(literal(tr(self, Message(N_("Progress")))), classes="title")
+        yield Table(*self._progress_table(), right=(2, 3, 4, 5), focusable=False, id="progress")
+
+    def _progress_table(self) -> tuple[list[str], list[list[str]]]:
+        from andar_bahar.chance.odds import percent_text
+
+        t = self.t
+        lang = language_of(t)
+        headers = [
+            tr(self, Message(m))
+            for m in (
+                N_("session"),
+                N_("drill"),
+                N_("answers"),
+                N_("right"),
+                N_("accuracy"),
+                N_("mean time, s"),
+            )
+        ]
+        rows = [
+            [
                 row.first_at.strftime("%Y-%m-%d %H:%M"),
-                tr(self, Message(_KIND_NAMES[DrillKind(row.kind)])),
+                DrillKind(row.kind).localized(t),
                 str(row.attempts),
                 str(row.correct),
-                percent_text(row.accuracy, trainer(self).translator),
-                f"{row.mean_seconds:.1f}",
-            )
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "new":
-            self.new_drill()
-        elif event.button.id == "check":
-            self.check()
-
-    def new_drill(self) -> None:
-        learner = self.query_one("#learner", Input).value.strip()
-        if not learner:
-            self.query_one("#error", Label).update(
-                tr(self, Message(N_("Write the learner's name first.")))
-            )
-            return
-        self.learner = learner
-        self.kind = DrillKind(str(self.query_one("#kind", Select).value))
-        self.drill = make_drill(self.kind, trainer(self).rng())
-        self.answered = False
-        self.refresh(recompose=True)
-        self.started = time.monotonic()
-        self.call_after_refresh(self._progress)
-
-    def check(self) -> None:
-        drill = self.drill
-        if drill is None or self.answered:
-            return
-        t = trainer(self).translator
-        seconds = Decimal(str(round(time.monotonic() - self.started, 3)))
-        answers = {q.key: self.query_one(f"#answer-{q.key}", Input).value for q in drill.questions}
-        result = check_answers(drill, answers)
-        self.answered = True
-        self.query_one("#check", Button).disabled = True
-        lines = [
-            tr(self, Message(N_("Right!")))
-            if result.correct
-            else tr(self, Message(N_("Not quite.")))
+                percent_text(row.accuracy, t),
+                format_number(row.mean_seconds.quantize(Decimal("0.1")), lang),
+            ]
+            for row in self.progress
         ]
+        return headers, rows
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.focus_on(self.query_one("#learner", Input))
+
+    def sync(self) -> None:
+        self.query_one("#error", Note).say(self.error)
+        for check in self.query("#check").results(Button):
+            check.disabled = self.result is not None
+        for field in self.query("Input"):
+            if (field.id or "").startswith("answer-"):
+                field.disabled = self.result is not None
+        for again in self.query("#again").results(Button):
+            again.display = self.result is not None
+        for note in self.query("#result").results(Note):
+            note.say(self._result_text(), kind="success" if self._right() else "warning")
+        progress = self.query_one("#progress", Table)
+        progress.fill(*self._progress_table())
+        progress.loading = self.loading_progress
+
+    def _right(self) -> bool:
+        return self.result is not None and self.result.correct
+
+    def _result_text(self) -> str | None:
+        result = self.result
+        if result is None:
+            return None
+        lines = [tr(self, Message(N_("Right!") if result.correct else N_("Not quite.")))]
         for answer in result.answers:
             mark = "✓" if answer.correct else "✗"
             lines.append(
@@ -188,12 +149,90 @@ class DrillScreen(Screen[None]):
                     ),
                 )
             )
-        lines.extend(message.localized(t) for message in result.explanation)
-        self.query_one("#result", Static).update("\n".join(lines))
+        lines.extend(message.localized(self.t) for message in result.explanation)
+        return "\n".join(lines)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id in ("new", "again"):
+            self.run_worker(self.action_new())
+        elif event.button.id == "check":
+            self.check()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter: from the name to a new drill; from an answer to the next, then check."""
+        if event.input.id == "learner":
+            self.run_worker(self.action_new())
+            return
+        fields = [
+            f for f in self.query("Input").results(Input) if (f.id or "").startswith("answer-")
+        ]
+        if event.input in fields and event.input is not fields[-1]:
+            self.focus_on(fields[fields.index(event.input) + 1])
+        else:
+            self.check()
+
+    async def action_new(self) -> None:
+        learner = self.value("learner").strip()
+        if not learner:
+            self.error = Message(N_("Write the learner's name first."))
+            self.sync()
+            self.focus_on(self.query_one("#learner", Input))
+            return
+        self.error = None
+        kind = DrillKind(self.value("kind"))
         try:
-            trainer(self).store.record_drill(
-                self.learner, drill.kind.value, result.correct, seconds, session=self.session
-            )
-        except Exception as error:
-            self.notify(str(error), severity="warning")
-        self._progress()
+            drill = make_drill(kind, trainer(self).rng())
+        except AndarBaharError as refused:
+            self.error = refused
+            self.sync()
+            return
+        self.drill, self.result = drill, None
+        if learner != self.learner:
+            self.learner = learner
+            self._load_progress()
+        self.save_form()
+        for key in [k for k in self.form if k.startswith("answer-")]:
+            del self.form[key]
+        await self.redraw()
+        self.started = time.monotonic()
+        answers = [
+            f for f in self.query("Input").results(Input) if (f.id or "").startswith("answer-")
+        ]
+        if answers:
+            self.focus_on(answers[0])
+
+    def check(self) -> None:
+        drill = self.drill
+        if drill is None or self.result is not None:
+            return
+        seconds = Decimal(str(round(time.monotonic() - self.started, 3)))
+        answers = {q.key: self.value(f"answer-{q.key}") for q in drill.questions}
+        self.result = result = check_answers(drill, answers)
+        self.sync()
+        self.focus_on(self.query_one("#again", Button))
+        learner, kind, session = self.learner, drill.kind.value, self.session
+
+        def store(storage) -> list[DrillStats]:  # type: ignore[no-untyped-def]
+            storage.record_drill(learner, kind, result.correct, seconds, session=session)
+            return list(storage.drill_progress(learner))
+
+        self.loading_progress = True
+        trainer(self).history(store, self._show_progress, failed=self._progress_failed)
+
+    def _load_progress(self) -> None:
+        learner = self.learner
+        self.loading_progress = True
+        trainer(self).history(
+            lambda storage: list(storage.drill_progress(learner)),
+            self._show_progress,
+            failed=self._progress_failed,
+        )
+
+    def _show_progress(self, rows: list[DrillStats]) -> None:
+        self.progress, self.loading_progress = rows, False
+        self.resync()
+
+    def _progress_failed(self, text: str) -> None:
+        self.loading_progress = False
+        self.notify(text, severity="warning", markup=False, timeout=8)
+        self.resync()

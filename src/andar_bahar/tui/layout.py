@@ -6,9 +6,10 @@ from rich.text import Text
 from textual.widgets import Static
 
 from andar_bahar.engine.cards import Card, Colour
-from andar_bahar.engine.round import Round
+from andar_bahar.engine.round import Round, RoundResult
 from andar_bahar.engine.rules import Row
-from andar_bahar.i18n.messages import N_, Message, Translator
+from andar_bahar.games.wording import CLUB, Wording
+from andar_bahar.i18n.messages import N_, NP_, Message, Translator, translate
 
 __all__ = ["LayoutView", "layout_text"]
 
@@ -20,22 +21,40 @@ def _card(card: Card, translator: Translator | None, *, matched: bool = False) -
     return Text(f" {card.localized(translator)} ", style=style)
 
 
-def layout_text(rnd: Round, translator: Translator | None, *, upto: int | None = None) -> Text:
-    """The layout of *rnd* (only its first *upto* dealt cards, when replaying)."""
+def layout_text(
+    source: Round | RoundResult,
+    translator: Translator | None,
+    *,
+    wording: Wording = CLUB,
+    upto: int | None = None,
+    verdict: bool = True,
+    centre: bool = True,
+) -> Text:
+    """The layout of a round in play or finished (its first *upto* cards, when replaying).
+
+    *verdict* adds the number of cards dealt and the winner (or the void); *centre* the
+    centre card or target line. A drill that asks for them leaves them out.
+    """
     text = Text()
-    dealt = rnd.dealt if upto is None else rnd.dealt[:upto]
-    if rnd.centre is not None:
-        text.append(Message(N_("Centre card (joker):")).localized(translator) + " ")
-        text.append_text(_card(rnd.centre, translator))
-    elif rnd.target is not None:
-        text.append(Message(N_("Target rank: {rank}"), rank=rnd.target).localized(translator))
-    else:
-        text.append(
-            Message(N_("The centre card is not turned yet.")).localized(translator),
-            style="dim",
-        )
-    text.append("\n\n")
-    first = dealt[0].row if dealt else rnd.first_row
+    dealt = source.dealt if upto is None else source.dealt[:upto]
+    complete = len(dealt) == len(source.dealt)
+    if centre:
+        if source.centre is not None:
+            text.append(translate(wording.centre_label, translator) + " ")
+            text.append_text(_card(source.centre, translator))
+        elif source.target is not None:
+            text.append(
+                Message(N_("Target rank: {rank}"), rank=source.target).localized(translator)
+            )
+        else:
+            text.append(
+                Message(N_("The centre card is not turned yet.")).localized(translator)
+                if wording is CLUB
+                else Message(N_("The centre card is not opened yet.")).localized(translator),
+                style="dim",
+            )
+        text.append("\n")
+    first = dealt[0].row if dealt else source.first_row
     labels = {row: row.localized(translator) for row in Row}
     width = max(len(label) for label in labels.values()) + 3
     for row in Row:
@@ -45,37 +64,57 @@ def layout_text(rnd: Round, translator: Translator | None, *, upto: int | None =
             if record.row is row:
                 text.append_text(_card(record.card, translator, matched=record.matched))
         text.append("\n")
+    if dealt and verdict:
+        text.append(
+            Message(NP_("{n} card dealt", "{n} cards dealt"), n=len(dealt)).localized(translator),
+            style="dim",
+        )
+    else:
+        text.rstrip()
+    if not verdict or not complete:
+        text.rstrip()
+        return text
     if dealt and dealt[-1].matched:
         last = dealt[-1]
         text.append("\n")
         text.append(
-            Message(
-                N_("{row} wins: {card} matches, card {n} of the deal."),
-                row=last.row,
-                card=last.card,
-                n=last.number,
-            ).localized(translator),
+            Message(wording.wins, row=last.row, card=last.card, n=last.number).localized(
+                translator
+            ),
             style="bold green",
         )
-    elif upto is None and rnd.result_or_none is not None and rnd.result_or_none.void:
+    elif _void(source):
         text.append("\n")
-        text.append(
-            Message(
-                N_(
-                    "No card matched: the round is void. Check that the deck is complete and repeat the round; every stake and marker is returned."
-                )
-            ).localized(translator),
-            style="bold yellow",
-        )
+        text.append(translate(wording.void, translator), style="bold yellow")
     return text
+
+
+def _void(source: Round | RoundResult) -> bool:
+    if isinstance(source, RoundResult):
+        return source.void
+    result = source.result_or_none
+    return result is not None and result.void
 
 
 class LayoutView(Static):
     """Shows a round's layout; call :meth:`show` after every step."""
 
     DEFAULT_CSS = """
-    LayoutView { height: auto; min-height: 6; padding: 1 2; border: round $accent; }
+    LayoutView { height: auto; padding: 0 1; border: round $accent; margin: 0 0 1 0; }
     """
 
-    def show(self, rnd: Round, translator: Translator | None, *, upto: int | None = None) -> None:
-        self.update(layout_text(rnd, translator, upto=upto))
+    def show(
+        self,
+        source: Round | RoundResult,
+        translator: Translator | None,
+        *,
+        wording: Wording = CLUB,
+        upto: int | None = None,
+        verdict: bool = True,
+        centre: bool = True,
+    ) -> None:
+        self.update(
+            layout_text(
+                source, translator, wording=wording, upto=upto, verdict=verdict, centre=centre
+            )
+        )

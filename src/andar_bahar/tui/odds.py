@@ -1,27 +1,158 @@
-"""The odds screen: exact odds and house edge of a table, its warnings, a chart."""
+"""The odds screen: exact odds and house edge of a table, its warnings, a chart.
+
+The tables and warnings here are also shown before a club table opens.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
+from textual.containers import Vertical
+from textual.widgets import Button, Select, Static
 
-from andar_bahar.chance.odds import OddsReport, odds_report, percent_text
-from andar_bahar.engine.clubfiles import read_paytable
+from andar_bahar.engine.bets import Bet, MainBet
+from andar_bahar.engine.cards import Colour
 from andar_bahar.engine.errors import AndarBaharError
-from andar_bahar.engine.rules import PROCEDURES, BetWindow
+from andar_bahar.engine.money import as_decimal
+from andar_bahar.engine.paytables import MainKey, Paytable
+from andar_bahar.engine.rules import Procedure, Row
+from andar_bahar.games.wording import paytable_title, procedure_title
+from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message, Translator
-from andar_bahar.reports.odds_tables import render_odds
-from andar_bahar.tui.common import tr, trainer
+from andar_bahar.tui.common import Note, Table, TrainerScreen, button, literal, refill, tr
+from andar_bahar.tui.rules_form import compose_rules, read_rules, sync_rules
 
-__all__ = ["OddsScreen", "text_chart"]
+if TYPE_CHECKING:
+    from andar_bahar.chance.odds import BetOdds, OddsReport
+
+__all__ = [
+    "OddsScreen",
+    "checked",
+    "limits_text",
+    "odds_table",
+    "pays_text",
+    "report",
+    "rounding_messages",
+    "text_chart",
+    "warning_messages",
+    "when_text",
+]
 
 _BAR = 40
 
 
+def pays_text(bet: Bet, paytable: Paytable, translator: Translator | None) -> str:
+    """What *bet* pays "to 1"; main bets keyed by the first row say both figures."""
+    if isinstance(bet, MainBet) and paytable.keyed_by is MainKey.FIRST_ROW:
+        return Message(
+            N_("{first} if dealt first, else {second}"),
+            first=paytable.main[0],
+            second=paytable.main[1],
+        ).localized(translator)
+    return paytable.odds_for(bet, first_row=Row.ANDAR).localized(translator)
+
+
+def when_text(given: Colour | None, translator: Translator | None) -> str:
+    """When a bet's odds hold: any centre card, or once its colour is seen."""
+    if given is None:
+        return Message(N_("any centre")).localized(translator)
+    return Message(N_("centre {colour}"), colour=given).localized(translator)
+
+
+def odds_table(report: OddsReport, translator: Translator | None, *, id: str) -> Table:
+    """Every bet: when, the chance, the pay, the house edge; the player's edge marked."""
+    from andar_bahar.chance.odds import percent_text
+
+    t = translator
+    headers = [
+        Message(m).localized(t)
+        for m in (N_("bet"), N_("when"), N_("chance"), N_("pays"), N_("house edge"), N_("note"))
+    ]
+    rows = [
+        [
+            odds.bet.localized(t),
+            when_text(odds.given, t),
+            percent_text(odds.probability, t),
+            pays_text(odds.bet, report.paytable, t),
+            percent_text(odds.house_edge, t),
+            Message(N_("◀ player's edge")).localized(t) if odds.player_advantage else "",
+        ]
+        for odds in report.bets
+    ]
+    return Table(headers, rows, right=(2, 4), focusable=True, id=id)
+
+
+def warning_messages(report: OddsReport) -> list[Message]:
+    """A warning for every bet on which the player has the edge, naming the table as shown."""
+    from andar_bahar.chance.odds import Percent
+
+    return [
+        Message(
+            N_(
+                "Warning: with the procedure '{procedure}' and the paytable '{paytable}'"
+                " the player has the edge on {bet}{given}: it returns {edge} per unit"
+                " staked on average."
+            ),
+            procedure=_Title(report.procedure),
+            paytable=_Title(report.paytable),
+            bet=odds.bet,
+            given=_Given(odds),
+            edge=Percent(odds.expected_return, signed=True),
+        )
+        for odds in report.warnings
+    ]
+
+
+class _Title:
+    def __init__(self, rules: Procedure | Paytable) -> None:
+        self.rules = rules
+
+    def localized(self, translator: Translator | None) -> str:
+        if isinstance(self.rules, Procedure):
+            return procedure_title(self.rules.name, translator)
+        return paytable_title(self.rules, translator)
+
+
+class _Given:
+    def __init__(self, odds: BetOdds) -> None:
+        self.odds = odds
+
+    def localized(self, translator: Translator | None) -> str:
+        if self.odds.given is None:
+            return ""
+        return Message(N_(" once the centre card is {colour}"), colour=self.odds.given).localized(
+            translator
+        )
+
+
+def limits_text(paytable: Paytable, translator: Translator | None) -> str:
+    """The chip, its rounding and the table limits in one sentence."""
+    lang = language_of(translator)
+    chip = Message(
+        N_("Wins are paid in chips of {chip}, {rule}; the stake is returned with the win."),
+        chip=format_number(paytable.chip, lang),
+        rule=paytable.rounding,
+    ).localized(translator)
+    if paytable.min_stake is None and paytable.max_stake is None:
+        return chip + " " + Message(N_("No table limits.")).localized(translator)
+    return (
+        chip
+        + " "
+        + Message(
+            N_("Table limits: {low} to {high}."),
+            low=format_number(paytable.min_stake, lang) if paytable.min_stake is not None else "—",
+            high=format_number(paytable.max_stake, lang) if paytable.max_stake is not None else "—",
+        ).localized(translator)
+    )
+
+
 def text_chart(report: OddsReport, translator: Translator | None) -> str:
     """The distribution of cards dealt as bars of █, grouped by the paytable's bands."""
+    from andar_bahar.chance.odds import percent_text
+
     lines = [Message(N_("Cards dealt — chance of each band:")).localized(translator)]
     bands = report.paytable.bands
     groups = [(band.label, band.bet.low, band.bet.high) for band in bands] or [
@@ -35,53 +166,133 @@ def text_chart(report: OddsReport, translator: Translator | None) -> str:
     return "\n".join(lines)
 
 
-class OddsScreen(Screen[None]):
+def mean_text(report: OddsReport, translator: Translator | None) -> str:
+    """The mean number of cards dealt, to two decimals in the user's style, and exactly."""
+    mean = report.distribution.mean_cards_dealt
+    rounded = as_decimal((Decimal(mean.numerator) / mean.denominator).quantize(Decimal("0.01")))
+    return Message(
+        N_("Cards dealt: {mean} on average (exact: {exact})."),
+        mean=format_number(rounded, language_of(translator)),
+        exact=str(mean),
+    ).localized(translator)
+
+
+def report_lines(
+    report: OddsReport, translator: Translator | None, rounding: Iterable[Message] = ()
+) -> Iterable[str]:
+    """The sentences under the odds table: the mean count, the limits, the warnings (the
+    odds' own, then what rounding to the chip does at real stakes)."""
+    yield mean_text(report, translator)
+    yield limits_text(report.paytable, translator)
+    warnings = warning_messages(report)
+    if not warnings:
+        yield Message(
+            N_("No bet favours the player: the house has the edge on every bet.")
+        ).localized(translator)
+    for warning in [*warnings, *rounding]:
+        yield warning.localized(translator)
+
+
+class OddsScreen(TrainerScreen):
     """Choose a procedure, a paytable and a bet window; see what every bet is worth."""
 
-    def compose(self) -> ComposeResult:
-        yield Header()
-        with Vertical():
-            yield Label(tr(self, Message(N_("Odds"))), classes="title")
-            with Horizontal(classes="row"):
-                yield Select(
-                    [(name, name) for name in PROCEDURES],
-                    value="classic",
-                    allow_blank=False,
-                    id="procedure",
-                )
-                yield Input(value="trainer-default", id="paytable")
-                yield Select(
-                    [(w.value, w.value) for w in BetWindow],
-                    value="after-centre",
-                    allow_blank=False,
-                    id="window",
-                )
-                yield Button(tr(self, Message(N_("Show"))), id="show", variant="primary")
-            yield Label("", id="error", classes="error")
-            yield Static("", id="table")
-            yield Static("", id="chart")
-        yield Footer()
+    TITLE_TEXT = N_("Odds")
+    DEFAULT_CSS = """
+    OddsScreen #results { height: auto; min-height: 3; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.report: OddsReport | None = None
+        self.rounding: list[Message] = []
+        self.error: AndarBaharError | None = None
+        self.busy = False
+
+    def compose_body(self) -> ComposeResult:
+        yield from compose_rules(self)
+        yield button(tr(self, Message(N_("Show the odds"))), "show", variant="primary")
+        yield Note(id="error")
+        with Vertical(id="results"):
+            yield from self._results()
+
+    def _results(self) -> ComposeResult:
+        report = self.report
+        if report is not None:
+            t = self.t
+            yield Static(
+                literal(
+                    Message(
+                        N_("{procedure}; paytable: {paytable}"),
+                        procedure=_Title(report.procedure),
+                        paytable=_Title(report.paytable),
+                    ).localized(t)
+                ),
+                classes="title",
+            )
+            yield odds_table(report, t, id="odds")
+            for line in report_lines(report, t, self.rounding):
+                yield Static(literal(line), classes="hint")
+            yield Static(literal(text_chart(report, t)), id="chart")
 
     def on_mount(self) -> None:
-        self.show()
+        super().on_mount()
+        self.focus_on(self.query_one("#procedure", Select))
+        self.compute()
+
+    def sync(self) -> None:
+        sync_rules(self)
+        self.query_one("#error", Note).say(self.error)
+        self.query_one("#results").loading = self.busy
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        sync_rules(self)
+
+    def on_input_submitted(self) -> None:
+        self.compute()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "show":
-            self.show()
+            self.compute()
 
-    def show(self) -> None:
-        t = trainer(self).translator
-        error = self.query_one("#error", Label)
+    def compute(self) -> None:
+        """Work the odds out on a worker thread; the screen stays usable meanwhile."""
         try:
-            procedure = PROCEDURES[str(self.query_one("#procedure", Select).value)]
-            paytable = read_paytable(
-                self.query_one("#paytable", Input).value.strip() or procedure.paytable
-            )
-            window = BetWindow(str(self.query_one("#window", Select).value))
-            report = odds_report(procedure, paytable, window=window)
+            procedure, paytable = read_rules(self)
         except AndarBaharError as refused:
-            error.update(refused.localized(t))
+            self.error = refused
+            self.sync()
             return
-        error.update("")
-        self.query_one("#table", Static).update(render_odds(report, t))
-        self.query_one("#chart", Static).update(text_chart(report, t))
+        self.error, self.busy = None, True
+        self.sync()
+        self.run_worker(
+            lambda: checked(procedure, paytable), thread=True, exclusive=True, group="odds"
+        )
+
+    async def on_worker_state_changed(self, event) -> None:  # type: ignore[no-untyped-def]
+        from textual.worker import WorkerState
+
+        if event.worker.group != "odds" or event.state is not WorkerState.SUCCESS:
+            return
+        (self.report, self.rounding), self.busy = event.worker.result, False
+        await refill(self.query_one("#results"), self._results())
+        self.sync()
+
+
+def rounding_messages(report: OddsReport) -> list[Message]:
+    """What rounding to the chip does at the stakes the table allows, and the minimum to set."""
+    from andar_bahar.chance.rounding import rounding_check
+
+    return rounding_check(report).messages()
+
+
+def checked(procedure: Procedure, paytable: Paytable) -> tuple[OddsReport, list[Message]]:
+    """The exact odds and the rounding warnings of a table (on a worker thread)."""
+    odds = report(procedure, paytable)
+    return odds, rounding_messages(odds)
+
+
+def report(procedure: Procedure, paytable: Paytable) -> OddsReport:
+    """The exact odds of every bet (imported when first needed: a quick start-up)."""
+    from andar_bahar.chance.odds import odds_report
+
+    return odds_report(procedure, paytable)

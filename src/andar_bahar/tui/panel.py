@@ -1,41 +1,87 @@
-"""The dealer's controls for one round: centre card, deal, auto, a real deck, void."""
+"""The dealer's controls for one round: centre card or target rank, deal, auto, a real deck.
+
+The state lives in a :class:`Dealer` that the screen keeps (the round, the speed, whether
+Auto runs, the last message); the :class:`RoundPanel` widget only draws it, so drawing the
+screen again (another language) loses nothing and Auto keeps running at its speed.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
 from textual.message import Message as TextualMessage
 from textual.timer import Timer
-from textual.widgets import Button, Input, Label, Select
+from textual.widget import Widget
+from textual.widgets import Button, Input, Select, Static
 
-from andar_bahar.engine.cards import Card
-from andar_bahar.engine.errors import AndarBaharError
+from andar_bahar.engine.cards import Card, Rank
+from andar_bahar.engine.errors import ActionError, AndarBaharError
 from andar_bahar.engine.round import Round
-from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.tui.common import tr, trainer
+from andar_bahar.games.wording import Wording
+from andar_bahar.i18n import format_number, language_of
+from andar_bahar.i18n.messages import N_, Message, Translator, translate
+from andar_bahar.tui.common import Bar, ConfirmScreen, Note, Say, button, keys, literal, tr, trainer
 from andar_bahar.tui.layout import LayoutView
 
-__all__ = ["RoundPanel"]
+__all__ = ["DEALING_KEYS", "Dealer", "RoundPanel"]
 
 SPEEDS = ("0.3", "0.6", "1", "2")
+"""Seconds between cards when Auto deals."""
+
+DEALING_KEYS: list[BindingType] = [
+    Binding(keys("d"), "panel('deal')", N_("Deal")),
+    Binding(keys("t"), "panel('auto')", N_("Auto")),
+    Binding(keys("x"), "panel('void')", N_("Deck exhausted"), show=False),
+]
+"""The dealer's hotkeys, for a screen that holds a :class:`RoundPanel`."""
+
+
+@dataclass(eq=False)
+class Dealer:
+    """One table's dealing: the round in play and how it is being dealt."""
+
+    round: Round
+    wording: Wording
+    physical: bool = False
+    before_deal: Callable[[], None] | None = None
+    speed: str = "0.6"
+    message: Say = None
+    kind: str = ""
+    timer: Timer | None = field(default=None, repr=False)
+
+    @property
+    def auto(self) -> bool:
+        """Whether Auto is dealing."""
+        return self.timer is not None
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.stop()
+            self.timer = None
+
+    def next_round(self, rnd: Round) -> None:
+        """Deal *rnd* next, at the same speed."""
+        self.stop()
+        self.round = rnd
+        self.message, self.kind = None, ""
+
+    def say(self, text: Say, kind: str = "") -> None:
+        self.message, self.kind = text, kind
 
 
 class RoundPanel(Vertical):
-    """Drives a :class:`Round` step by step or automatically, from a virtual or real deck.
-
-    *before_deal* is asked before the first card (the teaching game checks the
-    markers there); it raises a project error to refuse.
-    """
+    """Draws a :class:`Dealer` and takes its steps; posts :class:`Finished` at the end."""
 
     DEFAULT_CSS = """
     RoundPanel { height: auto; }
-    RoundPanel Horizontal { height: auto; }
-    RoundPanel Button { margin: 0 1 0 0; }
-    RoundPanel #card { width: 16; }
-    RoundPanel #speed { width: 14; }
-    RoundPanel #panel-error { color: $error; height: auto; }
+    RoundPanel #reminder { color: $warning; width: 1fr; height: auto; }
     """
 
     class Finished(TextualMessage):
@@ -46,154 +92,267 @@ class RoundPanel(Vertical):
             self.round = rnd
 
     class Stepped(TextualMessage):
-        """A step was taken (the centre card, a dealt card)."""
+        """A step was taken (the centre card, a dealt card, the target rank)."""
 
-    def __init__(
-        self,
-        rnd: Round,
-        *,
-        before_deal: Callable[[], None] | None = None,
-        id: str | None = None,
-    ) -> None:
+    BINDINGS: ClassVar[list[BindingType]] = []
+
+    def __init__(self, dealer: Dealer, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.round = rnd
-        self.before_deal = before_deal
-        self.physical = rnd.deck is None
-        self._timer: Timer | None = None
+        self.dealer = dealer
+
+    @property
+    def round(self) -> Round:
+        return self.dealer.round
 
     def compose(self) -> ComposeResult:
+        dealer, rnd = self.dealer, self.dealer.round
+        t = self.app_translator
         yield LayoutView(id="layout")
-        with Horizontal():
-            if self.physical:
-                yield Input(placeholder=tr(self, Message(N_("card, e.g. QH"))), id="card")
-            if self.round.procedure.has_centre:
-                yield Button(tr(self, Message(N_("Turn the centre card"))), id="centre")
-            else:
-                yield Button(tr(self, Message(N_("Choose the target rank"))), id="target")
-            yield Button(tr(self, Message(N_("Deal a card"))), id="deal", variant="primary")
-            if not self.physical:
-                yield Button(tr(self, Message(N_("Auto"))), id="auto")
-                yield Select(
-                    [(f"{s} s", s) for s in SPEEDS], value="0.6", allow_blank=False, id="speed"
+        if dealer.physical:
+            yield Static("", id="reminder", markup=False)
+        controls: list[Widget] = []
+        if dealer.physical:
+            controls.append(
+                Input(placeholder=tr(self, Message(N_("card, e.g. QH"))), id="card", compact=True)
+            )
+        if not rnd.procedure.has_centre:
+            controls.append(
+                Select(
+                    [(Text(f"{r.localized(t)} — {r.name_localized(t)}"), r.value) for r in Rank],
+                    prompt=tr(self, Message(N_("target rank"))),
+                    id="rank",
+                    compact=True,
                 )
-            else:
-                yield Button(tr(self, Message(N_("Deck exhausted"))), id="void", variant="warning")
-        yield Label("", id="panel-error")
+            )
+            controls.append(button(tr(self, Message(N_("Choose the target rank"))), "target"))
+        else:
+            controls.append(button(translate(dealer.wording.turn_centre, t), "centre"))
+        controls.append(button(tr(self, Message(N_("Deal a card"))), "deal", variant="primary"))
+        if not dealer.physical:
+            controls.append(button(self._auto_label(), "auto"))
+            speeds = [(Text(self._speed_text(s)), s) for s in SPEEDS]
+            controls.append(
+                Select(speeds, value=dealer.speed, allow_blank=False, id="speed", compact=True)
+            )
+        else:
+            controls.append(
+                button(tr(self, Message(N_("Deck exhausted"))), "void", variant="warning")
+            )
+        yield Bar(*controls, width=16)
+        yield Note(id="panel-note")
+
+    @property
+    def app_translator(self) -> Translator:
+        return trainer(self).translator
+
+    def _speed_text(self, speed: str) -> str:
+        number = format_number(Decimal(speed), language_of(self.app_translator))
+        return tr(self, Message(N_("every {seconds} s"), seconds=number))
+
+    def _auto_label(self) -> str:
+        if self.dealer.auto:
+            return tr(self, Message(N_("Stop Auto ⏸")))
+        return tr(self, Message(N_("Auto ▶")))
 
     def on_mount(self) -> None:
-        self.refresh_layout()
+        self.sync()
 
-    def refresh_layout(self) -> None:
-        self.query_one(LayoutView).show(self.round, trainer(self).translator)
-        finished = self.round.finished
-        for button in self.query(Button):
-            button.disabled = finished
-        if finished:
-            self.stop_auto()
-
-    def error(self, message: Message | AndarBaharError | None) -> None:
-        label = self.query_one("#panel-error", Label)
-        if message is None:
-            label.update("")
-        elif isinstance(message, AndarBaharError):
-            label.update(message.localized(trainer(self).translator))
+    def sync(self) -> None:
+        """Show the round and the controls that can be used now."""
+        dealer, rnd = self.dealer, self.dealer.round
+        t = self.app_translator
+        self.query_one(LayoutView).show(rnd, t, wording=dealer.wording)
+        finished = rnd.finished
+        for widget_id in ("centre", "target", "deal", "void", "auto"):
+            for widget in self.query(f"#{widget_id}"):
+                widget.disabled = finished
+        if rnd.procedure.has_centre:
+            self.query_one("#centre", Button).disabled = finished or rnd.centre is not None
         else:
-            label.update(tr(self, message))
+            chosen = rnd.target is not None
+            self.query_one("#target", Button).disabled = finished or chosen
+            self.query_one("#rank", Select).disabled = finished or chosen
+        for auto in self.query("#auto").results(Button):
+            auto.label = literal(self._auto_label())
+            auto.variant = "success" if dealer.auto else "default"
+        for widget in self.query("#card"):
+            widget.disabled = finished
+        for reminder in self.query("#reminder").results(Static):
+            reminder.update(literal(self._reminder()))
+        note = self.query_one("#panel-note", Note)
+        if dealer.auto and dealer.message is None:
+            note.say(
+                Message(N_("Auto is dealing a card every {seconds} s."), seconds=self._seconds())
+            )
+        else:
+            note.say(dealer.message, kind=dealer.kind)
+        reveal = getattr(self.screen, "reveal_focus", None)
+        if reveal is not None:  # last: once everything above has its new size
+            reveal()
+
+    def _seconds(self) -> str:
+        return format_number(Decimal(self.dealer.speed), language_of(self.app_translator))
+
+    def _reminder(self) -> str:
+        rnd = self.dealer.round
+        if rnd.finished:
+            return tr(
+                self,
+                Message(N_("Gather all 52 cards and shuffle them again before the next round.")),
+            )
+        if rnd.centre is None and not rnd.dealt:
+            return tr(
+                self,
+                Message(
+                    N_(
+                        "A real deck: gather all 52 cards, shuffle and cut; then type each card"
+                        " as you turn it and press Enter."
+                    )
+                ),
+            )
+        return tr(self, Message(N_("Type each card as you turn it and press Enter.")))
+
+    # -- steps -----------------------------------------------------------------------
 
     def _typed_card(self) -> Card | None:
-        if not self.physical:
+        if not self.dealer.physical:
             return None
         field = self.query_one("#card", Input)
         text = field.value.strip()
         if not text:
-            raise _Refused(Message(N_("Type the card you turned, e.g. QH or 10♦.")))
+            raise ActionError(Message(N_("Type the card you turned, e.g. QH or 10♦.")))
         card = Card.parse(text)
-        field.value = ""
         return card
 
     def step(self, action: str) -> bool:
-        """Take one step; report a refusal in place and change nothing. True if taken."""
+        """Take one step; a refusal is shown in place and changes nothing. True if taken."""
+        rnd = self.dealer.round
         try:
             if action == "centre":
-                self.round.turn_centre(self._typed_card())
+                rnd.turn_centre(self._typed_card())
             elif action == "target":
-                field = self.query_one("#card", Input) if self.physical else None
-                text = field.value.strip() if field is not None else self._random_rank()
-                if not text:
-                    raise _Refused(
-                        Message(N_("Type the target rank in the card field, e.g. 7 or Q."))
-                    )
-                self.round.choose_target(text)
-                if field is not None:
-                    field.value = ""
+                rank = self.query_one("#rank", Select).value
+                if rank is Select.NULL:
+                    raise ActionError(Message(N_("Choose the target rank in the list first.")))
+                rnd.choose_target(str(rank))
             elif action == "deal":
-                if self.round.procedure.has_centre and self.round.centre is None:
-                    self.round.turn_centre(self._typed_card())
-                else:
-                    if not self.round.procedure.has_centre and self.round.target is None:
-                        if self.physical:
-                            raise _Refused(Message(N_("Choose the target rank before dealing.")))
-                        self.round.choose_target(self._random_rank())
-                    if not self.round.dealt and self.before_deal is not None:
-                        self.before_deal()
-                    self.round.deal(self._typed_card())
-            elif action == "void":
-                self.round.void()
-        except _Refused as refused:
-            self.error(refused.message)
+                self._deal()
+        except AndarBaharError as refused:
+            self.dealer.say(refused, "error")
+            self.sync()
             return False
-        except AndarBaharError as error:
-            self.error(error)
-            return False
-        self.error(None)
-        self.refresh_layout()
+        for card_field in self.query("#card").results(Input):
+            card_field.value = ""
+        self.dealer.say(None)
+        if rnd.finished:
+            self.dealer.stop()
+        self.sync()
         self.post_message(self.Stepped())
-        if self.round.finished:
-            self.post_message(self.Finished(self.round))
+        if rnd.finished:
+            self.post_message(self.Finished(rnd))
         return True
 
-    def _random_rank(self) -> str:
-        return (
-            trainer(self)
-            .rng()
-            .choice(["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"])
+    def _deal(self) -> None:
+        rnd = self.dealer.round
+        if rnd.procedure.has_centre and rnd.centre is None:
+            rnd.turn_centre(self._typed_card())
+            return
+        if not rnd.procedure.has_centre and rnd.target is None:
+            rank = self.query_one("#rank", Select).value
+            if rank is Select.NULL:
+                raise ActionError(
+                    Message(N_("Choose the target rank before dealing: the players pick it."))
+                )
+            rnd.choose_target(str(rank))
+            return
+        if not rnd.dealt and self.dealer.before_deal is not None:
+            self.dealer.before_deal()
+        rnd.deal(self._typed_card())
+
+    def void(self) -> None:
+        """Report the deck exhausted, after the dealer confirms it."""
+        rnd = self.dealer.round
+        if not rnd.can_void():
+            self.dealer.say(
+                Message(N_("Nothing is dealt yet: the round cannot be void."))
+                if not rnd.finished
+                else Message(N_("The round is already over.")),
+                "error",
+            )
+            self.sync()
+            return
+        question = Message(
+            N_(
+                "Is the deck exhausted with no match? Then the round is void: every stake is"
+                " returned, no marker counts, and the round is played again."
+            )
         )
+        screen = self.screen
+
+        def answered(yes: bool | None) -> None:
+            if yes and not rnd.finished:
+                rnd.void()
+                self.dealer.stop()
+                self.dealer.say(None)
+                panel = screen.query_one(RoundPanel)
+                panel.sync()
+                panel.post_message(self.Finished(rnd))
+
+        self.app.push_screen(ConfirmScreen(question), answered)
+
+    def toggle_auto(self) -> None:
+        """Start or stop Auto; it keeps its speed from round to round."""
+        dealer = self.dealer
+        if dealer.physical or dealer.round.finished:
+            return
+        if dealer.auto:
+            dealer.stop()
+        else:
+            self._start_timer()
+            dealer.say(None)
+        self.sync()
+
+    def _start_timer(self) -> None:
+        screen = self.screen
+        dealer = self.dealer
+
+        def tick() -> None:
+            panels = screen.query(RoundPanel)
+            if not panels or dealer.round.finished:
+                dealer.stop()
+                return
+            panel = panels.first()
+            if not panel.step("deal"):
+                dealer.stop()
+                panel.sync()
+
+        dealer.stop()
+        dealer.timer = screen.set_interval(float(dealer.speed), tick)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "speed" and event.value is not Select.NULL:
+            event.stop()
+            self.dealer.speed = str(event.value)
+            if self.dealer.auto:
+                self._start_timer()
+            self.sync()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        if event.button.id == "auto":
+        self.act(event.button.id or "")
+
+    def act(self, action: str) -> None:
+        """A button or a hotkey: ``centre``, ``target``, ``deal``, ``auto`` or ``void``."""
+        if action == "auto":
             self.toggle_auto()
-        elif event.button.id in ("centre", "target", "deal", "void"):
-            self.step(event.button.id)
+        elif action == "void":
+            if self.dealer.physical:
+                self.void()
+        elif action in ("centre", "target", "deal"):
+            self.step(action)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         if event.input.id == "card":
-            if self.round.procedure.has_centre and self.round.centre is None:
-                self.step("centre")
-            elif not self.round.procedure.has_centre and self.round.target is None:
-                self.step("target")
-            else:
-                self.step("deal")
-
-    def toggle_auto(self) -> None:
-        if self._timer is not None:
-            self.stop_auto()
-            return
-        speed = float(str(self.query_one("#speed", Select).value))
-        self._timer = self.set_interval(speed, self._auto_step)
-
-    def stop_auto(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-
-    def _auto_step(self) -> None:
-        if self.round.finished or not self.step("deal"):
-            self.stop_auto()
-
-
-class _Refused(Exception):
-    def __init__(self, message: Message) -> None:
-        super().__init__(str(message))
-        self.message = message
+            rnd = self.dealer.round
+            self.step("centre" if rnd.procedure.has_centre and rnd.centre is None else "deal")

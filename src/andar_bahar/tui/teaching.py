@@ -2,194 +2,283 @@
 
 from __future__ import annotations
 
-import random
+import re
+from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, Static, Switch
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import Button, Select, Static
 
-from andar_bahar.engine.errors import AndarBaharError
+from andar_bahar.engine.errors import AndarBaharError, BetError
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import PROCEDURES, Row
-from andar_bahar.games.teaching import TRAINER, TeachingGame
+from andar_bahar.games.teaching import TRAINER, RoundScore, TeachingGame
+from andar_bahar.games.wording import LESSON, procedure_title
 from andar_bahar.i18n.messages import N_, NP_, Message
-from andar_bahar.tui.common import tr, trainer
-from andar_bahar.tui.panel import RoundPanel
+from andar_bahar.tui.common import (
+    EndScreen,
+    Note,
+    Table,
+    TrainerScreen,
+    button,
+    keys,
+    literal,
+    tr,
+    trainer,
+)
+from andar_bahar.tui.panel import DEALING_KEYS, Dealer, RoundPanel
+from andar_bahar.tui.records import GameRecord
 
-__all__ = ["StandingsScreen", "TeachingRoundScreen", "TeachingSetup"]
+__all__ = ["StandingsScreen", "TeachingRoundScreen", "TeachingSetup", "split_names"]
+
+_ROUNDS = re.compile(r"[0-9]{1,6}")
 
 
 def split_names(text: str) -> list[str]:
-    """Names separated by commas or new lines."""
+    """Names separated by commas or new lines.
+
+    >>> split_names("Asha, Ravi,, [/]")
+    ['Asha', 'Ravi', '[/]']
+    """
     return [part.strip() for part in text.replace("\n", ",").split(",") if part.strip()]
 
 
-class TeachingSetup(Screen[None]):
+def read_rounds(text: str) -> int:
+    """The number of rounds as typed: ASCII digits only, or a sentence saying what is wrong.
+
+    >>> read_rounds(" 12 ")
+    12
+    >>> read_rounds("²")
+    Traceback (most recent call last):
+    ...
+    andar_bahar.engine.errors.BetError: Rounds must be a whole number, not '²'.
+    """
+    cleaned = text.strip()
+    if not _ROUNDS.fullmatch(cleaned):
+        raise BetError(Message(N_("Rounds must be a whole number, not '{text}'."), text=cleaned))
+    return int(cleaned)
+
+
+class TeachingSetup(TrainerScreen):
     """Who plays, how many rounds, with or without tokens, a real deck or not."""
 
-    def compose(self) -> ComposeResult:
-        yield Header()
-        with Vertical():
-            yield Label(tr(self, Message(N_("Teaching game"))), classes="title")
-            yield Label(
+    TITLE_TEXT = N_("Teaching game")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "start", N_("Start the lesson")),
+    ]
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(
+            literal(
                 tr(self, Message(N_("Participants, separated by commas (2–8 suit a lesson):")))
-            )
-            yield Input(placeholder="Asha, Ravi, Nino", id="names")
-            with Horizontal(classes="row"):
-                yield Label(tr(self, Message(N_("The trainer deals (a learner alone)"))))
-                yield Switch(value=False, id="trainer")
-            yield Label(tr(self, Message(N_("Rounds:"))))
-            yield Input(value="10", id="rounds")
-            with Horizontal(classes="row"):
-                yield Label(tr(self, Message(N_("Score tokens"))))
-                yield Switch(value=True, id="scoring")
-            with Horizontal(classes="row"):
-                yield Label(tr(self, Message(N_("Deal from a real deck (type each card)"))))
-                yield Switch(value=False, id="physical")
-            yield Label(tr(self, Message(N_("Procedure:"))))
-            yield Select(
-                [
-                    (rules.describe(trainer(self).translator), name)
-                    for name, rules in PROCEDURES.items()
-                ],
-                value="home",
-                allow_blank=False,
-                id="procedure",
-            )
-            yield Label("", id="error", classes="error")
-            yield Button(tr(self, Message(N_("Start the lesson"))), id="start", variant="primary")
-        yield Footer()
+            ),
+            classes="label",
+        )
+        yield self.field(
+            "names", placeholder=tr(self, Message(N_("e.g. {example}"), example="Asha, Ravi, Nino"))
+        )
+        yield self.checkbox("trainer", tr(self, Message(N_("The trainer deals (a learner alone)"))))
+        yield Static(literal(tr(self, Message(N_("Rounds:")))), classes="label")
+        yield self.field("rounds", value="10")
+        yield self.checkbox("scoring", tr(self, Message(N_("Score tokens"))), value=True)
+        yield self.checkbox(
+            "physical", tr(self, Message(N_("Deal from a real deck (type each card)")))
+        )
+        yield Static(literal(tr(self, Message(N_("Procedure:")))), classes="label")
+        yield self.choice(
+            "procedure",
+            [(procedure_title(name, self.t), name) for name in PROCEDURES],
+            "home",
+        )
+        yield Static("", id="procedure-text", classes="hint", markup=False)
+        yield button(tr(self, Message(N_("Start the lesson"))), "start", variant="primary")
+        yield Note(id="error")
+
+    def sync(self) -> None:
+        procedure = PROCEDURES[self.value("procedure")]
+        self.query_one("#procedure-text", Static).update(
+            literal(LESSON.describe(procedure, self.t))
+        )
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        self.sync()
+
+    def on_input_submitted(self) -> None:
+        self.start()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id != "start":
-            return
-        error = self.query_one("#error", Label)
-        rounds_text = self.query_one("#rounds", Input).value.strip()
-        if not rounds_text.isdigit():
-            error.update(
-                tr(
-                    self,
-                    Message(N_("Rounds must be a whole number, not '{text}'."), text=rounds_text),
-                )
-            )
-            return
+        if event.button.id == "start":
+            self.start()
+
+    def action_start(self) -> None:
+        self.start()
+
+    def start(self) -> None:
+        error = self.query_one("#error", Note)
         try:
             game = TeachingGame(
-                split_names(self.query_one("#names", Input).value),
-                procedure=PROCEDURES[str(self.query_one("#procedure", Select).value)],
-                rounds=int(rounds_text),
-                scoring=self.query_one("#scoring", Switch).value,
-                trainer_deals=self.query_one("#trainer", Switch).value,
+                split_names(self.value("names")),
+                procedure=PROCEDURES[self.value("procedure")],
+                rounds=read_rounds(self.value("rounds")),
+                scoring=self.checked("scoring"),
+                trainer_deals=self.checked("trainer"),
             )
         except AndarBaharError as refused:
-            error.update(refused.localized(trainer(self).translator))
+            error.say(refused)
             return
-        error.update("")
-        physical = self.query_one("#physical", Switch).value
-        self.app.push_screen(TeachingRoundScreen(game, physical=physical))
+        error.say(None)
+        self.app.push_screen(TeachingRoundScreen(game, physical=self.checked("physical")))
 
 
-class TeachingRoundScreen(Screen[None]):
+class TeachingRoundScreen(TrainerScreen):
     """One round after another: the dealer, the markers, the deal, the tokens."""
 
+    TITLE_TEXT = N_("Teaching game")
     DEFAULT_CSS = """
-    TeachingRoundScreen .marker { height: auto; }
-    TeachingRoundScreen .marker Label { width: 20; padding: 1 0 0 0; }
-    TeachingRoundScreen .marker Button { margin: 0 1 0 0; }
+    TeachingRoundScreen .marker { height: 1; margin: 0 0 0 0; }
+    TeachingRoundScreen .marker .name { width: 18; }
+    TeachingRoundScreen .marker Button { margin: 0 1 0 0; min-width: 10; }
+    TeachingRoundScreen .marker .marked { width: 1fr; }
+    TeachingRoundScreen #next { width: auto; min-width: 20; margin: 1 0 0 0; }
     """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(keys("a"), "mark('andar')", N_("Andar")),
+        Binding(keys("b"), "mark('bahar')", N_("Bahar")),
+        *DEALING_KEYS,
+        Binding(keys("n"), "next", N_("Next")),
+    ]
 
     def __init__(self, game: TeachingGame, *, physical: bool = False) -> None:
         super().__init__()
         self.game = game
         self.physical = physical
-        self.game_id: int | None = None
-        self.round: Round = game.current or game.start_round(rng=self._rng(), physical=physical)
+        self.record = GameRecord()
+        self.score: RoundScore | None = None
+        rnd = game.current or game.start_round(rng=trainer(self).rng(), physical=physical)
+        self.dealer = Dealer(rnd, LESSON, physical=physical, before_deal=game.check_ready_to_deal)
 
-    def _rng(self) -> random.Random:
-        rng: random.Random = trainer(self).rng()
-        return rng
+    @property
+    def round(self) -> Round:
+        return self.dealer.round
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """Who marks a row in the round shown (the finished one, until the next begins)."""
+        return tuple(self.score.tokens) if self.score is not None else self.game.players
 
     def on_mount(self) -> None:
-        try:
-            self.game_id = trainer(self).store.start_game(
-                "teaching",
-                self.game.procedure,
-                self.game.paytable,
-                self.game.participants,
-                {
-                    "rounds": self.game.rounds,
-                    "scoring": self.game.scoring,
-                    "physical": self.physical,
-                },
-            )
-        except Exception as error:
-            self.notify(str(error), severity="warning")
+        super().on_mount()
+        game, record = self.game, self.record
+        settings = {"rounds": game.rounds, "scoring": game.scoring, "physical": self.physical}
 
-    def compose(self) -> ComposeResult:
+        def start(store) -> None:  # type: ignore[no-untyped-def]
+            record.id = store.start_game(
+                "teaching", game.procedure, game.paytable, game.participants, settings
+            )
+
+        trainer(self).history(start)
+        self._focus_first()
+
+    def compose_body(self) -> ComposeResult:
         game = self.game
-        yield Header()
-        with Vertical():
-            yield Label(
-                tr(
-                    self,
-                    Message(
-                        N_("Round {number} of {rounds} — dealer: {dealer}"),
-                        number=game.round_number,
-                        rounds=game.rounds,
-                        dealer=self._dealer_name(),
-                    ),
-                ),
-                classes="title",
-                id="round-title",
-            )
-            yield Static(
-                tr(
-                    self,
-                    Message(
-                        N_("Procedure: {procedure}"),
-                        procedure=game.procedure.describe(trainer(self).translator),
-                    ),
-                )
-            )
-            if game.note is not None:
-                yield Static(tr(self, game.note), classes="note")
-            yield Static(
+        yield Static("", id="round-title", classes="title", markup=False)
+        yield Static(literal(LESSON.describe(game.procedure, self.t)), classes="hint")
+        if game.note is not None:
+            yield Static(literal(tr(self, game.note)), classes="note")
+        yield Static(
+            literal(
                 tr(
                     self,
                     Message(
                         N_(
-                            "Each player puts a marker on a row before the deal; it is locked once the first card is dealt."
+                            "Each player puts a marker on a row before the deal; it is locked"
+                            " once the first card is dealt."
                         )
                     ),
-                ),
-            )
-            for index, name in enumerate(game.players):
-                with Horizontal(classes="marker"):
-                    yield Label(name)
-                    yield Button(
-                        Row.ANDAR.localized(trainer(self).translator), id=f"mark-{index}-andar"
-                    )
-                    yield Button(
-                        Row.BAHAR.localized(trainer(self).translator), id=f"mark-{index}-bahar"
-                    )
-                    yield Label(self._marker_text(name), id=f"marker-{index}")
-            yield RoundPanel(self.round, before_deal=game.check_ready_to_deal, id="panel")
-            yield Static("", id="score")
-            yield Button(
-                tr(self, Message(N_("Next round"))), id="next", variant="success", disabled=True
-            )
-            yield Static(self._scores_text(), id="scores")
-        yield Footer()
+                )
+            ),
+            classes="hint",
+        )
+        andar, bahar = Row.ANDAR.localized(self.t), Row.BAHAR.localized(self.t)
+        for index, name in enumerate(self.players):
+            with Horizontal(classes="marker"):
+                yield Static(literal(name), classes="name")
+                yield button(andar, f"mark-{index}-andar")
+                yield button(bahar, f"mark-{index}-bahar")
+                yield Static("", id=f"marker-{index}", classes="marked", markup=False)
+        yield Note(id="marker-note")
+        yield RoundPanel(self.dealer, id="panel")
+        yield Note(id="score")
+        yield button(tr(self, Message(N_("Next round"))), "next", variant="success")
+        yield Static("", id="scores", markup=False)
 
-    def _dealer_name(self) -> str:
-        if self.game.dealer == TRAINER:
-            return tr(self, Message(N_("the trainer")))
-        return self.game.dealer
+    def sync(self) -> None:
+        game, score = self.game, self.score
+        number = score.number if score is not None else game.round_number
+        dealer = score.dealer if score is not None else game.dealer
+        self.query_one("#round-title", Static).update(
+            literal(
+                tr(
+                    self,
+                    Message(
+                        N_("Round {number} of {rounds} — dealer: {dealer}"),
+                        number=number,
+                        rounds=game.rounds,
+                        dealer=self._who(dealer),
+                    ),
+                )
+            )
+        )
+        open_ = self.round.bets_open and score is None
+        for index, name in enumerate(self.players):
+            for row in Row:
+                self.query_one(f"#mark-{index}-{row.value}", Button).disabled = not open_
+            self.query_one(f"#marker-{index}", Static).update(literal(self._marker_text(name)))
+        self.query_one(RoundPanel).sync()
+        self.query_one("#score", Note).say(self._verdict(), kind="success")
+        next_button = self.query_one("#next", Button)
+        next_button.disabled = score is None
+        if game.finished:
+            next_button.label = literal(tr(self, Message(N_("Standings"))))
+        self.query_one("#scores", Static).update(literal(self._scores_text()))
+
+    def _who(self, name: str) -> str:
+        return tr(self, Message(N_("the trainer"))) if name == TRAINER else name
 
     def _marker_text(self, name: str) -> str:
-        row = self.round.markers.get(name)
-        return f"◆ {row.localized(trainer(self).translator)}" if row else ""
+        row = (self.score.markers if self.score is not None else self.round.markers).get(name)
+        if row is None:
+            return ""
+        text = f"◆ {row.localized(self.t)}"
+        if self.score is not None and self.score.winner is not None:
+            text += " ✓" if row is self.score.winner else " ✗"
+        return text
+
+    def _verdict(self) -> str | None:
+        score = self.score
+        if score is None:
+            return None
+        if score.void:
+            return tr(
+                self, Message(N_("The round is void: it is played again and counts for nobody."))
+            )
+        right = [name for name in score.tokens if score.markers.get(name) is score.winner]
+        wrong = [name for name in score.tokens if name not in right]
+        lines = []
+        if right:
+            lines.append(tr(self, Message(N_("Right: {names}."), names=right)))
+        if wrong:
+            lines.append(tr(self, Message(N_("Wrong: {names}."), names=wrong)))
+        if self.game.scoring:
+            lines.append(
+                tr(self, Message(N_("A token for: {names}."), names=right))
+                if right
+                else tr(
+                    self, Message(N_("Nobody chose {row}: no tokens this round."), row=score.winner)
+                )
+            )
+        return "\n".join(lines)
 
     def _scores_text(self) -> str:
         if not self.game.scoring:
@@ -200,98 +289,154 @@ class TeachingRoundScreen(Screen[None]):
         ]
         return " · ".join(parts)
 
+    def _focus_first(self) -> None:
+        buttons = [b for b in self.query(Button) if not b.disabled]
+        if buttons:
+            self.focus_on(buttons[0])
+
+    # -- markers -------------------------------------------------------------------
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        button = event.button.id or ""
-        if button.startswith("mark-"):
-            _, index, row = button.split("-")
-            name = self.game.players[int(index)]
-            try:
-                self.round.place_marker(name, row)
-            except AndarBaharError as refused:
-                self.query_one(RoundPanel).error(refused)
-                return
-            self.query_one(f"#marker-{index}", Label).update(self._marker_text(name))
-            self.query_one(RoundPanel).error(None)
-        elif button == "next":
-            if self.game.finished:
-                self.app.switch_screen(StandingsScreen(self.game))
-                return
-            self.round = self.game.start_round(rng=self._rng(), physical=self.physical)
-            self.refresh(recompose=True)
+        button_id = event.button.id or ""
+        if button_id.startswith("mark-"):
+            _, index, row = button_id.split("-")
+            self.mark(int(index), Row(row))
+        elif button_id == "next":
+            self.run_worker(self.action_next())
+
+    def mark(self, index: int, row: Row) -> None:
+        note = self.query_one("#marker-note", Note)
+        if self.score is not None or not self.round.bets_open:
+            note.say(
+                Message(N_("Markers are locked: the first card has been dealt.")), kind="error"
+            )
+            return
+        name = self.players[index]
+        try:
+            self.round.place_marker(name, row)
+        except AndarBaharError as refused:
+            note.say(refused)
+            return
+        note.say(None)
+        self.dealer.say(None)
+        self.sync()
+
+    def action_mark(self, row: str) -> None:
+        """Hotkeys a and b: a marker for the first player without one."""
+        waiting = self.game.missing_markers() if self.score is None else ()
+        if not waiting:
+            self.query_one("#marker-note", Note).say(
+                Message(N_("Every player has a marker; press a player's button to move one."))
+                if self.score is None and self.round.bets_open
+                else Message(N_("Markers are locked: the first card has been dealt.")),
+                kind="" if self.round.bets_open and self.score is None else "error",
+            )
+            return
+        self.mark(self.players.index(waiting[0]), Row(row))
+
+    # -- the deal --------------------------------------------------------------------
+
+    def action_panel(self, action: str) -> None:
+        self.query_one(RoundPanel).act(action)
+
+    def on_round_panel_stepped(self, event: RoundPanel.Stepped) -> None:
+        self.sync()
 
     def on_round_panel_finished(self, event: RoundPanel.Finished) -> None:
-        score = self.game.finish_round()
-        try:
-            trainer(self).store.record_round(event.round, game_id=self.game_id, number=score.number)
-        except Exception as error:
-            self.notify(str(error), severity="warning")
-        for button in self.query(Button):
-            if (button.id or "").startswith("mark-"):
-                button.disabled = True
-        if score.void:
-            text = tr(
-                self, Message(N_("The round is void: it is played again and counts for nobody."))
+        rnd, game, record = event.round, self.game, self.record
+        self.score = game.finish_round()
+        number = self.score.number
+
+        def store(storage) -> None:  # type: ignore[no-untyped-def]
+            storage.record_round(rnd, game_id=record.id, number=number)
+
+        trainer(self).history(store)
+        if game.finished:
+            self._store_result()
+        self.sync()
+        self.focus_on(self.query_one("#next", Button))
+
+    def _store_result(self) -> None:
+        game, record = self.game, self.record
+        result = {"scores": game.scores, "winners": list(game.winners)}
+
+        def finish(storage) -> None:  # type: ignore[no-untyped-def]
+            if record.id is not None and not record.finished:
+                record.finished = True
+                storage.finish_game(record.id, result)
+
+        trainer(self).history(finish)
+
+    async def action_next(self) -> None:
+        if self.score is None:
+            self.query_one("#panel-note", Note).say(
+                Message(N_("Deal the round to its end first.")), kind="error"
             )
-        elif self.game.scoring:
-            scorers = [name for name, tokens in score.tokens.items() if tokens]
-            text = tr(
-                self,
-                Message(N_("A token for: {names}."), names=scorers)
-                if scorers
-                else Message(N_("Nobody chose {row}: no tokens this round."), row=score.winner),
-            )
-        else:
-            text = ""
-        self.query_one("#score", Static).update(text)
-        self.query_one("#scores", Static).update(self._scores_text())
-        next_button = self.query_one("#next", Button)
-        next_button.disabled = False
+            return
         if self.game.finished:
-            next_button.label = tr(self, Message(N_("Standings")))
-            if self.game_id is not None:
-                try:
-                    trainer(self).store.finish_game(
-                        self.game_id,
-                        {"scores": self.game.scores, "winners": list(self.game.winners)},
-                    )
-                except Exception as error:
-                    self.notify(str(error), severity="warning")
+            self.app.switch_screen(StandingsScreen(self.game))
+            return
+        self.score = None
+        self.dealer.next_round(
+            self.game.start_round(rng=trainer(self).rng(), physical=self.physical)
+        )
+        self.save_form()
+        await self.redraw()
+        self._focus_first()
+
+    def leave_question(self) -> Message | None:
+        if self.game.finished:
+            return None
+        return Message(
+            N_(
+                "Leave the lesson? The rounds played stay in the history, but the lesson"
+                " cannot be continued."
+            )
+        )
+
+    def leave(self) -> None:
+        self.dealer.stop()
+        super().leave()
 
 
-class StandingsScreen(Screen[None]):
+class StandingsScreen(EndScreen):
     """After the last round: places and tokens; equal top scores share the victory."""
+
+    TITLE_TEXT = N_("Standings")
 
     def __init__(self, game: TeachingGame) -> None:
         super().__init__()
         self.game = game
 
-    def compose(self) -> ComposeResult:
-        yield Header()
-        with Vertical():
-            yield Label(tr(self, Message(N_("Standings"))), classes="title")
-            yield DataTable(id="standings")
-            winners = list(self.game.winners)
-            if not self.game.scoring:
-                text = Message(N_("Scoring was off: everyone followed the matches."))
-            elif len(winners) > 1:
-                text = Message(N_("Shared victory: {names}."), names=winners)
-            else:
-                text = Message(N_("The winner: {name}."), name=winners[0])
-            yield Static(tr(self, text), id="verdict", classes="title")
-            yield Button(tr(self, Message(N_("Back to the menu"))), id="menu")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns(
-            tr(self, Message(N_("place"))),
-            tr(self, Message(N_("name"))),
-            tr(self, Message(N_("tokens"))),
-        )
-        for standing in self.game.standings():
-            table.add_row(str(standing.place), standing.name, str(standing.tokens))
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "menu":
-            while len(self.app.screen_stack) > 2:
-                self.app.pop_screen()
+    def compose_body(self) -> ComposeResult:
+        game = self.game
+        winners = list(game.winners)
+        if game.scoring:
+            yield Table(
+                [tr(self, Message(m)) for m in (N_("place"), N_("name"), N_("tokens"))],
+                [[str(s.place), s.name, str(s.tokens)] for s in game.standings()],
+                right=(0, 2),
+                id="standings",
+            )
+            text = (
+                Message(N_("Shared victory: {names}."), names=winners)
+                if len(winners) > 1
+                else Message(N_("The winner: {name}."), name=winners[0])
+            )
+        else:
+            yield Table(
+                [tr(self, Message(m)) for m in (N_("round"), N_("winner"), N_("right"))],
+                [
+                    [
+                        str(s.number),
+                        s.winner.localized(self.t) if s.winner else tr(self, Message(N_("void"))),
+                        ", ".join(n for n in s.tokens if s.markers.get(n) is s.winner) or "—",
+                    ]
+                    for s in game.history
+                ],
+                right=(0,),
+                id="standings",
+            )
+            text = Message(N_("Scoring was off: everyone followed the matches."))
+        yield Static(literal(tr(self, text)), id="verdict", classes="title")
+        yield self.menu_button()

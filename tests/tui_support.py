@@ -1,0 +1,227 @@
+"""Helpers for the terminal trainer's tests: drive the app by keyboard, read the screen.
+
+Every helper works through what a user has: keys, and what the terminal shows.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+from collections.abc import Awaitable, Callable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from babel.messages.pofile import read_po
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widget import Widget
+
+from andar_bahar.engine.cards import Card, shuffled
+from andar_bahar.tui.app import TrainerApp
+
+SEED = 7
+SMALL = (80, 24)
+LARGE = (120, 40)
+POT = Path(__file__).resolve().parent.parent / "src" / "andar_bahar" / "locale" / "andar_bahar.pot"
+
+Scenario = Callable[[TrainerApp, Pilot[None]], Awaitable[None]]
+
+
+def seeded_deck(draw: int, seed: int = SEED) -> list[Card]:
+    """The deck the app deals in its *draw*-th round: ``TrainerApp.rng()`` seeds "seed/draw"."""
+    return shuffled(random.Random(f"{seed}/{draw}"))
+
+
+async def run(app: TrainerApp, scenario: Scenario, size: tuple[int, int] = SMALL) -> None:
+    """Run *scenario* against *app* headless at *size*; wait for the history at the end."""
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await scenario(app, pilot)
+        await settle(app, pilot)
+
+
+async def settle(app: TrainerApp, pilot: Pilot[None]) -> None:
+    """Let the history's thread and the workers finish, and the screen catch up."""
+    await app.history_idle()
+    await pilot.pause()
+
+
+def screen_text(app: TrainerApp) -> str:
+    """What the terminal shows now, as plain text (the footer included)."""
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return console.export_text(styles=False)
+
+
+async def whole_screen_text(app: TrainerApp, pilot: Pilot[None]) -> str:
+    """Everything the screen's body holds, page by page, with the header and the footer."""
+    pages = [screen_text(app)]
+    bodies = app.screen.query("#body")
+    if not bodies:
+        return pages[0]
+    body = bodies.first()
+    body.scroll_home(animate=False, immediate=True)
+    await pilot.pause()
+    for _ in range(30):
+        pages.append(screen_text(app))
+        if body.scroll_y >= body.max_scroll_y:
+            break
+        body.scroll_page_down(animate=False)
+        await pilot.pause()
+    return "\n".join(pages)
+
+
+def is_visible(app: TrainerApp, widget: Widget) -> bool:
+    """Whether all of *widget* is on screen, inside its scrolling container's visible part."""
+    try:
+        geometry = app.screen.find_widget(widget)
+    except Exception:
+        return False
+    region = geometry.region
+    return (
+        region.area > 0
+        and geometry.clip.contains_region(region)
+        and app.screen.region.contains_region(region)
+    )
+
+
+async def reach(pilot: Pilot[None], selector: str, *, limit: int = 60) -> Widget:
+    """Move the focus to *selector* with Tab (or Shift+Tab, the shorter way), and check it
+    is visible there."""
+    app = pilot.app
+    target = app.screen.query_one(selector)
+    chain = app.screen.focus_chain
+    key = "tab"
+    if app.focused in chain and target in chain:
+        here, there = chain.index(app.focused), chain.index(target)  # type: ignore[arg-type]
+        if (here - there) % len(chain) < (there - here) % len(chain):
+            key = "shift+tab"
+    for _ in range(limit):
+        if app.focused is target:
+            break
+        await pilot.press(key)
+    assert app.focused is target, f"Tab never reached {selector}"
+    await pilot.pause()
+    assert is_visible(app, target), f"{selector} is focused but not visible"  # type: ignore[arg-type]
+    return target
+
+
+async def press(pilot: Pilot[None], selector: str) -> None:
+    """Reach a button by Tab and press it with Enter."""
+    await reach(pilot, selector)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def type_into(pilot: Pilot[None], selector: str, text: str, *, enter: bool = False) -> None:
+    """Reach a field by Tab, clear it and type *text* (then Enter)."""
+    field: Any = await reach(pilot, selector)
+    await pilot.press("end")
+    for _ in range(len(field.value)):
+        await pilot.press("backspace")
+    if text:
+        await pilot.press(*text)
+    if enter:
+        await pilot.press("enter")
+    await pilot.pause()
+
+
+async def choose(pilot: Pilot[None], selector: str, value: str) -> None:
+    """Reach a choice by Tab, open it with Enter and move to *value* with the arrows."""
+    select: Any = await reach(pilot, selector)
+    values = [option for _, option in select._options if option is not select.NULL]
+    await pilot.press("enter")
+    await pilot.pause()
+    await pilot.press("home")
+    for _ in range(values.index(value) + (1 if select._allow_blank else 0)):
+        await pilot.press("down")
+    await pilot.press("enter")
+    await pilot.pause()
+    assert select.value == value, f"{selector}: {select.value!r} is not {value!r}"
+
+
+def note(app: TrainerApp, selector: str) -> str:
+    """The text of a message on the screen."""
+    return str(app.screen.query_one(selector).render())
+
+
+ALLOWED = ("Andar Bahar", "Wizard of Odds")
+"""English texts that are right in every language: the game's name (the app's title in
+the header) and the published table's name (a proper name, the title of a web site)."""
+
+
+@cache
+def english_strings() -> tuple[str, ...]:
+    """The English catalogue's texts, cut at their placeholders, with a word in each
+    (:data:`ALLOWED` left out)."""
+    allowed = set(ALLOWED)
+    with POT.open("rb") as handle:
+        catalog = read_po(handle)
+    pieces: set[str] = set()
+    for message in catalog:
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        for text in ids:
+            if re.fullmatch(r"[a-z-]+:.*", text):  # keys such as "rank:Q", not shown as such
+                continue
+            for piece in re.split(r"\{[^}]*\}", text):
+                piece = piece.strip(" .,:;!?—–-()'\"«»…→◀▶⏸◆✓✗·|")
+                if re.search(r"[A-Za-z]{2,}", piece) and piece not in allowed:
+                    pieces.add(piece)
+    return tuple(sorted(pieces, key=len, reverse=True))
+
+
+def english_on_screen(text: str) -> list[str]:
+    """The English catalogue's texts found on the screen, each as a whole word or phrase."""
+    for name in ALLOWED:
+        text = text.replace(name, " ")
+    found = []
+    for piece in english_strings():
+        if re.search(rf"(?<![A-Za-z]){re.escape(piece)}(?![A-Za-z])", text):
+            found.append(piece)
+    return found
+
+
+def lines(text: str) -> Iterator[str]:
+    return (line.rstrip() for line in text.splitlines())
+
+
+_TEMPLATE: dict[str, Path] = {}
+
+
+def fresh_database(folder: Path) -> str:
+    """An empty, migrated history database in *folder* (copied from one made once)."""
+    import shutil
+    import tempfile
+
+    from andar_bahar.storage import Storage
+
+    if "path" not in _TEMPLATE:
+        template = Path(tempfile.mkdtemp(prefix="andar-bahar-tui-")) / "template.sqlite3"
+        Storage.open(f"sqlite:///{template}").close()
+        _TEMPLATE["path"] = template
+    target = folder / "history.sqlite3"
+    shutil.copyfile(_TEMPLATE["path"], target)
+    return f"sqlite:///{target}"
+
+
+def make_app(folder: Path, lang: str = "en", seed: int | None = SEED) -> TrainerApp:
+    """The trainer on a fresh history in *folder*, seeded for reproducible decks."""
+    app = TrainerApp(lang=lang, db_url=fresh_database(folder), seed=seed)
+    app.animation_level = "none"  # no smooth scrolling to wait for after each key
+    return app
