@@ -188,15 +188,15 @@ def stop_server(server: subprocess.Popen[bytes]) -> None:
 TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def group_cpu(group: int) -> float:
-    """CPU seconds (user + system) of the live processes of process group *group* (Linux)."""
-    total = 0
+def group_cpu(group: int) -> tuple[float, float]:
+    """CPU seconds (user, system) of the live processes of process group *group* (Linux)."""
+    user = system = 0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         with contextlib.suppress(OSError, ValueError, IndexError):
             fields = stat.read_text().rpartition(")")[2].split()
             if int(fields[2]) == group:  # fields[0] is the state: pgrp is the 5th field
-                total += int(fields[11]) + int(fields[12])
-    return total / TICKS
+                user, system = user + int(fields[11]), system + int(fields[12])
+    return user / TICKS, system / TICKS
 
 
 @dataclass
@@ -204,22 +204,24 @@ class Clock:
     """Wall time and the CPU time of this client process and of the server's processes."""
 
     server: int
-    started: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    started: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
     def __post_init__(self) -> None:
         self.started = self._now()
 
-    def _now(self) -> tuple[float, float, float]:
-        return time.perf_counter(), time.process_time(), group_cpu(self.server)
+    def _now(self) -> tuple[float, float, float, float]:
+        return time.perf_counter(), time.process_time(), *group_cpu(self.server)
 
     def lap(self, requests: int) -> dict[str, float]:
         """Since the start: seconds, CPU seconds of each side, their shares of the machine."""
         now = self._now()
-        wall, client, server = (b - a for a, b in zip(self.started, now, strict=True))
+        wall, client, user, system = (b - a for a, b in zip(self.started, now, strict=True))
+        server = user + system
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
         return {
             "seconds": round(wall, 2),
             "client_cpu_s": round(client, 2), "server_cpu_s": round(server, 2),
+            "server_system_cpu_s": round(system, 2),
             "client_share": round(client / (wall * cores), 3),
             "server_share": round(server / (wall * cores), 3),
             "server_cpu_ms_per_request": round(1000 * server / max(requests, 1), 2),
@@ -423,7 +425,8 @@ def print_text(out: dict[str, Any]) -> None:
         cpu = run["cpu"]
         print(f"\n{mode}: {run['requests']:,} requests in {cpu['seconds']} s, "
               f"{run['requests_per_second']} requests/s; server CPU "
-              f"{cpu['server_cpu_ms_per_request']} ms a request ({cpu['server_share']:.0%} of the "
+              f"{cpu['server_cpu_ms_per_request']} ms a request (system "
+              f"{cpu['server_system_cpu_s']} of {cpu['server_cpu_s']} s; {cpu['server_share']:.0%} of the "
               f"machine), client {cpu['client_share']:.0%}; {run['live_messages']:,} live messages\n")  # fmt: skip
         print("| request | count | p50 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|")
         for kind, s in run["latency_ms"].items():

@@ -37,7 +37,8 @@ from andar_bahar.engine.money import parse_stake
 from andar_bahar.i18n import translations
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web import Hub, create_app, hub_of, redirect, render
-from andar_bahar.web.live import QUEUE, Rendered, Viewer, add_live_route
+from andar_bahar.web.live import QUEUE, Rendered, Viewer
+from andar_bahar.web.live_socket import add_live_route
 from andar_bahar.web.notify import TableEvent
 from andar_bahar.web.security import CSRF_REFUSED, load_or_create_secret
 

@@ -469,6 +469,11 @@ class Storage:
 # -- the engine and the migrations ------------------------------------------------
 
 
+POOL_SIZE, POOL_OVERFLOW = 16, 24
+"""Connections an engine keeps open, and how many more it opens (and closes) at a peak:
+a web server's threads (up to 40) read and write at once."""
+
+
 def _create_engine(url: str) -> Engine:
     """An engine for *url*; SQLite gets its folder, WAL, full sync and foreign keys.
 
@@ -477,7 +482,9 @@ def _create_engine(url: str) -> Engine:
     """
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        engine = create_engine(parsed, pool_pre_ping=True)
+        engine = create_engine(
+            parsed, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
+        )
         if parsed.get_backend_name() == "postgresql":
             event.listen(engine, "connect", _postgresql_connect)
         return engine
@@ -492,7 +499,11 @@ def _create_engine(url: str) -> Engine:
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         # Wait up to 30 s for another program's write (the trainer and the server may
         # share one file) rather than fail at once.
-        engine = create_engine(parsed, connect_args={"timeout": 30})
+        # The web server's threads read at once (WAL: readers never wait): keep enough
+        # connections open that none is opened and closed again per request.
+        engine = create_engine(
+            parsed, connect_args={"timeout": 30}, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
+        )
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
     return engine

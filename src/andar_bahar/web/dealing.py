@@ -22,6 +22,7 @@ import hashlib
 import json
 import secrets
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -231,7 +232,7 @@ class Dealing(TableStore):
                         IdempotencyRow.player_id == player.id, IdempotencyRow.key == key
                     )
                 ).one()
-                return _answered(done, asked)
+                return replace(_answered(done, asked), player_id=player.id)
         if placed is None:
             raise BetError(TIMER_OVER)
         return placed
@@ -254,7 +255,7 @@ class Dealing(TableStore):
             )
         ).one_or_none()
         if done is not None:
-            return _answered(done, asked)
+            return replace(_answered(done, asked), player_id=player.id)
         round_row, rnd = self._open_round(session, table)
         if self._expire(session, table, round_row, rnd):
             return None
@@ -262,12 +263,16 @@ class Dealing(TableStore):
         self._save(round_row, rnd)
         self._changed(session, table, "bet", {player.id})
         stake = getattr(record, "stake", Decimal(0))
-        placed = PlacedBet(player.name, str(getattr(record, "bet", "")), stake, round_row.number)
+        name = str(getattr(record, "bet", ""))
+        total = sum((w.stake for w in rnd.wagers if w.player == player.name and str(w.bet) == name),
+                    Decimal(0))  # fmt: skip
+        placed = PlacedBet(player.name, name, stake, round_row.number, player.id, total)
         response = {
             "player": placed.player,
             "bet": placed.bet,
             "stake": format_amount(placed.stake),
             "round": placed.round,
+            "total": format_amount(total),
         }
         session.add(
             IdempotencyRow(

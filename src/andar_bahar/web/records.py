@@ -29,6 +29,8 @@ __all__ = [
     "PublicRound",
     "Reveal",
     "RoundSummary",
+    "SettledRound",
+    "TableSnapshot",
     "TableState",
     "centre_of_record",
     "commitment_of",
@@ -72,6 +74,11 @@ class PlacedBet:
     bet: str
     stake: Decimal
     round: int
+    player_id: int = 0
+    """The player's id at the table (0: not known)."""
+    total: Decimal | None = None
+    """The player's whole stake on the bet after this one (``None``: not known, for an
+    answer repeated from the first request's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +228,34 @@ class TableState:
         ]
 
 
+@dataclass(frozen=True, slots=True)
+class SettledRound:
+    """A settled round as the players' own histories read it: every bet's settlement."""
+
+    number: int
+    winner: str | None
+    cards_dealt: int | None
+    paid: tuple[Mapping[str, str], ...]
+    """As :func:`settled_bets` reads them from the round's record."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableSnapshot:
+    """The whole table at one version (as its dealer sees it), its last rounds, and its
+    last settled rounds (for each player's own history): what the pages render from."""
+
+    state: TableState
+    recent: list[RoundSummary]
+    settled: tuple[SettledRound, ...] = ()
+
+    def player_rounds(self, player: str) -> list[PlayerRound]:
+        """*player*'s bets and returns in the last settled rounds (only where they bet)."""
+        rounds = (
+            player_round(r.number, r.winner, r.cards_dealt, r.paid, player) for r in self.settled
+        )
+        return [r for r in rounds if r.bets]
+
+
 def public_round(row: TableRoundRow, rnd: Round) -> PublicRound:
     """What a browser may see of the round *rnd* stored in *row*."""
     return PublicRound(
@@ -254,6 +289,11 @@ def centre_of_record(record: str) -> Card | None:
 
 def placed_from_json(data: Mapping[str, object]) -> PlacedBet:
     """A :class:`PlacedBet` from the answer kept for an idempotency key."""
+    total = data.get("total")  # kept since the answers carry it
     return PlacedBet(
-        str(data["player"]), str(data["bet"]), Decimal(str(data["stake"])), int(str(data["round"]))
+        str(data["player"]),
+        str(data["bet"]),
+        Decimal(str(data["stake"])),
+        int(str(data["round"])),
+        total=Decimal(str(total)) if total is not None else None,
     )

@@ -21,12 +21,12 @@ import json
 import random
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session, defer
 
 from andar_bahar.engine.cards import Card
@@ -43,7 +43,7 @@ from andar_bahar.storage.models import (
     TablePlayerRow,
     TableRoundRow,
 )
-from andar_bahar.web.records import PublicRound, RoundSummary, TableState, public_round
+from andar_bahar.web.records import PublicRound, RoundSummary, TableSnapshot, public_round
 from andar_bahar.web.transactions import CHANGES, DIRTY, ROUNDS, Transactions
 
 __all__ = [
@@ -58,6 +58,11 @@ __all__ = [
 ROUND_ONLY = frozenset({"bet", "marker", "close", "centre", "target", "deal", "void", "timer"})
 """Changes of the open round alone: no balance, player, paytable or other round changes."""
 
+
+VERSION_OF = select(ClubTableRow.id, ClubTableRow.version).where(
+    ClubTableRow.code == bindparam("code")
+)
+"""A table's id and version by its code (what decides whether what is kept is still good)."""
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Letters and digits that cannot be mistaken for one another (no O/0, I/1/L)."""
@@ -133,8 +138,11 @@ class TableStore(Transactions):
         # table id → (version, round id, round): see _round_of and _public_of.
         self._rounds: dict[int, tuple[int, int, Round]] = {}
         self._publics: dict[int, tuple[int, int, PublicRound]] = {}
-        # (table id, rounds) → (version, the table as its dealer sees it, its last rounds).
-        self._snapshots: dict[tuple[int, int], tuple[int, TableState, list[RoundSummary]]] = {}
+        # (table id, rounds) → the table as its dealer sees it, its last rounds (its version
+        # is the state's).
+        self._snapshots: dict[tuple[int, int], TableSnapshot] = {}
+        # Settled rounds never change: every bet's settlement, once read (players' histories).
+        self._paid: dict[int, tuple[Mapping[str, str], ...]] = {}
         # Settled rounds never change: their centre card and markers, once read.
         self._centres: dict[int, Card | None] = {}
         self._markers: dict[int, dict[str, str]] = {}
@@ -161,8 +169,18 @@ class TableStore(Transactions):
 
     def table_version(self, code: str) -> int:
         """The version of table *code* (an error if there is no such table)."""
-        with self._read() as session:
+        found = self._version_of(code)
+        if found is not None:
+            return found[1]
+        with self._read() as session:  # there is none: say so, in one sentence
             return self._table(session, code, lock=False).version
+
+    def _version_of(self, code: str) -> tuple[int, int] | None:
+        """(id, version) of table *code*, or ``None``: one indexed read of one row, in a
+        read transaction of its own (what decides whether what is kept is still good)."""
+        with self._read_lock, self._peek.connect() as connection:
+            found = connection.execute(VERSION_OF, {"code": code.strip().upper()}).one_or_none()
+        return (found[0], found[1]) if found is not None else None
 
     def player_seat(self, code: str, token: str) -> tuple[int, str] | None:
         """The id and name of the player whose token is *token* (``None``: nobody's)."""
@@ -295,9 +313,9 @@ class TableStore(Transactions):
 
     def _move_on(self, key: tuple[int, int], version: int, public: PublicRound) -> None:
         kept = self._snapshots.get(key)
-        if kept is None or kept[0] != version - 1:
+        if kept is None or kept.state.version != version - 1:
             return
-        state, recent = kept[1], kept[2]
+        state, recent = kept.state, kept.recent
         if state.round is None or state.round.number != public.number:
             return
         summary = [
@@ -316,10 +334,8 @@ class TableStore(Transactions):
             else r
             for r in recent
         ]
-        self._snapshots[key] = (
-            version,
-            replace(state, round=public, version=version),
-            summary,
+        self._snapshots[key] = TableSnapshot(
+            replace(state, round=public, version=version), summary, kept.settled
         )
 
     def _public_of(self, table: ClubTableRow, row: TableRoundRow) -> PublicRound:

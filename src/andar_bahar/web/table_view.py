@@ -324,7 +324,7 @@ def signed_amount(amount: Decimal, lang: str) -> str:
 
 
 def common_context(
-    state: TableState, recent: Sequence[RoundSummary], lang: str, now: datetime
+    state: TableState, recent: Sequence[RoundSummary], lang: str, now: datetime | str
 ) -> dict[str, Any]:
     """What every table page's blocks see, from the table alone (a live render has no request).
 
@@ -340,7 +340,7 @@ def common_context(
         "road_entries": road(recent),
         "paytable_rows": paytable_rows(rnd.paytable if rnd else state.paytable),
         "deadline": iso_time(deadline) if isinstance(deadline, datetime) else None,
-        "server_now": iso_time(now),
+        "server_now": iso_time(now) if isinstance(now, datetime) else now,
         "face": lambda card: card_face(card, words),
         "bet_label": lambda text: Bet.parse(text).localized(words),
         "signed": lambda amount: signed_amount(amount, lang),

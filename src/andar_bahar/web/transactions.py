@@ -89,9 +89,9 @@ class Transactions:
         self.storage = storage
         engine = storage.engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
-        self._readers = sessionmaker(
-            engine.execution_options(**{READ_ONLY_OPTION: True}), expire_on_commit=False
-        )
+        self._peek = engine.execution_options(**{READ_ONLY_OPTION: True})
+        """The engine of short reads that need no session (a table's version, say)."""
+        self._readers = sessionmaker(self._peek, expire_on_commit=False)
         event.listen(self._sessions, "after_flush", _wrote)
         sqlite = engine.dialect.name == "sqlite"
         shared = isinstance(engine.pool, StaticPool)
