@@ -74,6 +74,7 @@ from typing import Any
 
 import httpx
 from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, insert, make_url, select
+from starlette.requests import Request  # at module level: the floor's route is annotated with it
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from web_load_people import (
@@ -109,7 +110,6 @@ def bench_app() -> Any:
     from datetime import UTC, datetime
 
     from starlette.concurrency import run_in_threadpool
-    from starlette.requests import Request
     from starlette.responses import JSONResponse
 
     from andar_bahar.cli.serve import worker_app
@@ -244,7 +244,10 @@ async def floor(base: str, pages: list[Page], requests: int, server: int) -> dic
         async def one(n: int) -> None:
             for _ in range(requests // clients + (1 if n < requests % clients else 0)):
                 headers = {**pages[n].headers(), "X-Client": str(n)}
-                await recorder.post(client, "floor", FLOOR_PATH, headers=headers)
+                answer = await recorder.post(client, "floor", FLOOR_PATH, headers=headers)
+                if answer is not None and answer.content != b'{"ok":true}':  # an error page
+                    recorder.errors["floor"] += 1
+                    recorder.samples.append(answer.text[:160])
 
         clock = Clock(server)
         await asyncio.gather(*(one(n) for n in range(clients)))
