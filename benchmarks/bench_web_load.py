@@ -232,26 +232,33 @@ class Clock:
 # -- the floor ----------------------------------------------------------------------------------------
 
 
-async def floor(base: str, pages: list[Page], requests: int, server: int) -> dict[str, Any]:
-    """The same clients (each page's cookies and CSRF token) sending *requests* in all to
-    the bare endpoint, each one request after another: requests/s and CPU."""
-    clients = len(pages)
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients,
-                          keepalive_expiry=4.0)  # fmt: skip
-    async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT, limits=limits) as client:
-        recorder = Recorder()
+async def floor(base: str, clubs: list[Club], requests: int, server: int) -> dict[str, Any]:
+    """The same clients (each page's cookies and CSRF token; the pages of a table sharing
+    one HTTP client and its connections, as in the rounds) sending *requests* in all to the
+    bare endpoint, each one request after another: requests/s and CPU."""
+    groups = [[c.dealer] + [p.page for p in c.players] for c in clubs]
+    count = sum(len(g) for g in groups)
+    recorder = Recorder()
 
-        async def one(n: int) -> None:
-            for _ in range(requests // clients + (1 if n < requests % clients else 0)):
-                headers = {**pages[n].headers(), "X-Client": str(n)}
-                answer = await recorder.post(client, "floor", FLOOR_PATH, headers=headers)
-                if answer is not None and answer.content != b'{"ok":true}':  # an error page
-                    recorder.errors["floor"] += 1
-                    recorder.samples.append(answer.text[:160])
+    async def one(client: httpx.AsyncClient, page: Page, n: int) -> None:
+        for _ in range(requests // count + (1 if n < requests % count else 0)):
+            headers = {**page.headers(), "X-Client": str(n)}
+            answer = await recorder.post(client, "floor", FLOOR_PATH, headers=headers)
+            if answer is not None and answer.content != b'{"ok":true}':  # an error page
+                recorder.errors["floor"] += 1
+                recorder.samples.append(answer.text[:160])
 
-        clock = Clock(server)
-        await asyncio.gather(*(one(n) for n in range(clients)))
-        cpu = clock.lap(requests)
+    clients = []
+    for group in groups:
+        limits = httpx.Limits(max_connections=len(group) + 3,
+                              max_keepalive_connections=len(group) + 3, keepalive_expiry=4.0)  # fmt: skip
+        clients.append(httpx.AsyncClient(base_url=base, timeout=TIMEOUT, limits=limits))
+    numbered = [(client, page) for client, g in zip(clients, groups, strict=True) for page in g]
+    clock = Clock(server)
+    await asyncio.gather(*(one(client, page, n) for n, (client, page) in enumerate(numbered)))
+    cpu = clock.lap(requests)
+    for client in clients:
+        await client.aclose()
     if recorder.errors:
         raise SystemExit(f"the floor's endpoint failed: {recorder.samples}")
     return {"requests": requests, "requests_per_second": round(requests / cpu["seconds"], 1),
@@ -367,7 +374,7 @@ async def run(args: argparse.Namespace, base: str, server: int) -> dict[str, Any
     last = phases[modes[-1]]  # the floor: as many requests as the capacity run sent
     return {
         "phases": phases,
-        "floor": await floor(base, last["pages"], last["recorder"].requests, server),
+        "floor": await floor(base, last["clubs"], last["recorder"].requests, server),
     }
 
 
