@@ -60,6 +60,7 @@ import os
 import platform
 import random
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -229,6 +230,29 @@ class Clock:
         }  # fmt: skip
 
 
+# -- a profile of the server --------------------------------------------------------------------
+
+
+def start_profile(prefix: str | None, mode: str, server: int) -> subprocess.Popen[bytes] | None:
+    """``py-spy record`` of the server's processes while the rounds are played (``--py-spy``):
+    samples of the thread holding the GIL, as collapsed stacks in ``PREFIX.MODE.txt``
+    (``benchmarks/profile_kinds.py`` sums them by kind of request)."""
+    if not prefix:
+        return None
+    spy = shutil.which("py-spy") or str(
+        Path(sys.executable).parent / "py-spy"
+    )  # pip install py-spy
+    command = [spy, "record", "--gil", "--rate", "250", "--format", "raw", "--nonblocking",
+               "--subprocesses", "-o", f"{prefix}.{mode}.txt", "--pid", str(server)]  # fmt: skip
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_profile(profiler: subprocess.Popen[bytes] | None) -> None:
+    if profiler is not None:
+        profiler.send_signal(signal.SIGINT)
+        profiler.wait(timeout=60)
+
+
 # -- the floor ----------------------------------------------------------------------------------------
 
 
@@ -333,10 +357,12 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
     pages = [c.dealer for c in clubs] + [p.page for c in clubs for p in c.players]
     readers = [asyncio.create_task(page.follow()) for page in pages]
     recorder = Recorder()
+    profiler = start_profile(args.py_spy, "saturate" if pacing.saturate else "paced", server)
     clock = Clock(server)
     await asyncio.gather(*(play(c, args.rounds, spots, recorder, args.resend, pacing)
                            for c in clubs))  # fmt: skip
     cpu = clock.lap(recorder.requests)
+    stop_profile(profiler)
     await asyncio.sleep(0.5)  # the last messages on their way
     for page in pages:
         if page.socket is not None:
@@ -476,6 +502,8 @@ def arguments() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=float, default=3600, help="seconds for the whole run")
     parser.add_argument("--resend", type=float, default=0.05, help="share of bets sent twice")
     parser.add_argument("--seed", type=int, default=5, help="the players' choices")
+    parser.add_argument("--py-spy", metavar="PREFIX",
+                        help="profile the server during the rounds (py-spy): PREFIX.MODE.txt")  # fmt: skip
     parser.add_argument("--serve", metavar="URL", help=argparse.SUPPRESS)  # the server's process
     return parser
 

@@ -78,7 +78,7 @@ def players(state: TableState, _: Sequence[RoundSummary], __: Sequence[PlayerRou
 def me(state: TableState, _: Sequence[RoundSummary], __: Sequence[PlayerRound]) -> object:
     """The seat: the player's chips (or tokens) and what they have at stake."""
     rnd = state.round
-    stake = None if rnd is None else (rnd.status, rnd.wagers)
+    stake = None if rnd is None else (rnd.status == "settled", rnd.wagers)
     return state.code, state.name, state.teaching, state.players, stake
 
 
@@ -87,7 +87,8 @@ def my_bets(state: TableState, _: Sequence[RoundSummary], mine: Sequence[PlayerR
     rnd = state.round
     now = None
     if rnd is not None:
-        now = (rnd.number, rnd.status, rnd.bets_open, rnd.paytable, rnd.wagers, rnd.markers)
+        settled = rnd.status == "settled"
+        now = (rnd.number, settled, rnd.bets_open, rnd.paytable, rnd.wagers, rnd.markers)
     return state.code, state.teaching, state.paytable, now, tuple(mine)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
@@ -38,6 +38,7 @@ __all__ = [
     "player_round",
     "public_round",
     "settled_bets",
+    "settled_round",
 ]
 
 
@@ -237,6 +238,17 @@ class SettledRound:
     cards_dealt: int | None
     paid: tuple[Mapping[str, str], ...]
     """As :func:`settled_bets` reads them from the round's record."""
+    by_player: Mapping[str, PlayerRound] = field(default_factory=dict, compare=False)
+    """Each player's :class:`PlayerRound` of it (see :func:`settled_round`)."""
+
+
+def settled_round(
+    number: int, winner: str | None, cards: int | None, paid: tuple[Mapping[str, str], ...]
+) -> SettledRound:
+    """A settled round, with every player's own part of it worked out once."""
+    players = dict.fromkeys(str(b.get("player")) for b in paid)
+    mine = {p: player_round(number, winner, cards, paid, p) for p in players}
+    return SettledRound(number, winner, cards, paid, mine)
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,10 +262,8 @@ class TableSnapshot:
 
     def player_rounds(self, player: str) -> list[PlayerRound]:
         """*player*'s bets and returns in the last settled rounds (only where they bet)."""
-        rounds = (
-            player_round(r.number, r.winner, r.cards_dealt, r.paid, player) for r in self.settled
-        )
-        return [r for r in rounds if r.bets]
+        rounds = (r.by_player.get(player) for r in self.settled)
+        return [r for r in rounds if r is not None and r.bets]
 
 
 def public_round(row: TableRoundRow, rnd: Round) -> PublicRound:

@@ -43,7 +43,13 @@ from andar_bahar.storage.models import (
     TablePlayerRow,
     TableRoundRow,
 )
-from andar_bahar.web.records import PublicRound, RoundSummary, TableSnapshot, public_round
+from andar_bahar.web.records import (
+    PublicRound,
+    RoundSummary,
+    SettledRound,
+    TableSnapshot,
+    public_round,
+)
 from andar_bahar.web.transactions import CHANGES, DIRTY, ROUNDS, Transactions
 
 __all__ = [
@@ -58,11 +64,6 @@ __all__ = [
 ROUND_ONLY = frozenset({"bet", "marker", "close", "centre", "target", "deal", "void", "timer"})
 """Changes of the open round alone: no balance, player, paytable or other round changes."""
 
-
-VERSION_OF = select(ClubTableRow.id, ClubTableRow.version).where(
-    ClubTableRow.code == bindparam("code")
-)
-"""A table's id and version by its code (what decides whether what is kept is still good)."""
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Letters and digits that cannot be mistaken for one another (no O/0, I/1/L)."""
@@ -143,11 +144,18 @@ class TableStore(Transactions):
         self._snapshots: dict[tuple[int, int], TableSnapshot] = {}
         # Settled rounds never change: every bet's settlement, once read (players' histories).
         self._paid: dict[int, tuple[Mapping[str, str], ...]] = {}
+        self._rounds_paid: dict[int, SettledRound] = {}
         # Settled rounds never change: their centre card and markers, once read.
         self._centres: dict[int, Card | None] = {}
         self._markers: dict[int, dict[str, str]] = {}
         # table id → (ledger entries summed, the last entry's id, player id → sum).
         self._sums: dict[int, tuple[int, int, dict[int, Decimal]]] = {}
+        # A table's id and version by its code, in the driver's own words (the hot read).
+        version_of = select(ClubTableRow.id, ClubTableRow.version).where(
+            ClubTableRow.code == bindparam("code")
+        )
+        compiled = version_of.compile(dialect=self._peek.dialect)
+        self._version_sql, self._version_positional = str(compiled), compiled.positional
         # Live dealing uses the operating system's secure source; tests may seed one.
         self._rng = rng if rng is not None else secrets.SystemRandom()
         self._now = now
@@ -178,9 +186,19 @@ class TableStore(Transactions):
     def _version_of(self, code: str) -> tuple[int, int] | None:
         """(id, version) of table *code*, or ``None``: one indexed read of one row, in a
         read transaction of its own (what decides whether what is kept is still good)."""
-        with self._read_lock, self._peek.connect() as connection:
-            found = connection.execute(VERSION_OF, {"code": code.strip().upper()}).one_or_none()
-        return (found[0], found[1]) if found is not None else None
+        with self._read_lock:
+            raw = self._peek.raw_connection()  # one statement: no session, no ORM
+            try:
+                cursor = raw.cursor()
+                key = code.strip().upper()
+                cursor.execute(
+                    self._version_sql, (key,) if self._version_positional else {"code": key}
+                )
+                found = cursor.fetchone()
+                cursor.close()
+            finally:
+                raw.close()  # back to the pool (its transaction, if any, rolled back)
+        return (int(found[0]), int(found[1])) if found is not None else None
 
     def player_seat(self, code: str, token: str) -> tuple[int, str] | None:
         """The id and name of the player whose token is *token* (``None``: nobody's)."""

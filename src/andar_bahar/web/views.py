@@ -38,6 +38,7 @@ from andar_bahar.web.records import (
     TableState,
     centre_of_record,
     settled_bets,
+    settled_round,
 )
 from andar_bahar.web.store import TableStore
 
@@ -270,7 +271,17 @@ class Views(TableStore):
                 select(TableRoundRow.id, TableRoundRow.record).where(TableRoundRow.id.in_(missing))
             ):
                 self._paid[round_id] = settled_bets(record)
-        return tuple(SettledRound(n, w, c, self._paid[i]) for i, n, w, c in rows)
+        return tuple(self._settled_round(i, n, w, c) for i, n, w, c in rows)
+
+    def _settled_round(
+        self, round_id: int, number: int, winner: str | None, cards: int | None
+    ) -> SettledRound:
+        kept = self._rounds_paid.get(round_id)  # a settled round never changes
+        if kept is None:
+            kept = self._rounds_paid[round_id] = settled_round(
+                number, winner, cards, self._paid[round_id]
+            )
+        return kept
 
     def reveal(self, code: str, number: int) -> Reveal:
         """The deck and salt of a settled round, for anyone to check the commitment."""
