@@ -26,7 +26,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from sqlalchemy import select
+from sqlalchemy import Select, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -227,12 +227,8 @@ class Dealing(TableStore):
             with self._read() as session:
                 table = self._table(session, code, lock=False)
                 player = self._player(session, table, token)
-                done = session.scalars(
-                    select(IdempotencyRow).where(
-                        IdempotencyRow.player_id == player.id, IdempotencyRow.key == key
-                    )
-                ).one()
-                return replace(_answered(done, asked), player_id=player.id)
+                done = session.execute(_first_answer(player.id, key)).one()
+                return replace(_answered(done[0], done[1], asked), player_id=player.id)
         if placed is None:
             raise BetError(TIMER_OVER)
         return placed
@@ -249,13 +245,9 @@ class Dealing(TableStore):
         """The bet in this transaction: its answer (``None``: refused, the timer ran out)."""
         table = self._table(session, code)
         player = self._player(session, table, token)
-        done = session.scalars(
-            select(IdempotencyRow).where(
-                IdempotencyRow.player_id == player.id, IdempotencyRow.key == key
-            )
-        ).one_or_none()
+        done = session.execute(_first_answer(player.id, key)).one_or_none()
         if done is not None:
-            return replace(_answered(done, asked), player_id=player.id)
+            return replace(_answered(done[0], done[1], asked), player_id=player.id)
         round_row, rnd = self._open_round(session, table)
         if self._expire(session, table, round_row, rnd):
             return None
@@ -274,8 +266,8 @@ class Dealing(TableStore):
             "round": placed.round,
             "total": format_amount(total),
         }
-        session.add(
-            IdempotencyRow(
+        session.execute(
+            insert(IdempotencyRow).values(
                 player_id=player.id,
                 key=key,
                 request=asked,
@@ -369,9 +361,16 @@ class Dealing(TableStore):
             return public_round(row, rnd)
 
 
-def _answered(done: IdempotencyRow, asked: str) -> PlacedBet:
+def _first_answer(player_id: int, key: str) -> Select[str | None, str]:
+    """The request and answer kept for *player_id*'s request *key*."""
+    return select(IdempotencyRow.request, IdempotencyRow.response).where(
+        IdempotencyRow.player_id == player_id, IdempotencyRow.key == key
+    )
+
+
+def _answered(request: str | None, response: str, asked: str) -> PlacedBet:
     """The first answer to a key, if this is the same request (older keys kept none)."""
-    if done.request is not None and done.request != asked:
+    if request is not None and request != asked:
         raise RequestConflict(
             Message(
                 N_(
@@ -380,7 +379,7 @@ def _answered(done: IdempotencyRow, asked: str) -> PlacedBet:
                 )
             )
         )
-    return placed_from_json(json.loads(done.response))
+    return placed_from_json(json.loads(response))
 
 
 def _card(text: str | None) -> Card | None:

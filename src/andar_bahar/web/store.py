@@ -26,7 +26,7 @@ from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, func, inspect, select
 from sqlalchemy.orm import Session, defer
 
 from andar_bahar.engine.cards import Card
@@ -50,7 +50,7 @@ from andar_bahar.web.records import (
     TableSnapshot,
     public_round,
 )
-from andar_bahar.web.transactions import CHANGES, DIRTY, ROUNDS, Transactions
+from andar_bahar.web.transactions import CHANGES, DIRTY, KEEPING, ROUNDS, Transactions
 
 __all__ = [
     "CODE_ALPHABET",
@@ -136,8 +136,8 @@ class TableStore(Transactions):
         now: Callable[[], datetime] = utc_now,
     ) -> None:
         super().__init__(storage)
-        # table id → (version, round id, round): see _round_of and _public_of.
-        self._rounds: dict[int, tuple[int, int, Round]] = {}
+        # table id → (version, round id, round[, its row]): see _round_of and _public_of.
+        self._rounds: dict[int, tuple[int, int, Round, TableRoundRow]] = {}
         self._publics: dict[int, tuple[int, int, PublicRound]] = {}
         # (table id, rounds) → the table as its dealer sees it, its last rounds (its version
         # is the state's).
@@ -277,12 +277,45 @@ class TableStore(Transactions):
         )
 
     def _open_round(self, session: Session, table: ClubTableRow) -> tuple[TableRoundRow, Round]:
-        row = self._current(session, table)
-        if row is None or row.status == "settled":
+        found = self._kept_round(session, table)
+        if found is None:
+            row = self._current(session, table)
+            found = (row, self._round_of(session, table, row)) if row is not None else None
+        if found is None or found[0].status == "settled":
             raise ActionError(Message(N_("No round is open: the dealer opens the next round.")))
-        return row, self._round_of(session, table, row)
+        return found
 
     # -- the rounds kept in memory -----------------------------------------------------
+
+    def _kept_round(
+        self, session: Session, table: ClubTableRow
+    ) -> tuple[TableRoundRow, Round] | None:
+        """The table's last round and its row, as this process kept them at the table's
+        current version (``None``: not kept, or kept at another version — read it).
+
+        The row is the one the last committed transaction wrote (its values are the
+        database's while the version is the same): it joins this transaction without
+        a read, and is taken out of memory until this transaction commits.
+        """
+        used: tuple[int, Round, TableRoundRow] | None = session.info.setdefault(ROUNDS, {}).get(
+            table.id
+        )
+        if used is not None:  # an earlier step of this transaction's
+            return used[2], used[1]
+        kept = self._rounds.get(table.id)
+        if kept is None or kept[0] != table.version:
+            return None
+        row = kept[3]
+        state = inspect(row)
+        present = session.identity_map.get(state.key) if state.key is not None else None
+        if present is None:
+            if not state.detached:  # still another session's: read it
+                return None
+            session.add(row)  # detached → this transaction's, no read
+            present = row
+        del self._rounds[table.id]
+        self._keep_round(session, table, present, kept[2])
+        return present, kept[2]
 
     def _round_of(self, session: Session, table: ClubTableRow, row: TableRoundRow) -> Round:
         """The round stored in *row*, for this transaction to change (it locked *table*).
@@ -293,7 +326,9 @@ class TableStore(Transactions):
         half-changed round behind, and a change by another process (a higher
         version) is never missed.
         """
-        used: tuple[int, Round] | None = session.info.setdefault(ROUNDS, {}).get(table.id)
+        used: tuple[int, Round, TableRoundRow] | None = session.info.setdefault(ROUNDS, {}).get(
+            table.id
+        )
         if used is not None and used[0] == row.id:  # an earlier step of this transaction's
             return used[1]
         kept = self._rounds.pop(table.id, None)
@@ -307,17 +342,23 @@ class TableStore(Transactions):
     def _keep_round(
         self, session: Session, table: ClubTableRow, row: TableRoundRow, rnd: Round
     ) -> None:
-        """Once committed, keep *rnd* (and what a page may see of it) at the new version."""
-        session.info.setdefault(ROUNDS, {})[table.id] = (row.id, rnd)
+        """Once committed, keep *rnd* and its row (and what a page may see of it) at the new
+        version (once per table, whatever the writers of a batch did)."""
+        session.info.setdefault(ROUNDS, {})[table.id] = (row.id, rnd, row)
+        keeping: set[int] = session.info.setdefault(KEEPING, set())
+        if table.id in keeping:
+            return
+        keeping.add(table.id)
 
         def keep() -> None:
             if session.info.get(DIRTY):  # a step of the batch failed half-way: read again
                 return
+            row_id, rnd, row = session.info[ROUNDS][table.id]
             known = self._rounds.get(table.id)
             if known is None or known[0] <= table.version:
-                self._rounds[table.id] = (table.version, row.id, rnd)
+                self._rounds[table.id] = (table.version, row_id, rnd, row)
             public = public_round(row, rnd)
-            self._publics[table.id] = (table.version, row.id, public)
+            self._publics[table.id] = (table.version, row_id, public)
             change = session.info.get(CHANGES, {}).get(table.id)
             if change is not None and ROUND_ONLY.issuperset(change.kinds):
                 self._moved_on(table.id, table.version, public)
