@@ -393,7 +393,7 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
 
 async def run(args: argparse.Namespace, base: str, server: int) -> dict[str, Any]:
     rng = random.Random(args.seed)
-    pacings = {"paced": Pacing(args.reaction, args.again, args.card),
+    pacings = {"paced": Pacing(args.reaction, args.again, args.card, args.start),
                "saturate": Pacing(saturate=True)}  # fmt: skip
     modes = ["paced", "saturate"] if args.mode == "both" else [args.mode]
     phases = {mode: await phase(args, base, pacings[mode], server, rng) for mode in modes}
@@ -432,7 +432,7 @@ def report(args: argparse.Namespace, db: str, result: dict[str, Any], found: dic
         "tables": args.tables, "players": args.players, "rounds": args.rounds,
         "database": db, "workers": args.workers, "machine": machine(),
         "load_average": load[0], "load_average_after": load[1], "mode": args.mode,
-        "pacing": Pacing(args.reaction, args.again, args.card).describe(),
+        "pacing": Pacing(args.reaction, args.again, args.card, args.start).describe(),
         "requests": capacity["requests"], "seconds": capacity["cpu"]["seconds"],
         "requests_per_second": capacity["requests_per_second"],
         "floor_requests_per_second": floor_rps,
@@ -497,6 +497,8 @@ def arguments() -> argparse.ArgumentParser:
                         help="paced: seconds from a first bet's answer to the second tap (0.3:1)")  # fmt: skip
     parser.add_argument("--card", type=seconds_range, default=Pacing.card, metavar="LO:HI",
                         help="paced: seconds between the dealer's steps (0.3:0.5)")  # fmt: skip
+    parser.add_argument("--start", type=seconds_range, default=Pacing.start, metavar="LO:HI",
+                        help="paced: seconds before each table opens its first round (0:5)")  # fmt: skip
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--port", type=int, default=0, help="default: a free port")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds for the whole run")

@@ -56,6 +56,9 @@ class Pacing:
     - ``card``: the dealer between two steps — before the first card (once every bet is
       answered), between two cards, before settling, before opening the next round. A
       dealer turning cards by hand takes about a second a card.
+    - ``start``: when each table opens its first round. The tables of a club are not in
+      step; left in step, every table would open, deal and settle in the same
+      milliseconds all night.
 
     ``saturate``: no pauses at all — the closed loop that measures capacity.
     """
@@ -63,6 +66,7 @@ class Pacing:
     reaction: tuple[float, float] = (0.3, 3.0)
     again: tuple[float, float] = (0.3, 1.0)
     card: tuple[float, float] = (0.3, 0.5)
+    start: tuple[float, float] = (0.0, 5.0)
     saturate: bool = False
 
     async def pause(self, rng: random.Random, span: tuple[float, float]) -> None:
@@ -73,7 +77,7 @@ class Pacing:
         if self.saturate:
             return {"mode": "saturate", "closed_loop": True}
         return {"mode": "paced", "reaction_s": list(self.reaction), "second_bet_s": list(self.again),
-                "dealer_step_s": list(self.card)}  # fmt: skip
+                "dealer_step_s": list(self.card), "table_start_s": list(self.start)}  # fmt: skip
 
 
 def seconds_range(text: str) -> tuple[float, float]:
@@ -308,6 +312,7 @@ async def bets_of(club: Club, player: Player, number: int, spots: list[str], rec
 async def play(club: Club, rounds: int, spots: list[str], recorder: Recorder, resend: float,
                pacing: Pacing) -> None:  # fmt: skip
     """The dealer's rounds: open, wait for every phone's bets, deal to the end, settle."""
+    await pacing.pause(club.rng, pacing.start)
     for index in range(rounds):
         if index:
             await pacing.pause(club.rng, pacing.card)

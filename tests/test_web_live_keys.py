@@ -122,29 +122,31 @@ def viewers(ids: dict[str, int], lang: str) -> list[Viewer]:
 
 
 def check_keys(snapshots: list[Snapshot], ids: dict[str, int]) -> int:
-    """Every block of every viewer: equal keys, equal HTML. The number of pairs compared."""
+    """Every block, for every viewer of a page kind, role and language (the renderer keeps
+    blocks for all of them alike): equal keys, equal HTML. The number of blocks compared."""
     renderer = TableRenderer(TableService(Storage.open("sqlite://")), make_environment())
     compared = 0
+    drawn: dict[tuple[tuple[str, str, str], str], list[tuple[object, set[str]]]] = defaultdict(list)
     for lang in ("en", "ru"):
         for viewer in viewers(ids, lang):
             page = LIVE_PAGES[viewer.page]
             names = page.private if viewer.player else page.shared
-            drawn: dict[str, list[tuple[object, set[str]]]] = defaultdict(list)
             for snapshot in snapshots:
                 seen = snapshot.seen_by(viewer)
                 mine = snapshot.table.player_rounds(viewer.player) if viewer.player else []
                 html = renderer.blocks(snapshot, viewer, names)
                 for name in names:
-                    key = key_of(viewer.page, name, seen, snapshot.recent, mine)
+                    key = key_of(viewer.page, name, seen, snapshot.recent, mine, viewer.player)
                     text = FRESH_KEY.sub('name="key" value=""', html[name])
-                    same = next((texts for k, texts in drawn[name] if k == key), None)
+                    kept = drawn[(viewer.group, name)]
+                    same = next((texts for k, texts in kept if k == key), None)
                     if same is None:  # keys are compared, not hashed (they hold dicts)
-                        drawn[name].append((key, {text}))
+                        kept.append((key, {text}))
                     else:
                         same.add(text)
                     compared += 1
-            stale = {n: [t for _, t in kept if len(t) > 1] for n, kept in drawn.items()}
-            assert not any(stale.values()), (viewer, stale)
+    stale = {k: [t for _, t in kept if len(t) > 1] for k, kept in drawn.items()}
+    assert not any(stale.values()), stale
     return compared
 
 
@@ -175,13 +177,20 @@ def test_a_bet_draws_only_the_bettors_blocks_and_the_dealers_list() -> None:
     service.place_bet(code, asha, "andar", "10", key="k")
     after = Snapshot(service.table_snapshot(code, ROAD_LENGTH))
     ids = {p.name: p.id for p in players_of(service, code)}
+    phones = [v for v in viewers(ids, "en") if v.player]
+    # As the round opens, every phone's spots are the same: drawn once for all of them.
+    spots = [
+        key_of("player", "bets", before.seen_by(v), before.recent, [], v.player) for v in phones
+    ]
+    assert spots[0] == spots[1]
     changed = set()
     for viewer in viewers(ids, "en"):
         page = LIVE_PAGES[viewer.page]
         for name in page.private if viewer.player else page.shared:
             keys = [
                 key_of(viewer.page, name, s.seen_by(viewer), s.recent,
-                       s.table.player_rounds(viewer.player) if viewer.player else [])
+                       s.table.player_rounds(viewer.player) if viewer.player else [],
+                       viewer.player)
                 for s in (before, after)
             ]  # fmt: skip
             if keys[0] != keys[1]:

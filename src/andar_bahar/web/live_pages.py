@@ -64,6 +64,8 @@ __all__ = [
     "with_now",
 ]
 
+ALIKE = 4
+"""How many of the last drawn versions of a block are kept for every viewer alike."""
 LIVE_HEADER = "X-Live"
 """Marks an answer whose JSON body is a live message for ``live.js`` to apply."""
 
@@ -212,6 +214,7 @@ class TableRenderer:
         self.service = service
         self.env = env
         self._kept: dict[tuple[str, Viewer, str], tuple[object, str]] = {}
+        self._alike: dict[tuple[str, tuple[str, str, str], str], list[tuple[object, str]]] = {}
 
     def read(self, code: str) -> Snapshot:
         return Snapshot(self.service.table_snapshot(code, ROAD_LENGTH))
@@ -245,17 +248,38 @@ class TableRenderer:
     def _kept_or_drawn(
         self, snapshot: Snapshot, viewer: Viewer, names: tuple[str, ...], *, answering: bool
     ) -> dict[str, str]:
-        """*names* as kept, those whose key changed drawn again (in one context)."""
+        """*names* as kept, those whose key changed drawn again (in one context).
+
+        Each block is kept for its viewer, and among the last few drawn for any viewer of
+        the same page, role and language: a key holds whatever of the viewer the block
+        shows (:mod:`~andar_bahar.web.live_keys`), so equal keys draw equal HTML.
+        """
         seen = snapshot.seen_by(viewer)
         mine = snapshot.table.player_rounds(viewer.player) if viewer.player else []
         code, page = seen.code, viewer.page
-        keys = {n: key_of(page, n, seen, snapshot.recent, mine) for n in names}
-        kept = {n: self._kept.get((code, viewer, n)) for n in names}
-        stale = tuple(n for n in names if (k := kept[n]) is None or k[0] != keys[n])
-        drawn = self.blocks(snapshot, viewer, stale, answering=answering) if stale else {}
-        for name, html in drawn.items():
-            self._kept[(code, viewer, name)] = (keys[name], html)
-        return {n: drawn[n] if n in drawn else kept[n][1] for n in names}  # type: ignore[index]
+        found: dict[str, str] = {}
+        keys: dict[str, object] = {}
+        for name in names:
+            key = keys[name] = key_of(page, name, seen, snapshot.recent, mine, viewer.player)
+            kept = self._kept.get((code, viewer, name))
+            if kept is not None and kept[0] == key:
+                found[name] = kept[1]
+                continue
+            alike = self._alike.get((code, viewer.group, name), ())
+            html = next((h for k, h in alike if k == key), None)
+            if html is not None:
+                found[name] = html
+                self._kept[(code, viewer, name)] = (key, html)
+        stale = tuple(n for n in names if n not in found)
+        if stale:
+            drawn = self.blocks(snapshot, viewer, stale, answering=answering)
+            for name, html in drawn.items():
+                self._kept[(code, viewer, name)] = (keys[name], html)
+                alike = self._alike.setdefault((code, viewer.group, name), [])
+                alike.insert(0, (keys[name], html))
+                del alike[ALIKE:]
+            found.update(drawn)
+        return {n: found[n] for n in names}
 
     def shared(self, snapshot: Snapshot, group: tuple[str, str, str]) -> Rendered:
         """The blocks every viewer of *group* sees (each drawn again only if it changed)."""
