@@ -25,8 +25,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import cast
 
-from sqlalchemy import Select, insert, select
+from sqlalchemy import Select, Table, bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -59,6 +60,12 @@ __all__ = ["MAX_TIMER", "Dealing"]
 MAX_TIMER = 3600
 """The longest bet timer, in seconds."""
 TIMER_OVER = Message(N_("Bets are closed: the bet timer has run out."))
+_ANSWERS = cast(Table, IdempotencyRow.__table__)
+FIRST_ANSWER: Select[str | None, str] = select(_ANSWERS.c.request, _ANSWERS.c.response).where(
+    _ANSWERS.c.player_id == bindparam("player_id"), _ANSWERS.c.key == bindparam("key")
+)
+KEEP_ANSWER = insert(_ANSWERS)
+"""The first answer to a player's request key: read, and kept (plain statements, built once)."""
 
 
 class Dealing(TableStore):
@@ -267,13 +274,14 @@ class Dealing(TableStore):
             "total": format_amount(total),
         }
         session.execute(
-            insert(IdempotencyRow).values(
-                player_id=player.id,
-                key=key,
-                request=asked,
-                response=json.dumps(response),
-                created_at=self._now(),
-            )
+            KEEP_ANSWER,
+            {
+                "player_id": player.id,
+                "key": key,
+                "request": asked,
+                "response": json.dumps(response),
+                "created_at": self._now(),
+            },
         )
         return placed
 
@@ -362,10 +370,8 @@ class Dealing(TableStore):
 
 
 def _first_answer(player_id: int, key: str) -> Select[str | None, str]:
-    """The request and answer kept for *player_id*'s request *key*."""
-    return select(IdempotencyRow.request, IdempotencyRow.response).where(
-        IdempotencyRow.player_id == player_id, IdempotencyRow.key == key
-    )
+    """The request and answer kept for *player_id*'s request *key* (plain SQL: no ORM)."""
+    return FIRST_ANSWER.params(player_id=player_id, key=key)
 
 
 def _answered(request: str | None, response: str, asked: str) -> PlacedBet:

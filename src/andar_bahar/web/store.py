@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session, defer
 from andar_bahar.engine.cards import Card
 from andar_bahar.engine.errors import AccessError, ActionError
 from andar_bahar.engine.money import as_decimal
+from andar_bahar.engine.operations import operation_to_dict
 from andar_bahar.engine.round import Round
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage import Storage, utc_now
@@ -125,6 +126,48 @@ def pin_matches(pin: str, stored: str) -> bool:
     return hmac.compare_digest(pin_hash(pin, bytes.fromhex(salt)), stored)
 
 
+RECORDS_KEPT = 256
+"""Rounds whose record text is kept ready to be written again (a few per table)."""
+
+
+class RecordText:
+    """A round's record as compact JSON — ``Round.to_dict()``, as :meth:`Round.loads` reads
+    it — written again after each step without writing it all again: the rules, the
+    paytable, the deck and each operation already written are kept as text (a round's
+    operations are only ever added to)."""
+
+    def __init__(self, rnd: Round) -> None:
+        self.rnd = rnd
+        self.head = ""
+        self.done: list[object] = []
+        self.parts: list[str] = []
+        self._start()
+
+    def _start(self) -> None:
+        data = self.rnd.to_dict()
+        operations = data.pop("operations")
+        head = _compact(data)
+        self.head = head[:-1] + (',"operations":[' if len(head) > 2 else '"operations":[')
+        self.done = list(self.rnd.operations)
+        self.parts = [_compact(op) for op in operations]
+
+    def text(self) -> str:
+        operations = self.rnd.operations
+        done = self.done
+        if len(operations) < len(done) or any(
+            a is not b for a, b in zip(done, operations, strict=False)
+        ):
+            self._start()  # not only added to: all of it again
+        for op in operations[len(self.done) :]:
+            self.done.append(op)
+            self.parts.append(_compact(operation_to_dict(op)))
+        return self.head + ",".join(self.parts) + "]}"
+
+
+def _compact(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
 class TableStore(Transactions):
     """The database of the club tables, and the checks every action starts with."""
 
@@ -144,6 +187,8 @@ class TableStore(Transactions):
         self._snapshots: dict[tuple[int, int], TableSnapshot] = {}
         # Settled rounds never change: every bet's settlement, once read (players' histories).
         self._paid: dict[int, tuple[Mapping[str, str], ...]] = {}
+        # round id → its record as text, ready to be written again with one more step.
+        self._records: dict[int, RecordText] = {}
         self._rounds_paid: dict[int, SettledRound] = {}
         # Settled rounds never change: their centre card and markers, once read.
         self._centres: dict[int, Card | None] = {}
@@ -407,10 +452,14 @@ class TableStore(Transactions):
             self._publics[table.id] = (table.version, row.id, public)
         return public
 
-    @staticmethod
-    def _save(row: TableRoundRow, rnd: Round) -> None:
-        # Round.to_dict() as compact JSON (Round.loads reads it as it reads Round.dumps()).
-        row.record = json.dumps(rnd.to_dict(), ensure_ascii=False, separators=(",", ":"))
+    def _save(self, row: TableRoundRow, rnd: Round) -> None:
+        """Write *rnd* into *row*: its record (see :class:`RecordText`), status and result."""
+        kept = self._records.get(row.id)
+        if kept is None or kept.rnd is not rnd:
+            kept = self._records[row.id] = RecordText(rnd)
+            if len(self._records) > RECORDS_KEPT:  # the oldest rounds' first
+                del self._records[next(iter(self._records))]
+        row.record = kept.text()
         if rnd.finished and row.status == "open":
             row.status = "finished"
             result = rnd.result
