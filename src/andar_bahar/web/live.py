@@ -34,6 +34,12 @@ socket, what it was sent, and a socket that really fell behind gets the full set
 The bet timer: when a room's table has a deadline ahead, the room calls the
 renderer's ``close_expired`` at that moment (every process with followers does;
 the service makes it happen once).
+
+A renderer may keep a block's HTML and send it again while what the block shows is the
+same (the club's pages do: :mod:`~andar_bahar.web.live_keys`); a block that shows the
+server's time (a countdown's ``data-now``) holds :data:`SERVER_NOW` in its place, and
+every message is sent with the time it was made there (:func:`with_now`). The socket
+route itself is :mod:`~andar_bahar.web.live_socket`.
 """
 
 from __future__ import annotations
