@@ -17,7 +17,7 @@ from andar_bahar.engine.rules import Procedure
 from andar_bahar.games.clubgame import ClubGame, check_seat
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.tui.common import Bar, Note, Table, TrainerScreen, button, literal, refill, tr
+from andar_bahar.tui.common import Bar, Note, Table, button, literal, refill, tr
 from andar_bahar.tui.designer import DesignPanel, DesignState, design_table
 from andar_bahar.tui.odds import checked, odds_table, report_lines, warning_messages
 from andar_bahar.tui.rules_form import (
@@ -27,6 +27,7 @@ from andar_bahar.tui.rules_form import (
     read_rules,
     sync_rules,
 )
+from andar_bahar.tui.seating import SeatingScreen
 
 if TYPE_CHECKING:
     from andar_bahar.chance.odds import OddsReport
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["ClubSetup"]
 
 
-class ClubSetup(TrainerScreen):
+class ClubSetup(SeatingScreen):
     """The players and their chips, the procedure and the club's paytable."""
 
     TITLE_TEXT = N_("Club game")
@@ -121,27 +122,26 @@ class ClubSetup(TrainerScreen):
 
     # -- players ------------------------------------------------------------------------
 
-    def seat(self) -> bool:
-        """Seat the player typed in; False (and a sentence) if refused."""
+    def seated(self) -> dict[str, Decimal]:
+        return self.players
+
+    def seat_typed(self, name: str, chips: str) -> bool:
         note = self.query_one("#players-note", Note)
         try:
-            name, chips = check_seat(self.value("name"), self.value("chips"), self.players)
+            player, amount = check_seat(name, chips, self.players)
         except AndarBaharError as refused:
             note.say(refused)
             return False
-        self.players[name] = chips
+        self.players[player] = amount
         note.say(
             Message(
                 N_("{player} sits down with {chips} chips."),
-                player=name,
-                chips=format_number(chips, language_of(self.t)),
+                player=player,
+                chips=format_number(amount, language_of(self.t)),
             ),
             kind="success",
         )
         self._show_players()
-        name_field = self.query_one("#name", Input)
-        name_field.value = ""
-        self.focus_on(name_field)
         return True
 
     def _show_players(self) -> None:
@@ -233,12 +233,7 @@ class ClubSetup(TrainerScreen):
         self.compute()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "name":
-            self.focus_on(self.query_one("#chips", Input))
-        elif event.input.id == "chips":
-            self.seat()
-        else:
-            self.compute()
+        self.compute()  # a file's path (the name and the chips: see SeatingScreen)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "seat":
