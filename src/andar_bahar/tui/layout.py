@@ -46,6 +46,11 @@ def layout_text(
             text.append(
                 Message(N_("Target rank: {rank}"), rank=source.target).localized(translator)
             )
+        elif not source.procedure.has_centre:
+            text.append(
+                Message(N_("The target rank is not chosen yet.")).localized(translator),
+                style="dim",
+            )
         else:
             text.append(
                 Message(N_("The centre card is not turned yet.")).localized(translator)
@@ -54,7 +59,10 @@ def layout_text(
                 style="dim",
             )
         text.append("\n")
-    first = dealt[0].row if dealt else source.first_row
+    # the first row as far as the cards shown tell it (a replay does not give it away)
+    first = (
+        dealt[0].row if dealt else source.procedure.first_row(centre=source.centre, first_card=None)
+    )
     labels = {row: row.localized(translator) for row in Row}
     width = max(len(label) for label in labels.values()) + 3
     for row in Row:
