@@ -22,9 +22,11 @@ from andar_bahar.tui.designer import DesignPanel, DesignState, design_table
 from andar_bahar.tui.odds import checked, odds_table, report_lines, warning_messages
 from andar_bahar.tui.rules_form import (
     DESIGNED,
+    awaited_file,
     compose_rules,
     read_procedure_chosen,
     read_rules,
+    reveal_file_field,
     sync_rules,
 )
 from andar_bahar.tui.seating import SeatingScreen
@@ -168,6 +170,12 @@ class ClubSetup(SeatingScreen):
 
     def compute(self) -> None:
         """Read the rules; work their odds out on a worker thread when they changed."""
+        if awaited_file(self) is not None:  # a file chosen, its path still to be typed
+            self.rules_error, self.rules, self.report = None, None, None
+            self.query_one("#error", Note).say(None)
+            self.run_worker(refill(self.query_one("#preview"), self._preview()))
+            self.sync()
+            return
         try:
             rules = read_rules(self)
         except AndarBaharError as refused:
@@ -231,6 +239,7 @@ class ClubSetup(SeatingScreen):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         self.compute()
+        reveal_file_field(self, event)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.compute()  # a file's path (the name and the chips: see SeatingScreen)
