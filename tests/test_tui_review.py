@@ -9,17 +9,25 @@ from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, Select, Static
 
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.games.clubgame import ClubGame
+from andar_bahar.games.drills import DrillKind
+from andar_bahar.storage import Storage
 from andar_bahar.tui.app import TrainerApp
 from andar_bahar.tui.club import ClubRoundScreen
 from andar_bahar.tui.club_setup import ClubSetup
-from tui_support import SMALL, choose, make_app, note, run, settle, type_into
+from andar_bahar.tui.common import ConfirmScreen, TrainerFooter
+from andar_bahar.tui.odds import OddsScreen
+from andar_bahar.tui.tables import Table
+from test_tui_state import open_lesson, text_of
+from test_tui_walks import store_rounds
+from tui_support import SMALL, choose, make_app, note, press, run, settle, type_into
 
 
 def play(tmp_path: Path, scenario, size: tuple[int, int] = SMALL, lang: str = "en") -> None:  # type: ignore[no-untyped-def]
@@ -89,3 +97,138 @@ def test_an_addition_over_the_maximum_names_the_bet_in_the_users_language(
         assert "andar" not in text
 
     play(tmp_path, scenario, lang="ru")
+
+
+def tables_that_do_not_fit(app: TrainerApp) -> list[str]:
+    """The tables on screen whose columns are wider than the table (cut at the right),
+    and the footer if its keys are (Textual cuts them at the right edge)."""
+    cut = [
+        f"{table.id}: {table.virtual_size.width} > {table.scrollable_content_region.width}"
+        for table in app.screen.query(Table)
+        if table.display and table.virtual_size.width > table.scrollable_content_region.width
+    ]
+    footer = app.screen.query_one(TrainerFooter)
+    if footer.virtual_size.width > footer.size.width:
+        cut.append(f"footer: {footer.virtual_size.width} > {footer.size.width}")
+    return cut
+
+
+@pytest.mark.parametrize("lang", ["ru", "ka"])
+def test_every_table_fits_80_columns(tmp_path: Path, lang: str) -> None:
+    # At 80 columns the review found the house edge of Odds, the cards of History, the
+    # chips of "Resume a club table" and a learner's mean time cut off at the right edge.
+    app = make_app(tmp_path, lang=lang)
+    store_rounds(app.db_url or "", 2)
+    with Storage.open(app.db_url or "") as store:
+        for kind in DrillKind:
+            store.record_drill("Tamar", kind.value, True, Decimal("12.5"), session="s1")
+
+    async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
+        await open_lesson(app, pilot, "Asha, Ravi")  # the most keys in the footer
+        assert not tables_that_do_not_fit(app), "lesson"
+        await pilot.press("escape", "y", "escape", "2")  # a club table, played, ended, resumed
+        await settle(app, pilot)
+        setup = app.screen
+        assert isinstance(setup, ClubSetup)
+        setup.players = {name: Decimal(1000) for name in ("Asha", "Ravi", "Nino-Tamar [red]x")}
+        setup.start()
+        await settle(app, pilot)
+        table = app.screen
+        assert isinstance(table, ClubRoundScreen)
+        for name in table.game.balances:
+            table.round.place_bet(name, "cards:41+", 10)
+        while not table.round.finished:
+            await pilot.press("d")
+        await settle(app, pilot)
+        assert table.settlement is not None
+        assert not tables_that_do_not_fit(app), "club table"
+        await pilot.press("escape", "y")  # the session's summary
+        await settle(app, pilot)
+        assert not tables_that_do_not_fit(app), "summary"
+        await pilot.press("escape", "3")
+        await settle(app, pilot)
+        await pilot.pause()
+        assert app.screen.query_one("#tables", Table).row_count == 1
+        assert not tables_that_do_not_fit(app), "resume"
+        await pilot.press("escape", "4")  # drills: the learner's progress, every kind
+        await settle(app, pilot)
+        await type_into(pilot, "#learner", "Tamar", enter=True)
+        await settle(app, pilot)
+        assert app.screen.query_one("#progress", Table).row_count == len(DrillKind)
+        assert not tables_that_do_not_fit(app), "drills"
+        await pilot.press("escape", "5")  # odds: the colour of the centre card matters
+        await settle(app, pilot)
+        odds = app.screen
+        assert isinstance(odds, OddsScreen)
+        odds.query_one("#procedure", Select).value = "home"
+        odds.query_one("#window", Select).value = "after-centre"
+        for _ in range(200):  # each choice starts the odds again: wait for the last
+            await pilot.pause(0.05)
+            if not odds.busy and odds.report and odds.report.procedure.name == "home":
+                break
+        await settle(app, pilot)
+        assert odds.query_one("#odds", Table).row_count == 14
+        assert not tables_that_do_not_fit(app), "odds"
+        await pilot.press("escape", "6")
+        await settle(app, pilot)
+        await pilot.pause()
+        assert not tables_that_do_not_fit(app), "history"
+
+    asyncio.run(run(app, scenario, SMALL))
+
+
+def test_a_card_being_typed_and_a_rank_being_chosen_survive_ctrl_l(tmp_path: Path) -> None:
+    async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
+        screen = await open_lesson(app, pilot, "Asha, Ravi", physical=True)
+        await pilot.press("a")
+        await type_into(pilot, "#card", "5s")  # typed, Enter not yet pressed
+        await pilot.press("ctrl+l")
+        await settle(app, pilot)
+        assert screen.query_one("#card", Input).value == "5s"
+        assert app.focused is screen.query_one("#card")
+        await pilot.press("enter")  # the card typed before the switch is the centre card
+        await settle(app, pilot)
+        assert str(screen.round.centre) == "5♠"
+        await pilot.press("escape", "y", "escape")
+        await settle(app, pilot)
+        screen = await open_lesson(app, pilot, "Nino", trainer=True, procedure="mangatha")
+        # Ctrl+L went on to Georgian; Mangatha has no centre card to speak of
+        assert text_of(app, "#layout").splitlines()[0] == "სამიზნე ღირსება ჯერ არ არჩეულა."
+        await choose(pilot, "#rank", "7")
+        await pilot.press("ctrl+l")
+        await settle(app, pilot)
+        assert screen.query_one("#rank", Select).value == "7"
+        assert screen.round.target is None
+        await pilot.press("d")  # the rank chosen before the switch is the target
+        await settle(app, pilot)
+        assert str(screen.round.target) == "7"
+
+    play(tmp_path, scenario, lang="ru")
+
+
+def test_deck_exhausted_in_a_lesson_speaks_of_markers_not_stakes(tmp_path: Path) -> None:
+    async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
+        await open_lesson(app, pilot, "Asha, Ravi", physical=True)
+        await pilot.press("a")
+        for card in ("qh", "4c"):
+            await type_into(pilot, "#card", card, enter=True)
+        await press(pilot, "#void")
+        question = str(app.screen.query_one("#question", Static).render())
+        assert "marker" in question and "stake" not in question
+
+    play(tmp_path, scenario)
+
+
+def test_ctrl_q_asks_before_a_lesson_in_play_is_left(tmp_path: Path) -> None:
+    async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
+        screen = await open_lesson(app, pilot, "Asha, Ravi")
+        await pilot.press("ctrl+q")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")  # no: the lesson goes on
+        await pilot.pause()
+        assert app.screen is screen and app.is_running
+        await pilot.press("ctrl+q", "ctrl+q")  # a second Ctrl+Q on the question quits
+        await settle(app, pilot)
+        assert not app.is_running
+
+    play(tmp_path, scenario)
