@@ -27,7 +27,17 @@ from andar_bahar.tui.odds import OddsScreen
 from andar_bahar.tui.tables import Table
 from test_tui_state import open_lesson, text_of
 from test_tui_walks import store_rounds
-from tui_support import SMALL, choose, make_app, note, press, run, settle, type_into
+from tui_support import (
+    SMALL,
+    choose,
+    is_visible,
+    make_app,
+    note,
+    press,
+    run,
+    settle,
+    type_into,
+)
 
 
 def play(tmp_path: Path, scenario, size: tuple[int, int] = SMALL, lang: str = "en") -> None:  # type: ignore[no-untyped-def]
@@ -230,5 +240,25 @@ def test_ctrl_q_asks_before_a_lesson_in_play_is_left(tmp_path: Path) -> None:
         await pilot.press("ctrl+q", "ctrl+q")  # a second Ctrl+Q on the question quits
         await settle(app, pilot)
         assert not app.is_running
+
+    play(tmp_path, scenario)
+
+
+def test_choosing_a_club_file_goes_to_its_path_not_to_an_error(tmp_path: Path) -> None:
+    # The review chose "A club's procedure file…": an error appeared at the bottom of the
+    # form and the screen scrolled to it, away from the list just used.
+    async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
+        await pilot.press("2")
+        await settle(app, pilot)
+        setup = app.screen
+        assert isinstance(setup, ClubSetup)
+        await choose(pilot, "#procedure", "file")
+        await settle(app, pilot)
+        path = setup.query_one("#procedure-file", Input)
+        assert app.focused is path and is_visible(app, path)
+        assert note(app, "#error") == ""
+        await pilot.press(*"nowhere.toml", "enter")
+        await settle(app, pilot)
+        assert "nowhere.toml" in note(app, "#error")
 
     play(tmp_path, scenario)

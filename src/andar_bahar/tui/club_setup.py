@@ -210,7 +210,11 @@ class ClubSetup(SeatingScreen):
             else:
                 self.design.design, self.design.rounding = result
                 panel = self.query_one(DesignPanel)
-                await refill(panel.query_one("#design-result"), panel.result())
+                shown = panel.query_one("#design-result")
+                await refill(shown, panel.result())
+                # the designed table where the eye is, and its button under the focus
+                self.call_after_refresh(shown.scroll_visible, animate=False, top=True)
+                self.focus_on(panel.query_one("#use-design", Button))
         self.resync()
 
     def on_design_panel_design(self) -> None:
