@@ -164,7 +164,7 @@ class Betting:
                 Message(
                     N_("{player} has no bet on {bet} to change: place one first."),
                     player=name,
-                    bet=str(the_bet),
+                    bet=the_bet,
                 )
             )
         self.paytable.check_stake(amount)
