@@ -14,7 +14,7 @@ from textual.widgets import Button, Input, Select, Static
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import Procedure
-from andar_bahar.games.clubgame import ClubGame, check_seat
+from andar_bahar.games.clubgame import ClubGame
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.tui.common import Bar, Note, Table, button, literal, refill, tr
@@ -127,24 +127,11 @@ class ClubSetup(SeatingScreen):
     def seated(self) -> dict[str, Decimal]:
         return self.players
 
-    def seat_typed(self, name: str, chips: str) -> bool:
-        note = self.query_one("#players-note", Note)
-        try:
-            player, amount = check_seat(name, chips, self.players)
-        except AndarBaharError as refused:
-            note.say(refused)
-            return False
-        self.players[player] = amount
-        note.say(
-            Message(
-                N_("{player} sits down with {chips} chips."),
-                player=player,
-                chips=format_number(amount, language_of(self.t)),
-            ),
-            kind="success",
-        )
+    SEAT_NOTE = "#players-note"
+
+    def add_seat(self, player: str, chips: Decimal) -> None:
+        self.players[player] = chips
         self._show_players()
-        return True
 
     def _show_players(self) -> None:
         lang = language_of(self.t)

@@ -14,7 +14,7 @@ from andar_bahar.engine.errors import AndarBaharError, BetError
 from andar_bahar.engine.money import as_decimal, parse_stake
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import Procedure
-from andar_bahar.games.clubgame import ClubGame, check_seat
+from andar_bahar.games.clubgame import ClubGame
 from andar_bahar.games.wording import paytable_title, procedure_title
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, NP_, Message
@@ -96,24 +96,9 @@ class PlayersScreen(SeatingScreen):
     def seated(self) -> dict[str, Decimal]:
         return self.game.balances
 
-    def seat_typed(self, name: str, chips: str) -> bool:
-        note = self.query_one("#note", Note)
-        try:
-            player, amount = check_seat(name, chips, self.game.balances)
-            self.game.add_player(player, amount)
-        except AndarBaharError as refused:
-            note.say(refused)
-            return False
-        note.say(
-            Message(
-                N_("{player} sits down with {chips} chips."),
-                player=player,
-                chips=format_number(amount, language_of(self.t)),
-            ),
-            kind="success",
-        )
+    def add_seat(self, player: str, chips: Decimal) -> None:
+        self.game.add_player(player, chips)
         self.query_one("#players", Table).fill(*self._table())
-        return True
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.act(event.button.id or "")

@@ -21,7 +21,9 @@ from textual.widgets import Input
 
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.games.clubgame import check_seat
-from andar_bahar.tui.common import TrainerScreen
+from andar_bahar.i18n import format_number, language_of
+from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.tui.common import Note, TrainerScreen
 
 __all__ = ["SeatingScreen"]
 
@@ -50,9 +52,31 @@ class SeatingScreen(TrainerScreen):
         """The players already seated (a new name must differ from theirs)."""
         raise NotImplementedError
 
+    SEAT_NOTE: ClassVar[str] = "#note"
+    """Where the screen says who sat down, or why not."""
+
+    def add_seat(self, player: str, chips: Decimal) -> None:
+        """Seat *player* (checked) with *chips*; a project error if refused."""
+        raise NotImplementedError
+
     def seat_typed(self, name: str, chips: str) -> bool:
         """Seat *name* with *chips* as typed; False, with a sentence shown, if refused."""
-        raise NotImplementedError
+        note = self.query_one(self.SEAT_NOTE, Note)
+        try:
+            player, amount = check_seat(name, chips, self.seated())
+            self.add_seat(player, amount)
+        except AndarBaharError as refused:
+            note.say(refused)
+            return False
+        note.say(
+            Message(
+                N_("{player} sits down with {chips} chips."),
+                player=player,
+                chips=format_number(amount, language_of(self.t)),
+            ),
+            kind="success",
+        )
+        return True
 
     def seat(self) -> bool:
         """Seat the player in the fields (the Seat button): the same as Enter, unhurried."""
