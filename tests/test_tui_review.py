@@ -262,3 +262,23 @@ def test_choosing_a_club_file_goes_to_its_path_not_to_an_error(tmp_path: Path) -
         assert "nowhere.toml" in note(app, "#error")
 
     play(tmp_path, scenario)
+
+
+def test_a_long_row_goes_on_under_its_cards() -> None:
+    # A deck whose match comes last: 24 cards a row, wider than 80 columns.
+    from andar_bahar.engine.cards import FULL_DECK, Card
+    from andar_bahar.engine.round import Round
+    from andar_bahar.tui.layout import layout_text
+
+    centre, match = Card.parse("K♣"), Card.parse("K♦")
+    kings = [c for c in FULL_DECK if c.rank == centre.rank and c not in (centre, match)]
+    deck = [centre, *(c for c in FULL_DECK if c.rank != centre.rank), match, *kings]
+    rnd = Round(find_procedure("classic"), find_paytable("wizard"), deck=deck)
+    rnd.play()
+    text = layout_text(rnd, None, columns=60).plain
+    rows = text.splitlines()[1:5]  # Andar and its second line, Bahar and its second line
+    assert all(len(line) <= 60 for line in text.splitlines()[:5])
+    assert rows[0].startswith("Andar →") and rows[2].startswith("Bahar")
+    assert rows[1].startswith(" " * 8) and rows[1].strip()  # under the cards, not the name
+    cards = " ".join(rows[:2]).split()[2:] + " ".join(rows[2:4]).split()[1:]
+    assert len(cards) == len(rnd.dealt) == 49
