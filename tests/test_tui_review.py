@@ -103,7 +103,7 @@ def test_an_addition_over_the_maximum_names_the_bet_in_the_users_language(
         await type_into(pilot, "#stake", "60", enter=True)
         await type_into(pilot, "#stake", "50", enter=True)
         text = note(app, "#bet-note")
-        assert text.startswith("У игрока Asha уже 60 на Андар: с добавкой 50 выходит 110")
+        assert text.startswith("У игрока Asha уже 60 на «Андар»: с добавкой 50 выходит 110")
         assert "andar" not in text
 
     play(tmp_path, scenario, lang="ru")
