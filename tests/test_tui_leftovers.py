@@ -1,0 +1,96 @@
+"""What a second look at 80×24 found (issue 12): a top-up refused in the words of a stake,
+a hint naming a button the screen does not have."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Button, Static
+
+from andar_bahar.engine.errors import BetError
+from andar_bahar.games.clubgame import parse_chips
+from andar_bahar.i18n import translations
+from andar_bahar.tui.app import TrainerApp
+from andar_bahar.tui.club import ClubRoundScreen
+from andar_bahar.tui.club_summary import PlayersScreen
+from test_tui_design import club_setup
+from tui_support import (
+    SMALL,
+    is_visible,
+    make_app,
+    note,
+    press,
+    reach,
+    run,
+    settle,
+    type_into,
+)
+
+LANGS = pytest.mark.parametrize("lang", ["en", "ru", "ka"])
+
+
+def play(tmp_path: Path, scenario, size: tuple[int, int] = SMALL, lang: str = "en") -> None:  # type: ignore[no-untyped-def]
+    asyncio.run(run(make_app(tmp_path, lang=lang), scenario, size))
+
+
+async def players_screen(app: TrainerApp, pilot: Pilot[None]) -> PlayersScreen:
+    """A club table with Asha and Ravi, and its Players screen open (the key p)."""
+    await club_setup(app, pilot)
+    await type_into(pilot, "#name", "Asha", enter=True)
+    await type_into(pilot, "#chips", "500", enter=True)
+    await type_into(pilot, "#name", "Ravi", enter=True)
+    await type_into(pilot, "#chips", "300", enter=True)
+    await press(pilot, "#start")
+    assert isinstance(app.screen, ClubRoundScreen)
+    await pilot.press("p")
+    await settle(app, pilot)
+    players = app.screen
+    assert isinstance(players, PlayersScreen)
+    return players
+
+
+@LANGS
+def test_a_bad_top_up_speaks_of_chips_as_seating_does(tmp_path: Path, lang: str) -> None:
+    # The review topped Ravi up with "lots": "The stake 'lots' is not a number". The
+    # sentence to expect is the one seating says of chips (games/clubgame.py).
+    t = translations(lang)
+    with pytest.raises(BetError) as refused:
+        parse_chips("Ravi", "lots")
+    expected = refused.value.localized(t)
+
+    async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
+        players = await players_screen(app, pilot)
+        await type_into(pilot, "#chips", "lots")
+        table = await reach(pilot, "#players")
+        await pilot.press("down")  # Ravi
+        assert table.cursor_row == 1  # type: ignore[attr-defined]
+        await press(pilot, "#top-up")
+        said = note(app, "#note")
+        assert said == expected
+        assert "stake" not in said and "ставк" not in said and "ფსონ" not in said
+        assert is_visible(app, players.query_one("#note"))
+        assert str(players.game.balances["Ravi"]) == "300"  # nothing changed
+        await type_into(pilot, "#name", "Nino")
+        await type_into(pilot, "#chips", "lots", enter=True)  # seating says the same of Nino
+        assert note(app, "#note") == expected.replace("Ravi", "Nino")
+
+    play(tmp_path, scenario, lang=lang)
+
+
+@LANGS
+def test_the_players_hint_names_the_seat_button_as_it_is_labelled(
+    tmp_path: Path, lang: str
+) -> None:
+    # The review read «Посадить» in the hint beside a button labelled «Посадить игрока».
+    quotes = {"en": "“{}”", "ru": "«{}»", "ka": "„{}“"}[lang]
+
+    async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
+        players = await players_screen(app, pilot)
+        hint = str(players.query_one("#players-hint", Static).render())
+        label = str(players.query_one("#seat", Button).label)
+        assert quotes.format(label) in hint, (label, hint)
+
+    play(tmp_path, scenario, lang=lang)
