@@ -1,21 +1,26 @@
 """What a second look at 80×24 found (issue 12): a top-up refused in the words of a stake,
-a hint naming a button the screen does not have."""
+a hint naming a button the screen does not have, a percentage split across two lines."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Button, Static
+from textual.widgets import Button, Select, Static
 
+from andar_bahar.chance.odds import odds_report
 from andar_bahar.engine.errors import BetError
+from andar_bahar.engine.paytables import find_paytable
+from andar_bahar.engine.rules import find_procedure
 from andar_bahar.games.clubgame import parse_chips
 from andar_bahar.i18n import translations
 from andar_bahar.tui.app import TrainerApp
 from andar_bahar.tui.club import ClubRoundScreen
 from andar_bahar.tui.club_summary import PlayersScreen
+from andar_bahar.tui.text import unbroken
 from test_tui_design import club_setup
 from tui_support import (
     SMALL,
@@ -27,6 +32,7 @@ from tui_support import (
     run,
     settle,
     type_into,
+    whole_screen_text,
 )
 
 LANGS = pytest.mark.parametrize("lang", ["en", "ru", "ka"])
@@ -92,5 +98,40 @@ def test_the_players_hint_names_the_seat_button_as_it_is_labelled(
         hint = str(players.query_one("#players-hint", Static).render())
         label = str(players.query_one("#seat", Button).label)
         assert quotes.format(label) in hint, (label, hint)
+
+    play(tmp_path, scenario, lang=lang)
+
+
+def test_a_number_and_its_percent_sign_stay_on_one_line() -> None:
+    # Rich and Textual break at a no-break space too (the reason for tui/text.py).
+    from textual.content import Content
+
+    for space in (" ", "\u00a0", "\u202f"):
+        broken = Content(f"the expected return is +8,52{space}%").wrap(28)
+        assert [line.plain for line in broken][-1].strip() == "%"
+        kept = Content(unbroken(f"the expected return is +8,52{space}%")).wrap(28)
+        assert [line.plain for line in kept][-1] == "+8,52%"
+
+
+@pytest.mark.parametrize("lang", ["ru", "ka"])
+def test_no_percentage_on_screen_can_break_from_its_number(tmp_path: Path, lang: str) -> None:
+    # The review saw "+8,52" at the end of one line of a club table's warnings and "%" on
+    # the next. The warning's figure comes from the engine's odds (chance/odds.py).
+    t = translations(lang)
+    report = odds_report(find_procedure("classic"), find_paytable("trainer-default"))
+    figures = [unbroken(w.localized(t)) for w in report.warning_messages()]
+    assert any("+8,52%" in figure for figure in figures)
+
+    async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
+        setup = await club_setup(app, pilot)
+        setup.query_one("#procedure", Select).value = "classic"
+        setup.query_one("#paytable", Select).value = "trainer-default"
+        await app.workers.wait_for_complete()
+        await settle(app, pilot)
+        text = await whole_screen_text(app, pilot)
+        assert "+8,52%" in text
+        assert re.findall(r".{0,12}(?<!\d)%", text) == []  # every % right after its number
+        for line in text.splitlines():
+            assert not line.strip().startswith("%"), line
 
     play(tmp_path, scenario, lang=lang)

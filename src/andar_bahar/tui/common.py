@@ -29,6 +29,7 @@ from textual.widgets._footer import FooterKey, FooterLabel
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.i18n.messages import N_, Message, Translator
 from andar_bahar.tui.tables import Table
+from andar_bahar.tui.text import unbroken
 
 if TYPE_CHECKING:
     from andar_bahar.tui.app import TrainerApp
@@ -62,8 +63,11 @@ def tr(node: DOMNode, message: Message | AndarBaharError) -> str:
 
 
 def literal(text: str) -> Content:
-    """*text* exactly as it is: square brackets in a name are never markup."""
-    return Content(text)
+    """*text* exactly as it is: square brackets in a name are never markup.
+
+    Only a number is kept on one line with its percent sign (see :mod:`andar_bahar.tui.text`).
+    """
+    return Content(unbroken(text))
 
 
 def keys(*names: str) -> str:
