@@ -1,5 +1,6 @@
 """What a second look at 80×24 found (issue 12): a top-up refused in the words of a stake,
-a hint naming a button the screen does not have, a percentage split across two lines."""
+a hint naming a button the screen does not have, a percentage split across two lines,
+a dialog under a footer of keys that do nothing there."""
 
 from __future__ import annotations
 
@@ -20,8 +21,10 @@ from andar_bahar.i18n import translations
 from andar_bahar.tui.app import TrainerApp
 from andar_bahar.tui.club import ClubRoundScreen
 from andar_bahar.tui.club_summary import PlayersScreen
+from andar_bahar.tui.common import ConfirmScreen, TrainerFooter
 from andar_bahar.tui.text import unbroken
 from test_tui_design import club_setup
+from test_tui_state import open_lesson
 from tui_support import (
     SMALL,
     is_visible,
@@ -30,6 +33,7 @@ from tui_support import (
     press,
     reach,
     run,
+    screen_text,
     settle,
     type_into,
     whole_screen_text,
@@ -135,3 +139,27 @@ def test_no_percentage_on_screen_can_break_from_its_number(tmp_path: Path, lang:
             assert not line.strip().startswith("%"), line
 
     play(tmp_path, scenario, lang=lang)
+
+
+def test_a_dialog_shows_only_its_own_keys_in_the_footer(tmp_path: Path) -> None:
+    # The review saw "d Deal t Auto n Next" under "Leave the lesson?": keys that do
+    # nothing while the question is open.
+    async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
+        await open_lesson(app, pilot, "Asha, Ravi")
+        lesson_footer = screen_text(app).splitlines()[-1]
+        assert "Deal" in lesson_footer and "Next" in lesson_footer
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        footer = screen_text(app).splitlines()[-1]
+        assert footer.split() == ["y", "Yes", "n", "No"], footer
+        assert app.screen.query_one(TrainerFooter).region.bottom == app.size.height
+        await pilot.press("ctrl+l")  # the dialog's keys in the dialog's language
+        await settle(app, pilot)
+        assert screen_text(app).splitlines()[-1].split() == ["y", "Да", "n", "Нет"]
+        await pilot.press("n")  # no: the lesson and its keys are back
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert "Сдать" in screen_text(app).splitlines()[-1]
+
+    play(tmp_path, scenario)

@@ -451,7 +451,11 @@ class Body(VerticalScroll, can_focus=False):
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question over the screen; Esc says no."""
+    """A yes/no question over the screen; Esc says no.
+
+    It has a footer of its own, with its own keys: the screen's below it do nothing
+    while the question is open.
+    """
 
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }
@@ -462,9 +466,9 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen Static { width: 1fr; height: auto; margin: 0 0 1 0; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(keys("y"), "answer(True)", N_("Yes")),
+        Binding(keys("n"), "answer(False)", N_("No")),
         Binding("escape", "answer(False)", N_("No")),
-        Binding(keys("y"), "answer(True)", N_("Yes"), show=False),
-        Binding(keys("n"), "answer(False)", N_("No"), show=False),
     ]
 
     def __init__(self, question: Message) -> None:
@@ -478,6 +482,7 @@ class ConfirmScreen(ModalScreen[bool]):
                 button(tr(self, Message(N_("Yes"))), "yes", variant="warning"),
                 button(tr(self, Message(N_("No"))), "no", variant="primary"),
             )
+        yield TrainerFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
