@@ -1,6 +1,7 @@
 """What a second look at 80×24 found (issue 12): a top-up refused in the words of a stake,
 a hint naming a button the screen does not have, a percentage split across two lines,
-a dialog under a footer of keys that do nothing there."""
+a dialog under a footer of keys that do nothing there, a list of drills wider than its
+place."""
 
 from __future__ import annotations
 
@@ -17,11 +18,13 @@ from andar_bahar.engine.errors import BetError
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.games.clubgame import parse_chips
+from andar_bahar.games.drills import DrillKind
 from andar_bahar.i18n import translations
 from andar_bahar.tui.app import TrainerApp
 from andar_bahar.tui.club import ClubRoundScreen
 from andar_bahar.tui.club_summary import PlayersScreen
 from andar_bahar.tui.common import ConfirmScreen, TrainerFooter
+from andar_bahar.tui.drills import DrillScreen
 from andar_bahar.tui.text import unbroken
 from test_tui_design import club_setup
 from test_tui_state import open_lesson
@@ -163,3 +166,32 @@ def test_a_dialog_shows_only_its_own_keys_in_the_footer(tmp_path: Path) -> None:
         assert "Сдать" in screen_text(app).splitlines()[-1]
 
     play(tmp_path, scenario)
+
+
+@LANGS
+@pytest.mark.parametrize("width", [80, 100])
+def test_the_list_of_drills_fits_its_place(tmp_path: Path, lang: str, width: int) -> None:
+    # At 80 columns the review saw the longest kinds wrap over the text behind the list;
+    # at 96–110 columns (three controls a row) every language's did.
+    t = translations(lang)
+
+    async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
+        await pilot.press("4")
+        await settle(app, pilot)
+        assert isinstance(app.screen, DrillScreen)
+        await type_into(pilot, "#learner", "Tamar", enter=True)  # a drill below the list
+        await settle(app, pilot)
+        kind = await reach(pilot, "#kind")
+        await pilot.press("enter")
+        await pilot.pause()
+        overlay = kind.query_one("SelectOverlay")
+        assert overlay.virtual_size.height == len(DrillKind)  # one line each: none wraps
+        assert is_visible(app, overlay)
+        shown = screen_text(app)
+        for drill in DrillKind:
+            assert drill.localized(t) in shown
+        await pilot.press("escape")  # closes the list, and only the list
+        await pilot.pause()
+        assert isinstance(app.screen, DrillScreen) and not kind.expanded  # type: ignore[attr-defined]
+
+    play(tmp_path, scenario, (width, 24), lang=lang)

@@ -14,6 +14,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -188,6 +189,11 @@ class Bar(ItemGrid):
 def _natural_width(widget: Widget) -> int:
     if isinstance(widget, Button):
         return len(str(widget.label)) + (2 if widget.compact else 4)
+    if isinstance(widget, Select):
+        # Its list opens as wide as the choice: every option on one line, the arrow beside it.
+        options = getattr(widget, "_options", ())
+        shown = [str(widget.prompt), *(str(prompt) for prompt, _ in options)]
+        return max(cell_len(text) for text in shown) + 2
     width = widget.styles.width
     return int(width.value) if width is not None and width.is_cells else 12
 

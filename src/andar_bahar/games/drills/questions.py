@@ -42,9 +42,10 @@ TITLES = {
     DrillKind.LAYOUT: Message(N_("Read the layout")),
     DrillKind.PAY: Message(N_("Pay the bets")),
     DrillKind.FIRST_ROW: Message(N_("Which row is dealt first?")),
-    DrillKind.ODDS: Message(N_("Which bet is better for the player?")),
+    DrillKind.ODDS: Message(N_("Compare the house edges")),
 }
-"""Each kind's title: the drill's heading and its name in a list of drills."""
+"""Each kind's title: the drill's heading and its name in the terminal's list of drills
+(where, at 80 columns, a title has 28 cells: keep each translation as short)."""
 
 
 class AnswerKind(StrEnum):
