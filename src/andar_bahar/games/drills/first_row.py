@@ -20,32 +20,20 @@ from andar_bahar.i18n.messages import N_, Message
 __all__ = ["first_row_drill"]
 
 
-def _by_the_first_card(first_card: Card) -> tuple[Row, Message]:
-    """The first dealt card's own colour decides its row, and why."""
-    row = Row.of_colour(first_card.colour)
-    return row, Message(
-        N_(
-            "The first dealt card {card} is {colour}, and its own colour decides its row"
-            " (black → Andar, red → Bahar), so it goes to {row}."
-        ),
-        card=first_card,
-        colour=first_card.colour,
-        row=row,
-    )
+_BY_THE_CENTRE_CARD = N_(
+    "The centre card {card} is {colour}: black → Andar first, red → Bahar first,"
+    " so the first card goes to {row}."
+)
+_BY_THE_FIRST_CARD = N_(
+    "The first dealt card {card} is {colour}, and its own colour decides its row"
+    " (black → Andar, red → Bahar), so it goes to {row}."
+)
 
 
-def _by_the_centre_card(centre: Card) -> tuple[Row, Message]:
-    """The centre card's colour decides the first row, and why."""
-    row = Row.of_colour(centre.colour)
-    return row, Message(
-        N_(
-            "The centre card {card} is {colour}: black → Andar first, red → Bahar first,"
-            " so the first card goes to {row}."
-        ),
-        card=centre,
-        colour=centre.colour,
-        row=row,
-    )
+def _by_colour(card: Card, why: str) -> tuple[Row, Message]:
+    """The row *card*'s colour names (black → Andar, red → Bahar), and *why* in words."""
+    row = Row.of_colour(card.colour)
+    return row, Message(why, card=card, colour=card.colour, row=row)
 
 
 def first_row_drill(rng: random.Random, procedure: Procedure) -> Drill:
@@ -63,11 +51,11 @@ def first_row_drill(rng: random.Random, procedure: Procedure) -> Drill:
         )
     elif procedure.start is StartRule.CENTRE_COLOUR:
         assert centre is not None  # a centre-colour procedure always turns a centre card
-        row, why = _by_the_centre_card(centre)
+        row, why = _by_colour(centre, _BY_THE_CENTRE_CARD)
     else:
         shown_first = first_card
         facts.append(Message(N_("First card dealt: {card}"), card=first_card))
-        row, why = _by_the_first_card(first_card)
+        row, why = _by_colour(first_card, _BY_THE_FIRST_CARD)
     explanation = [why]
     if centre is not None and procedure.start is not StartRule.CENTRE_COLOUR:
         explanation.append(Message(N_("The centre card's colour plays no part under this rule.")))
