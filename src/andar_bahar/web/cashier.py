@@ -150,8 +150,8 @@ class Statement:
         writer.writerow(["time", "player", "kind", "round", "amount", "reason"])
         for p in self.postings:
             writer.writerow(
-                [p.at.isoformat(), p.player, p.kind, p.round or "", format_amount(p.amount),
-                 _safe_cell(p.reason)]
+                [p.at.isoformat(), _safe_cell(p.player), p.kind, p.round or "",
+                 format_amount(p.amount), _safe_cell(p.reason)]
             )  # fmt: skip
         writer.writerow([])
         writer.writerow(
@@ -159,15 +159,19 @@ class Statement:
         )
         for s in self.players:
             writer.writerow(
-                [s.name, *(format_amount(v) for v in (s.bought_in, s.topped_up, s.cashed_out,
+                [_safe_cell(s.name), *(format_amount(v) for v in (s.bought_in, s.topped_up, s.cashed_out,
                  s.staked, s.returned, s.balance))]
             )  # fmt: skip
         return out.getvalue()
 
 
 def _safe_cell(text: str) -> str:
-    """A cell a spreadsheet will not run as a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+    """A cell of names or words that a spreadsheet will not run as a formula (OWASP).
+
+    >>> _safe_cell("=1+1"), _safe_cell("-2+3"), _safe_cell("Asha")
+    ("'=1+1", "'-2+3", 'Asha')
+    """
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 class Cashier(TableStore):
