@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from andar_bahar.web import new_table_pages
 from andar_bahar.web.app import create_app
 from andar_bahar.web.limits import Limits
 
@@ -113,3 +114,39 @@ def test_no_cell_of_the_statement_csv_is_a_spreadsheet_formula(api: TestClient) 
         expected = 1 + sum(p["player"] == name for p in postings)
         assert cells.count("'" + name) == expected
     assert ["'-2+3", "stake", "1", "-10", "stake andar"] in [row[1:] for row in rows]  # a number
+
+
+# -- the odds and the designer of a new table ---------------------------------------------------
+
+
+def designer_form(page: str, **fields: str) -> dict[str, str]:
+    return {"procedure": "mangatha", "paytable": "trainer-default", "edge": "-50%-99%",
+            "step": "0.05", "csrf_token": csrf_of(page), **fields}  # fmt: skip
+
+
+def test_a_designer_step_finer_than_a_hundredth_is_refused(app: Any) -> None:
+    """Probe: ``/tables/design`` needs no sign-in, and a step of 0.00013 kept a core busy for
+    over 100 s (mangatha, edge -50%…99%) — two such requests stopped the club's tables."""
+    stranger = browser(app)
+    form = designer_form(stranger.get("/tables/new").text, step="0.00013")
+    refused = stranger.post("/tables/design", data=form)
+    assert refused.status_code == 400
+    assert "from 0.01 to 1000" in refused.text and "0.00013" in refused.text
+    assert stranger.post("/tables/design", data={**form, "step": "0.01"}).status_code == 200
+
+
+def test_one_table_s_odds_are_worked_out_at_a_time(app: Any) -> None:
+    """Probe: anyone may ask for odds and designs; while one is being worked out the next
+    request is told to try again (429), rather than take the cores the tables need."""
+    stranger = browser(app)
+    form = designer_form(stranger.get("/tables/new").text)
+    slot = new_table_pages.ODDS_AT_ONCE
+    assert slot.acquire(blocking=False)
+    try:
+        for path in ("/tables/design", "/tables/preview"):
+            busy = stranger.post(path, data=form)
+            assert busy.status_code == 429, busy.text
+            assert "try again in" in busy.text and int(busy.headers["Retry-After"]) >= 1
+    finally:
+        slot.release()
+    assert stranger.post("/tables/preview", data=form).status_code == 200

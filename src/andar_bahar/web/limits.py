@@ -51,6 +51,7 @@ __all__ = [
     "Limits",
     "RequestConflict",
     "TooManyAttempts",
+    "busy",
     "check_bet_return",
     "check_chips",
     "check_text",
@@ -109,6 +110,12 @@ def _refusal(kind: str, seconds: int) -> TooManyAttempts:
         "create": N_("Too many new tables from this address: try again in {seconds} s."),
     }
     return TooManyAttempts(Message(messages[kind], seconds=seconds), seconds)
+
+
+def busy(seconds: int) -> TooManyAttempts:
+    """The refusal of work the server is already doing for someone else (429, *seconds*)."""
+    message = N_("The server is working out the odds of another table: try again in {seconds} s.")
+    return TooManyAttempts(Message(message, seconds=seconds), seconds)
 
 
 def reserve_attempt(
