@@ -18,7 +18,8 @@ from fastapi.testclient import TestClient
 
 from andar_bahar.web import new_table_pages
 from andar_bahar.web.app import create_app
-from andar_bahar.web.limits import Limits
+from andar_bahar.web.limits import Limits, client_key
+from andar_bahar.web.seating import MAX_DEALER_DEVICES
 
 PIN = "246813"
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
@@ -150,3 +151,107 @@ def test_one_table_s_odds_are_worked_out_at_a_time(app: Any) -> None:
     finally:
         slot.release()
     assert stranger.post("/tables/preview", data=form).status_code == 200
+
+
+# -- guessing: the limits per address and per table ---------------------------------------------
+
+
+def test_an_ipv6_network_counts_as_one_address(app: Any) -> None:
+    """Probe: each address of one IPv6 /64 had its own count of wrong seat codes, and one
+    phone holds 2⁶⁴ of them — the limit on guessing did not hold at all."""
+    code, made = a_table(browser(app))
+    seat = admit(browser(app), code, made["dealer_token"], "Asha")
+    answers = []
+    for n in range(1, 7):  # six neighbours, one wrong seat code each
+        guesser = browser(app, f"2001:db8:0:7::{n:x}")
+        answers.append(guesser.post(f"/api/tables/{code}/join", json={"seat_code": "AAA-AAA"}))
+    assert [a.status_code for a in answers] == [403] * 4 + [429] * 2
+    assert "Too many wrong seat codes" in answers[-1].json()["error"]
+    elsewhere = browser(app, "2001:db8:0:8::1")  # another network: its own count
+    assert elsewhere.post(f"/api/tables/{code}/join", json={"seat_code": seat}).status_code == 200
+
+
+def test_a_client_s_key_for_the_limits() -> None:
+    assert (
+        client_key("2001:db8:0:7::1") == client_key("2001:DB8:0:7:ffff::2") == "2001:db8:0:7::/64"
+    )
+    assert client_key("::ffff:192.0.2.7") == client_key("192.0.2.7") == "192.0.2.7"
+    assert client_key("testclient") == "testclient"  # not an address: counted as it is
+
+
+def locked_by_a_stranger(app: Any, code: str, stranger_address: str) -> None:
+    """A stranger's wrong PINs lock the table for anyone not known to it."""
+    stranger = browser(app, stranger_address)
+    for n in range(LOCKING.failures):
+        wrong = stranger.post(f"/api/tables/{code}/login", json={"pin": f"wrong-{n}"})
+        assert wrong.status_code == 403
+    unknown = browser(app, "192.0.2.7").post(f"/api/tables/{code}/login", json={"pin": PIN})
+    assert unknown.status_code == 429
+
+
+def test_a_stranger_s_wrong_pins_never_lock_out_a_device_the_dealer_used_before(app: Any) -> None:
+    """Probe: four wrong PINs (ten by default) every quarter of an hour, from one address,
+    kept the table locked forever — the dealer, signed out or on a fresh browser, could never
+    sign in again. A device that signed in at the table before is now counted on its own."""
+    laptop = browser(app, "192.0.2.7")
+    form = {"name": "Friday", "pin": PIN, "procedure": "classic", "paytable": "wizard",
+            "csrf_token": csrf_of(laptop.get("/tables/new").text)}  # fmt: skip
+    created = laptop.post("/tables", data=form, follow_redirects=False)
+    assert created.status_code == 303
+    code = created.headers["location"].rsplit("/", 1)[-1]
+    page = laptop.get(f"/dealer/{code}").text
+    assert laptop.post(f"/dealer/{code}/logout", data={"csrf_token": csrf_of(page)},
+                       follow_redirects=False).status_code == 303  # fmt: skip
+
+    locked_by_a_stranger(app, code, "203.0.113.9")
+    login = csrf_of(laptop.get(f"/dealer/{code}/login").text)
+    back = laptop.post(f"/dealer/{code}/login", data={"pin": PIN, "csrf_token": login},
+                       follow_redirects=False)  # fmt: skip
+    assert back.status_code == 303 and back.headers["location"] == f"/dealer/{code}"
+    assert "Only the dealer" not in laptop.get(f"/dealer/{code}").text
+
+    # Over the API: the device a login or a new table answers with.
+    api = browser(app, "192.0.2.8")
+    made = ok(api.post("/api/tables", json={"name": "Sat", "pin": PIN, "paytable": "wizard"}))
+    other = made["code"]
+    locked_by_a_stranger(app, other, "203.0.113.10")
+    again = ok(api.post(f"/api/tables/{other}/login", json={"pin": PIN, "device": made["device"]}))
+    assert again["device"] == made["device"] and again["dealer_token"]
+    # A device of another table is a stranger here; the device's own wrong PINs count for it.
+    assert api.post(f"/api/tables/{code}/login",
+                    json={"pin": PIN, "device": made["device"]}).status_code == 429  # fmt: skip
+    for n in range(LOCKING.failures):
+        own = api.post(
+            f"/api/tables/{other}/login", json={"pin": f"typo-{n}", "device": made["device"]}
+        )
+        assert own.status_code == 403
+    assert api.post(f"/api/tables/{other}/login",
+                    json={"pin": PIN, "device": made["device"]}).status_code == 429  # fmt: skip
+    forged = made["device"][:-3] + "AAA"
+    assert (
+        api.post(f"/api/tables/{other}/login", json={"pin": PIN, "device": forged}).status_code
+        == 429
+    )
+
+
+def test_an_eleventh_sign_in_signs_out_the_oldest_device_and_says_so(api: TestClient) -> None:
+    """Probe: ten sign-ins whose tokens were lost (a browser closed: the dealer's cookie lasts
+    a session) and the table could never have a dealer again — nothing signs a lost device
+    out. Now the oldest device is signed out, in the audit log, and the new one is in."""
+    code, made = a_table(api)
+    first = bearer(made["dealer_token"])
+    tokens = [ok(api.post(f"/api/tables/{code}/login", json={"pin": PIN}))["dealer_token"]
+              for _ in range(MAX_DEALER_DEVICES)]  # fmt: skip
+    newest = bearer(tokens[-1])
+    gone = api.get(f"/api/tables/{code}/audit", headers=first)
+    assert gone.status_code == 403  # the device the table was created on: the oldest
+    assert api.get(f"/api/tables/{code}/audit", headers=bearer(tokens[0])).status_code == 200
+    audit = ok_list(api.get(f"/api/tables/{code}/audit", headers=newest))
+    signed_out = [a for a in audit if a["action"] == "logout"]
+    assert len(signed_out) == 1 and str(MAX_DEALER_DEVICES) in signed_out[0]["reason"]
+
+
+def ok_list(response: Any) -> list[dict[str, Any]]:
+    assert response.status_code == 200, response.text
+    data: list[dict[str, Any]] = response.json()
+    return data

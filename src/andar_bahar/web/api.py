@@ -53,7 +53,10 @@ def register(app: FastAPI, club: Club) -> None:
                 client=club.client(request),
             )
         )  # fmt: skip
-        return JSONResponse({"code": created.code, "dealer_token": created.dealer_token})
+        return JSONResponse(
+            {"code": created.code, "dealer_token": created.dealer_token,
+             "device": club.device_proof(created.code)}
+        )  # fmt: skip
 
     @app.post("/api/tables/{code}/players")
     async def api_admit(request: Request, code: str) -> JSONResponse:

@@ -202,4 +202,5 @@ def register(app: FastAPI, club: Club) -> None:
         set_cookie(
             response, request, f"dealer_{created.code}", club.dealers.sign(created.dealer_token)
         )
+        club.remember_device(request, response, created.code)
         return response
