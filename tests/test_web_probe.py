@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from collections.abc import Iterator
 from datetime import timedelta
@@ -15,10 +16,12 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
 from andar_bahar.web import new_table_pages
 from andar_bahar.web.app import create_app
 from andar_bahar.web.limits import Limits, client_key
+from andar_bahar.web.live import POLICY_VIOLATION, SERVICE_RESTART
 from andar_bahar.web.seating import MAX_DEALER_DEVICES
 
 PIN = "246813"
@@ -255,3 +258,71 @@ def ok_list(response: Any) -> list[dict[str, Any]]:
     assert response.status_code == 200, response.text
     data: list[dict[str, Any]] = response.json()
     return data
+
+
+# -- live sockets of devices signed out ----------------------------------------------------------
+
+
+def messages_until_closed(socket: Any, leak: str) -> list[dict[str, Any]]:
+    """Every message a socket gets until the server closes it (a message with *leak* fails)."""
+    got: list[dict[str, Any]] = []
+
+    def receive() -> None:
+        while True:
+            message = socket.receive_json()
+            assert leak not in json.dumps(message), f"a signed-out device got: {message}"
+            got.append(message)
+
+    with pytest.raises(WebSocketDisconnect) as closed:
+        receive()
+    assert closed.value.code == SERVICE_RESTART  # it reconnects: who it is now is asked again
+    return got
+
+
+@pytest.mark.timeout(60)
+def test_a_phone_signed_out_by_the_dealer_stops_getting_the_player_s_blocks(
+    app: Any, api: TestClient
+) -> None:
+    """Probe: a stranger took Asha's seat; the dealer gave it a new code (the stranger's phone
+    is signed out) — and the stranger's open page went on getting Asha's balance and bets,
+    live, for as long as it stayed open."""
+    code, made = a_table(api)
+    dealer = bearer(made["dealer_token"])
+    thief = join_in_browser(app, code, admit(api, code, made["dealer_token"], "Asha", "777"))
+    with thief.websocket_connect(f"/ws/{code}?page=player&v=0") as socket:
+        first = socket.receive_json()
+        assert first["data"]["balance"] == "777" and "me" in first["blocks"]  # hers, for now
+        seat = ok(api.post(f"/api/tables/{code}/seats/reissue", json={"name": "Asha"},
+                           headers=dealer))["seat_code"]  # fmt: skip
+        ok(api.post(f"/api/tables/{code}/join", json={"seat_code": seat}))
+        ok(api.post(f"/api/tables/{code}/cash", json={"name": "Asha", "amount": "23",
+                    "action": "top-up"}, headers=dealer))  # fmt: skip
+        messages_until_closed(socket, '"800"')
+    with thief.websocket_connect(f"/ws/{code}?page=player&v=0") as socket:  # back: a stranger
+        again = socket.receive_json()
+        assert "me" not in again["blocks"] and "balance" not in again["data"]
+        assert set(again["blocks"]) == {"table", "road"}
+
+
+@pytest.mark.timeout(60)
+def test_a_dealer_device_signed_out_stops_getting_the_dealer_s_blocks(
+    app: Any, api: TestClient
+) -> None:
+    """The same for the dealer's screen: the oldest device, signed out by an eleventh sign-in,
+    stops getting everyone's bets and balances, and may not follow the dealer's page again."""
+    laptop = browser(app)
+    form = {"name": "Friday", "pin": PIN, "procedure": "classic", "paytable": "wizard",
+            "csrf_token": csrf_of(laptop.get("/tables/new").text)}  # fmt: skip
+    code = laptop.post("/tables", data=form, follow_redirects=False).headers["location"][8:]
+    with laptop.websocket_connect(f"/ws/{code}?page=dealer&v=-1") as socket:
+        assert "players" in socket.receive_json()["blocks"]
+        tokens = [ok(api.post(f"/api/tables/{code}/login", json={"pin": PIN}))["dealer_token"]
+                  for _ in range(MAX_DEALER_DEVICES)]  # fmt: skip
+        admit(api, code, tokens[-1], "Gela", "987")
+        messages_until_closed(socket, "Gela")
+    with (
+        pytest.raises(WebSocketDisconnect) as refused,
+        laptop.websocket_connect(f"/ws/{code}?page=dealer&v=-1") as socket,
+    ):
+        socket.receive_json()
+    assert refused.value.code == POLICY_VIOLATION
