@@ -326,3 +326,40 @@ def test_a_dealer_device_signed_out_stops_getting_the_dealer_s_blocks(
     ):
         socket.receive_json()
     assert refused.value.code == POLICY_VIOLATION
+
+
+# -- characters no database column takes ----------------------------------------------------------
+
+
+def test_control_characters_are_refused_with_a_sentence_never_a_500(api: TestClient) -> None:
+    """Probe: a NUL character (``\\u0000``) in a table's or a player's name, a reason, a bet's
+    key or a table code answered 500 on PostgreSQL (its text cannot hold one) — from the
+    players' side too. Now each is refused with a sentence, the table unchanged."""
+    code, made = a_table(api)
+    dealer = bearer(made["dealer_token"])
+    player = bearer(ok(api.post(f"/api/tables/{code}/join",
+                                json={"seat_code": admit(api, code, made["dealer_token"], "Asha")}))["token"])  # fmt: skip
+    ok(api.post(f"/api/tables/{code}/rounds", json={}, headers=dealer))
+    version = ok(api.get(f"/api/tables/{code}", headers=dealer))["version"]
+    refusals = {
+        "/api/tables": ({"name": "Fri\x00day", "pin": PIN}, {}, "table's name"),
+        f"/api/tables/{code}/players": ({"name": "Gela\x00", "balance": "5"}, dealer, "name"),
+        f"/api/tables/{code}/cash": (
+            {"name": "Asha", "amount": "5", "action": "top-up", "reason": "late\x00"}, dealer,
+            "reason",
+        ),
+        f"/api/tables/{code}/seats/release": ({"name": "Asha\x00"}, dealer, "not at table"),
+        f"/api/tables/{code}/bets": (
+            {"bet": "andar", "stake": "5", "key": "k\x00"}, player, "printable characters",
+        ),
+        f"/api/tables/{code}%00/join": ({"seat_code": "ABC-DEF"}, {}, "no table with the code"),
+    }  # fmt: skip
+    for path, (body, headers, said) in refusals.items():
+        refused = api.post(path, json=body, headers=headers)
+        assert refused.status_code in (400, 403), (path, refused.text)
+        assert said in refused.json()["error"], (path, refused.text)
+    for text in ("Asha\tB", "Line\nbreak", "Bell\x07"):
+        named = api.post(f"/api/tables/{code}/players", json={"name": text}, headers=dealer)
+        assert "control character" in named.json()["error"]
+    assert ok(api.get(f"/api/tables/{code}", headers=dealer))["version"] == version
+    assert api.get(f"/play/{code}%00").status_code == 400

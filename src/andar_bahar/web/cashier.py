@@ -266,13 +266,15 @@ class Cashier(TableStore):
     @staticmethod
     def _admitted(session: Session, table: ClubTableRow, name: str) -> TablePlayerRow:
         """The player called *name* who holds a seat at *table* (else one sentence)."""
-        player = session.scalars(
-            select(TablePlayerRow).where(
-                TablePlayerRow.table_id == table.id,
-                TablePlayerRow.name == name.strip(),
-                TablePlayerRow.released_at.is_(None),
-            )
-        ).one_or_none()
+        player = None
+        if "\x00" not in name:  # no name holds one (and PostgreSQL could not compare it)
+            player = session.scalars(
+                select(TablePlayerRow).where(
+                    TablePlayerRow.table_id == table.id,
+                    TablePlayerRow.name == name.strip(),
+                    TablePlayerRow.released_at.is_(None),
+                )
+            ).one_or_none()
         if player is None:
             raise ActionError(
                 Message(N_("{name} is not at table {code}."), name=name.strip() or "—",

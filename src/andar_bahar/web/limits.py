@@ -32,6 +32,7 @@ reaches the ledger (a buy-in, a top-up, a cash-out, the most a bet can return) i
 from __future__ import annotations
 
 import ipaddress
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -218,18 +219,44 @@ def _seconds(delta: timedelta) -> int:
 
 
 def check_text(value: str, what: str, limit: int, *, required: bool = True) -> str:
-    """*value* stripped, or one sentence saying it is missing or too long."""
+    """*value* stripped, or one sentence saying it is missing, too long or holds a control
+    character (a tab, a line break, a NUL — which PostgreSQL's text cannot even store).
+
+    >>> check_text("  Asha ", "name", 40)
+    'Asha'
+    >>> check_text("As\\tha", "name", 40)
+    Traceback (most recent call last):
+    ...
+    andar_bahar.engine.errors.ParameterError: A name cannot hold a control character (a tab, a line break …): type it on one line, without them.
+    """
     stripped = value.strip()
     labels = {
-        "name": (N_("A player needs a name."), N_("A name has at most {n} characters.")),
-        "table": (N_("A table needs a name."), N_("A table's name has at most {n} characters.")),
-        "reason": (N_("Give a reason."), N_("A reason has at most {n} characters.")),
-    }
-    missing, too_long = labels[what]
+        "name": (
+            N_("A player needs a name."),
+            N_("A name has at most {n} characters."),
+            N_("A name cannot hold a control character (a tab, a line break …): type it on one"
+               " line, without them."),
+        ),
+        "table": (
+            N_("A table needs a name."),
+            N_("A table's name has at most {n} characters."),
+            N_("A table's name cannot hold a control character (a tab, a line break …): type"
+               " it on one line, without them."),
+        ),
+        "reason": (
+            N_("Give a reason."),
+            N_("A reason has at most {n} characters."),
+            N_("A reason cannot hold a control character (a tab, a line break …): type it on"
+               " one line, without them."),
+        ),
+    }  # fmt: skip
+    missing, too_long, control = labels[what]
     if required and not stripped:
         raise ParameterError(Message(missing))
     if len(stripped) > limit:
         raise ParameterError(Message(too_long, n=limit))
+    if any(unicodedata.category(ch) == "Cc" for ch in stripped):
+        raise ParameterError(Message(control))
     return stripped
 
 
