@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import re
+import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -363,3 +364,31 @@ def test_control_characters_are_refused_with_a_sentence_never_a_500(api: TestCli
         assert "control character" in named.json()["error"]
     assert ok(api.get(f"/api/tables/{code}", headers=dealer))["version"] == version
     assert api.get(f"/play/{code}%00").status_code == 400
+
+
+# -- reads that took the writer's lock ----------------------------------------------------------------
+
+
+@pytest.mark.timeout(60)
+def test_the_statement_and_the_audit_log_never_wait_for_the_writer(api: TestClient) -> None:
+    """Probe: ``/dealer/CODE/statement`` and ``…/audit``, asked by anyone (refused without the
+    dealer's cookie, but only after the check), took SQLite's writer lock — so a stranger
+    asking many times held up every bet. They only read: they no longer queue for it."""
+    code, made = a_table(api)
+    service = api.app.state.service  # type: ignore[attr-defined]
+    if service._lock is None:
+        pytest.skip("PostgreSQL has no writer's lock to wait for")
+    answers: list[object] = []
+
+    def read() -> None:
+        answers.append(service.statement(code, made["dealer_token"]).code)
+        answers.append(len(service.audit_log(code, made["dealer_token"])))
+        answers.append(service.statement_local(code).code)
+        answers.append(len(service.audit_local(code)))
+
+    with service._lock:  # a writer at work
+        reader = threading.Thread(target=read)
+        reader.start()
+        reader.join(10)
+        assert not reader.is_alive(), "the reads waited for the writer"
+    assert answers == [code, 1, code, 1]

@@ -285,13 +285,14 @@ class Cashier(TableStore):
     # -- the statement ---------------------------------------------------------------------
 
     def statement(self, code: str, dealer_token: str) -> Statement:
-        """The night's statement of the table, for its dealer."""
-        with self._tx() as session:
+        """The night's statement of the table, for its dealer (a read: it never waits for
+        the writer, whoever asks)."""
+        with self._read() as session:
             return self._statement(session, self._dealer(session, code, dealer_token, lock=False))
 
     def statement_local(self, code: str) -> Statement:
         """The statement for someone at the server itself (``andar-bahar history statement``)."""
-        with self._tx() as session:
+        with self._read() as session:
             return self._statement(session, self._table(session, code, lock=False))
 
     def _statement(self, session: Session, table: ClubTableRow) -> Statement:
@@ -348,7 +349,7 @@ class Cashier(TableStore):
 
     def audit_local(self, code: str) -> list[AuditRow]:
         """The audit log for someone at the server itself (``andar-bahar history audit``)."""
-        with self._tx() as session:
+        with self._read() as session:
             table = self._table(session, code, lock=False)
             return list(
                 session.scalars(
