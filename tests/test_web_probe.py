@@ -392,3 +392,20 @@ def test_the_statement_and_the_audit_log_never_wait_for_the_writer(api: TestClie
         reader.join(10)
         assert not reader.is_alive(), "the reads waited for the writer"
     assert answers == [code, 1, code, 1]
+
+
+# -- links on the pages --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path", ["/%2F%2Fevil.example", "/%2F/evil.example/x", "/%5C/evil.example"]
+)
+def test_no_link_on_a_page_leads_to_another_site(app: Any, path: str) -> None:
+    """Probe: a link to ``http://club/%2F%2Fevil.example`` showed the club's "no such page"
+    with a language switcher whose links were ``///evil.example?lang=ru`` — which a browser
+    follows to evil.example (a look-alike join page could then ask for seat codes)."""
+    page = browser(app).get(path)
+    assert page.status_code == 404
+    links = re.findall(r'href="([^"]*)"', page.text)
+    assert links and all(link.startswith(("/", "?", "#")) for link in links)
+    assert [link for link in links if link.startswith("//")] == []  # "///x" too: another site
