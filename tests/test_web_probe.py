@@ -409,3 +409,31 @@ def test_no_link_on_a_page_leads_to_another_site(app: Any, path: str) -> None:
     links = re.findall(r'href="([^"]*)"', page.text)
     assert links and all(link.startswith(("/", "?", "#")) for link in links)
     assert [link for link in links if link.startswith("//")] == []  # "///x" too: another site
+
+
+# -- a round dealt from a real deck ----------------------------------------------------------------
+
+
+def test_every_screen_says_when_a_round_has_no_commitment(api: TestClient, app: Any) -> None:
+    """Probe: the dealer opened a round "from a real deck" (the cards typed in as turned,
+    after every bet is on the dealer's screen) and the phones and the room's screen looked
+    the same as with a committed deck — only the commitment line was missing. They now say
+    that the round rests on the cards on the table."""
+    code, made = a_table(api)
+    dealer = bearer(made["dealer_token"])
+    phone = join_in_browser(app, code, admit(api, code, made["dealer_token"], "Asha"))
+    said = "dealt from a real deck"
+    ok(api.post(f"/api/tables/{code}/rounds", json={}, headers=dealer))
+    assert "Deck commitment" in phone.get(f"/play/{code}").text
+    assert said not in phone.get(f"/play/{code}").text
+    ok(api.post(f"/api/tables/{code}/actions/centre", json={}, headers=dealer))
+    while (
+        ok(api.post(f"/api/tables/{code}/actions/deal", json={}, headers=dealer))["status"]
+        == "open"
+    ):
+        pass
+    ok(api.post(f"/api/tables/{code}/actions/settle", json={}, headers=dealer))
+    ok(api.post(f"/api/tables/{code}/rounds", json={"physical": True}, headers=dealer))
+    for page in (f"/play/{code}", f"/display/{code}"):
+        shown = phone.get(page).text
+        assert said in shown and "Deck commitment" not in shown, page
