@@ -1,27 +1,39 @@
-"""Load test of the club table's web server on loopback (issue 5).
+"""Load test of the club table on loopback, with clients that behave like the real pages.
 
     .venv/bin/python benchmarks/bench_web_load.py [--tables 10] [--players 20] [--rounds 50]
-        [--db URL] [--port P] [--timeout S] [--seed N]
+        [--db URL] [--workers N] [--format text|json] [--seed N] [--timeout S]
 
-Starts ``andar-bahar serve`` on 127.0.0.1 (a SQLite file in a temporary folder unless
-``--db`` names another database), creates the tables, each with a dealer and its
-players (admitted, then joined from their "phones"). Every player follows its table
-over a WebSocket (``/ws/{code}``) and counts the live messages it receives. Then, on
-every table at once, for every round: the dealer opens the round; each player, once
-the live ``open`` message reaches it, bets (a random bet of the paytable, a stake of
-1 to 10, a key of its own; a few requests are sent again with the same key and another
-stake, some at the same moment as the first, some after its answer); the dealer deals
-to the end and settles.
+Starts the server (``andar-bahar serve``'s app and uvicorn settings, with ``--workers``
+as given, plus one bare endpoint for the floor, below) on 127.0.0.1 against a fresh
+SQLite file in a temporary folder, or the database ``--db`` names. Each table gets a
+dealer and its players:
 
-It measures, per kind of request, the count, the errors (a status other than 2xx, or
-no answer) and the p50/p99 latency, the requests per second of the whole run, and
-how long the live ``open`` message takes to reach the players. It then checks, from
-the answers, the API and the database, that every bet accepted was settled exactly
-once with its first stake, that every request sent again answered as the first one,
-that the ledger of every round and table sums to zero, that every balance is the
-starting balance plus the settled results, and that every player received live
-messages. It prints a markdown table and a summary line, and exits with status 1
-when a bet is lost or doubled, a balance or the ledger is wrong, or the run times out.
+- the dealer creates the table (the API), admits the players (their seat codes), signs
+  in on the dealer's page and follows it live (``/ws/CODE?page=dealer``); every step —
+  open, deal, settle — is the dealer's page's own htmx POST, whose answer brings the
+  page's new blocks;
+- each player joins on the home page with the seat code, loads ``/play/CODE`` once and
+  follows it over ``/ws/CODE?page=player&v=N`` as ``live.js`` does: a message newer
+  than the page replaces its blocks, anything else is ignored, and a message never
+  makes the phone send a request. When a message says the round is open the phone bets
+  (one or two spots, a stake of 1 to 10, a key of its own) by the page's htmx POST;
+  one bet in twenty is sent again with the same key — half at once, half after the
+  answer (a repeat applied twice would double the stake: repeated bets add up).
+
+It measures the latency of every request by kind, **card_to_phone** (from the deal's
+request being sent until that card is on *every* phone of the table), requests per
+second during the rounds, and, in the same run, the **floor**: the same number of
+clients sending as many requests as the rounds did to a bare endpoint of the same
+stack (the same app, middleware and server process(es)) that does one durable insert
+through the service's own transaction. After the run it checks in the database that
+every bet a phone saw accepted is stored once with its stake (``bets_lost``,
+``bets_doubled``), that every round's and table's ledger sums to zero, and every
+balance. It exits with status 1 if any check fails.
+
+``--format json`` prints one object with, at least, ``requests_per_second``,
+``floor_requests_per_second``, ``latency_ms`` (``bet``, ``deal``, ``settle``,
+``card_to_phone``, … each with ``p50``, ``p99``, ``max``), ``errors``, ``bets_sent``,
+``bets_settled``, ``bets_lost``, ``bets_doubled``.
 """
 
 from __future__ import annotations
@@ -35,7 +47,6 @@ import os
 import platform
 import random
 import re
-import resource
 import secrets
 import signal
 import socket
@@ -50,24 +61,106 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import select
+from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, insert, make_url, select
 from websockets.asyncio.client import ClientConnection, connect
-
-from andar_bahar.engine.money import format_amount
-from andar_bahar.engine.paytables import find_paytable
-from andar_bahar.engine.round import Round
-from andar_bahar.storage import Storage
-from andar_bahar.storage.models import ClubTableRow, TableRoundRow
-from andar_bahar.web.service import TableService
 
 HOST = "127.0.0.1"
 PAYTABLE = "wizard"
 BALANCE = Decimal(10_000)
-REQUEST_TIMEOUT = 60.0
-OPEN_WAIT = 15.0
-"""How long a player waits for the live ``open`` message before betting anyway."""
-KINDS = ["create table", "admit player", "join", "open round", "bet", "bet (same key again)",
-         "deal", "settle", "table state"]  # fmt: skip
+PIN = "246813"
+TIMEOUT = 60.0
+FLOOR_PATH = "/bench/floor"
+FLOOR = Table(
+    "bench_floor",
+    MetaData(),
+    Column("id", Integer, primary_key=True),
+    Column("client", String(40)),
+    Column("created_at", DateTime(timezone=True)),
+)
+"""The bare endpoint's table: one row per request (created by the benchmark, then dropped)."""
+KINDS = ("open", "bet", "bet again", "deal", "settle")
+
+
+# -- the server ---------------------------------------------------------------------------------
+
+
+def bench_app() -> Any:
+    """The app of ``andar-bahar serve`` (a worker's) with the floor's bare endpoint added."""
+    from datetime import UTC, datetime
+
+    from starlette.concurrency import run_in_threadpool
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+
+    from andar_bahar.cli.serve import worker_app
+    from andar_bahar.web.limits import Limits
+
+    application = worker_app()
+    application.state.service.limits = Limits(tables_per_hour=1_000_000)  # one address, many
+    service = application.state.service
+
+    def durable_insert(client: str) -> None:
+        with service._tx() as session:  # the service's own transaction (and writer lock)
+            session.execute(insert(FLOOR).values(client=client, created_at=datetime.now(UTC)))
+
+    @application.post(FLOOR_PATH)
+    async def floor(request: Request) -> JSONResponse:
+        await run_in_threadpool(durable_insert, request.headers.get("x-client", "")[:40])
+        return JSONResponse({"ok": True})
+
+    return application
+
+
+def serve(url: str, port: int, workers: int) -> None:
+    """Run :func:`bench_app` as ``serve`` runs its app (this is the server's process)."""
+    import uvicorn
+
+    from andar_bahar.cli.serve import UVICORN, WORKER_DB, WORKER_KEY
+
+    os.environ[WORKER_DB], os.environ[WORKER_KEY] = url, secrets.token_hex(32)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    uvicorn.run("bench_web_load:bench_app", factory=True, workers=workers, host=HOST, port=port,
+                **UVICORN)  # fmt: skip
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((HOST, 0))
+        return int(probe.getsockname()[1])
+
+
+def start_server(url: str, port: int, workers: int, folder: Path) -> subprocess.Popen[bytes]:
+    from andar_bahar.storage import Storage
+
+    with Storage.open(url) as storage:  # the schema, and the floor's table, before the workers
+        FLOOR.drop(storage.engine, checkfirst=True)
+        FLOOR.create(storage.engine)
+    log = (folder / "server.log").open("wb")
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve", url, "--port", str(port), "--workers", str(workers)],
+        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env={**os.environ, "XDG_DATA_HOME": str(folder / "data")},
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"the server exited: {(folder / 'server.log').read_text()}")
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(f"http://{HOST}:{port}/", timeout=1).status_code == 200:
+                return server
+        time.sleep(0.1)
+    os.killpg(server.pid, signal.SIGKILL)
+    raise SystemExit("the server did not answer within 60 s")
+
+
+def stop_server(server: subprocess.Popen[bytes]) -> None:
+    if server.poll() is None:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=10)
 
 
 # -- measuring ----------------------------------------------------------------------------------
@@ -81,32 +174,20 @@ class Recorder:
     errors: Counter[str] = field(default_factory=Counter)
     samples: list[str] = field(default_factory=list)
 
-    async def call(
-        self,
-        client: httpx.AsyncClient,
-        kind: str,
-        method: str,
-        path: str,
-        token: str | None = None,
-        body: dict[str, Any] | None = None,
-    ) -> Any:
-        """The answer's JSON, or ``None`` for an error (counted, with a few samples kept)."""
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async def post(
+        self, client: httpx.AsyncClient, kind: str, path: str, **options: Any
+    ) -> httpx.Response | None:
+        """The answer, or ``None`` for an error (counted, with a few samples kept)."""
         started = time.perf_counter()
         try:
-            if method == "GET":
-                response = await client.get(path, headers=headers)
-            else:
-                response = await client.post(path, json=body or {}, headers=headers)
+            response = await client.post(path, **options)
         except (httpx.HTTPError, OSError) as error:
             self.latencies[kind].append(time.perf_counter() - started)
-            self._error(kind, f"{kind} {path}: {type(error).__name__} {error}")
-            return None
+            return self._error(kind, f"{kind} {path}: {type(error).__name__} {error}")
         self.latencies[kind].append(time.perf_counter() - started)
         if not response.is_success:
-            self._error(kind, f"{kind} {path}: {response.status_code} {response.text[:200]}")
-            return None
-        return response.json()
+            return self._error(kind, f"{kind} {path}: {response.status_code} {response.text[:160]}")
+        return response
 
     def _error(self, kind: str, text: str) -> None:
         self.errors[kind] += 1
@@ -117,336 +198,321 @@ class Recorder:
 def percentile(values: list[float], fraction: float) -> float:
     """The nearest-rank percentile (``values`` not empty)."""
     ordered = sorted(values)
-    rank = max(1, min(len(ordered), math.ceil(fraction * len(ordered))))
-    return ordered[rank - 1]
+    return ordered[max(1, min(len(ordered), math.ceil(fraction * len(ordered)))) - 1]
 
 
-# -- the simulated club ---------------------------------------------------------------------------
+def summary(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"count": 0, "p50": 0.0, "p99": 0.0, "max": 0.0}
+    return {"count": len(values), "p50": round(percentile(values, 0.5) * 1000, 1),
+            "p99": round(percentile(values, 0.99) * 1000, 1), "max": round(max(values) * 1000, 1)}  # fmt: skip
+
+
+# -- the people at a table ----------------------------------------------------------------------
+
+
+@dataclass
+class Page:
+    """A browser page that follows the table live: its cookies, token, version and blocks."""
+
+    cookies: str
+    csrf: str
+    version: int
+    blocks: dict[str, str] = field(default_factory=dict)
+    socket: ClientConnection | None = None
+    seen: dict[tuple[int, int], float] = field(default_factory=dict)
+    """(round, cards turned) → when this page first showed that many cards of the round."""
+    opened: asyncio.Queue[int] = field(default_factory=asyncio.Queue)
+    """Rounds whose opening this page has seen (the players bet then)."""
+    messages: int = 0
+
+    def headers(self) -> dict[str, str]:
+        return {"Cookie": self.cookies, "HX-Request": "true", "X-CSRF-Token": self.csrf}
+
+    def apply(self, message: dict[str, Any], *, complete: bool = True) -> None:
+        """As live.js does: blocks replaced; the version only from a complete message."""
+        self.blocks.update(message.get("blocks", {}))
+        if complete:
+            self.version = max(self.version, int(message["v"]))
+        data, now = message.get("data", {}), time.perf_counter()
+        number = data.get("round")
+        if number is None:
+            return
+        turned = int(data.get("dealt") or 0) + (1 if data.get("card") else 0)
+        for count in range(1, turned + 1):
+            self.seen.setdefault((number, count), now)
+        if data.get("bets_open"):
+            self.opened.put_nowait(number)
+
+    async def follow(self) -> None:
+        assert self.socket is not None
+        with contextlib.suppress(Exception):  # closed at the end, or by the server
+            async for text in self.socket:
+                if text == "pong":
+                    continue
+                message = json.loads(text)
+                self.messages += 1
+                if int(message["v"]) > self.version:  # as live.js: only newer messages
+                    self.apply(message)
 
 
 @dataclass
 class Player:
     name: str
-    token: str = ""
-    messages: int = 0
-    opens: asyncio.Queue[float] = field(default_factory=asyncio.Queue)
-    socket: ClientConnection | None = None
+    page: Page
+    accepted: dict[tuple[int, str], str] = field(default_factory=dict)
+    """(round, bet) → stake, for every bet the page saw accepted."""
+    unknown: int = 0
 
 
 @dataclass
-class Table:
+class Club:
     code: str
-    dealer: str
+    token: str
     client: httpx.AsyncClient
+    dealer: Page
     players: list[Player]
     rng: random.Random
-    published: int = 0
-    """Live messages the server published at this table since the players connected."""
-    expected: dict[int, dict[tuple[str, str], str]] = field(default_factory=dict)
-    """Round number → the bets accepted, (player, bet) → stake."""
-    unknown: int = 0
-    """Bets whose every attempt went unanswered: whether they were placed is not known."""
-    nets: Counter[str] = field(default_factory=Counter)
-
-
-@dataclass
-class Totals:
-    bets_sent: int = 0
-    bets_accepted: int = 0
-    bets_settled: int = 0
-    resent: int = 0
-    resend_mismatch: int = 0
-    lost: int = 0
-    doubled: int = 0
+    dealt_at: dict[tuple[int, int], float] = field(default_factory=dict)
+    """(round, cards turned) → when the dealer's page sent the deal that turned it."""
     rounds: int = 0
-    rounds_failed: int = 0
-    open_missed: int = 0
-    wrong_balances: int = 0
-    stored_differs: int = 0
-    live_delay: list[float] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-
-    def problem(self, text: str) -> None:
-        if len(self.problems) < 20:
-            self.problems.append(text)
 
 
-async def follow(player: Player) -> None:
-    """Count the table's live messages; note when each round opens."""
-    assert player.socket is not None
-    with contextlib.suppress(Exception):  # closed at the end, or by the server
-        async for text in player.socket:
-            player.messages += 1
-            if json.loads(text).get("kind") == "open":
-                player.opens.put_nowait(time.perf_counter())
+async def page_of(base: str, path: str, form: dict[str, str]) -> tuple[str, str]:
+    """Post *form* to *path* as a fresh browser: its cookies and its page's CSRF token."""
+    async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as browser:
+        home = await browser.get("/")
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', home.text)
+        assert csrf, "no CSRF token on the home page"
+        answer = await browser.post(path, data={**form, "csrf_token": csrf.group(1)})
+        if answer.status_code >= 400:
+            raise SystemExit(f"{path}: {answer.status_code} {answer.text[:200]}")
+        cookies = "; ".join(f"{k}={v}" for k, v in browser.cookies.items())
+        return cookies, csrf.group(1)
 
 
-async def set_up(
-    index: int, base: str, players: int, recorder: Recorder, rng: random.Random
-) -> Table:
-    limits = httpx.Limits(  # idle connections dropped before the server's 5 s keep-alive ends
-        max_connections=players + 4, max_keepalive_connections=players + 4, keepalive_expiry=4.0
-    )
-    client = httpx.AsyncClient(base_url=base, timeout=REQUEST_TIMEOUT, limits=limits)
-    created = await recorder.call(
-        client, "create table", "POST", "/api/tables",
-        body={"name": f"Table {index + 1}", "pin": "246813", "paytable": PAYTABLE},
+async def live_page(base: str, url: str, cookies: str, csrf: str, kind: str) -> Page:
+    """Load the page once (its version) and follow it over the WebSocket."""
+    async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as browser:
+        loaded = await browser.get(url, headers={"Cookie": cookies})
+    version = re.search(r'data-live-version="(\d+)"', loaded.text)
+    assert version, f"{url} is not a live page: {loaded.status_code}"
+    page = Page(cookies, csrf, int(version.group(1)))
+    code = url.rsplit("/", 1)[-1]
+    ws = base.replace("http://", "ws://")
+    page.socket = await connect(
+        f"{ws}/ws/{code}?page={kind}&v={page.version}&lang=en",
+        additional_headers={"Cookie": cookies}, open_timeout=TIMEOUT, max_queue=None,
     )  # fmt: skip
-    if created is None:
-        raise SystemExit(f"could not create a table: {recorder.samples}")
-    table = Table(created["code"], created["dealer_token"], client,
-                  [Player(f"P{index + 1}-{n + 1}") for n in range(players)], rng)  # fmt: skip
-    seats = {}
-    for player in table.players:
-        admitted = await recorder.call(
-            client, "admit player", "POST", f"/api/tables/{table.code}/players", table.dealer,
-            {"name": player.name, "balance": str(BALANCE)},
-        )  # fmt: skip
-        seats[player.name] = admitted["seat_code"] if admitted else ""
-    for player in table.players:
-        joined = await recorder.call(
-            client, "join", "POST", f"/api/tables/{table.code}/join",
-            body={"seat_code": seats[player.name]},
-        )  # fmt: skip
-        if joined is None:
-            raise SystemExit(f"a player could not join: {recorder.samples}")
-        player.token = joined["token"]
-    return table
+    return page
 
 
-async def place_bets(
-    table: Table, player: Player, number: int, opened_at: float, bets: list[str],
-    resend: float, recorder: Recorder, totals: Totals,
-) -> None:  # fmt: skip
-    try:
-        seen = await asyncio.wait_for(player.opens.get(), timeout=OPEN_WAIT)
-        totals.live_delay.append(seen - opened_at)
-    except TimeoutError:
-        totals.open_missed += 1
-    rng = table.rng
-    path = f"/api/tables/{table.code}/bets"
-    for bet in rng.sample(bets, 2 if rng.random() < 0.2 else 1):
-        body = {"bet": bet, "stake": str(rng.randint(1, 10)), "key": secrets.token_hex(10)}
-        again = {**body, "stake": str(int(body["stake"]) + 1)}  # applied twice, it would show
-        totals.bets_sent += 1
-        roll = rng.random()
-        if roll < resend / 2:  # the same request twice at the same moment
-            first, second = await asyncio.gather(
-                recorder.call(table.client, "bet", "POST", path, player.token, body),
-                recorder.call(table.client, "bet (same key again)", "POST", path, player.token, again),
+async def set_up(index: int, base: str, players: int, rng: random.Random) -> Club:
+    async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as api:
+        created = (await api.post("/api/tables", json={
+            "name": f"Table {index + 1}", "pin": PIN, "paytable": PAYTABLE})).json()  # fmt: skip
+        code, token = created["code"], created["dealer_token"]
+        seats = []
+        for n in range(players):
+            admitted = await api.post(
+                f"/api/tables/{code}/players", headers={"Authorization": f"Bearer {token}"},
+                json={"name": f"P{index + 1}-{n + 1}", "balance": str(BALANCE)},
             )  # fmt: skip
-        else:
-            first = None
-            for _ in range(3):  # an unanswered request is sent again with its key
-                first = await recorder.call(table.client, "bet", "POST", path, player.token, body)
-                if first is not None:
-                    break
-            second = None
-            if roll < resend:  # again after its answer
-                second = await recorder.call(
-                    table.client, "bet (same key again)", "POST", path, player.token, again
-                )
-        answers = [a for a in (first, second) if a is not None]
-        table.published += len(answers)  # every answered bet request is announced live
-        if not answers:
-            table.unknown += 1
-            continue
-        answer = answers[0]
-        if len(answers) == 2:
-            totals.resent += 1
-            if first != second:
-                totals.resend_mismatch += 1
-                totals.problem(f"{table.code} round {number}: one key, answers {first}, {second}")
-        if answer["round"] != number or answer["player"] != player.name:
-            totals.problem(f"{table.code} round {number}: {player.name} got {answer}")
-        table.expected[number][(player.name, bet)] = answer["stake"]
-        totals.bets_accepted += 1
+            seats.append((f"P{index + 1}-{n + 1}", admitted.json()["seat_code"]))
+    cookies, csrf = await page_of(base, f"/dealer/{code}/login", {"pin": PIN})
+    dealer = await live_page(base, f"/dealer/{code}", cookies, csrf, "dealer")
+    people = []
+    for name, seat in seats:
+        cookies, csrf = await page_of(base, "/join", {"code": code, "seat": seat})
+        people.append(Player(name, await live_page(base, f"/play/{code}", cookies, csrf, "player")))
+    limits = httpx.Limits(max_connections=players + 4, max_keepalive_connections=players + 4,
+                          keepalive_expiry=4.0)  # fmt: skip
+    client = httpx.AsyncClient(base_url=base, timeout=TIMEOUT, limits=limits)
+    return Club(code, token, client, dealer, people, rng)
 
 
-async def play_table(
-    table: Table, rounds: int, bets: list[str], resend: float, recorder: Recorder,
-    totals: Totals,
-) -> None:  # fmt: skip
-    base = f"/api/tables/{table.code}"
+# -- a round ----------------------------------------------------------------------------------------
+
+
+async def act(club: Club, action: str, recorder: Recorder) -> dict[str, Any] | None:
+    """The dealer's page presses a button; its answer brings the page's new blocks."""
+    kind = "open" if action == "open" else action
+    response = await recorder.post(
+        club.client, kind, f"/dealer/{club.code}/round/{action}", headers=club.dealer.headers()
+    )
+    if response is None:
+        return None
+    message: dict[str, Any] = response.json()
+    club.dealer.apply(message, complete=bool(message.get("complete")))
+    return message
+
+
+async def bet(club: Club, player: Player, number: int, spot: str, recorder: Recorder,
+              resend: float) -> None:  # fmt: skip
+    path = f"/play/{club.code}/bet"
+    form = {"bet": spot, "stake": str(club.rng.randint(1, 10)), "key": secrets.token_hex(10)}
+    options = {"data": form, "headers": player.page.headers()}
+    roll = club.rng.random()
+    answers: list[httpx.Response | None]
+    if roll < resend / 2:  # the same request twice at once (a double tap)
+        answers = list(await asyncio.gather(recorder.post(club.client, "bet", path, **options),
+                                            recorder.post(club.client, "bet again", path, **options)))  # fmt: skip
+    else:
+        answers = [None]
+        for _ in range(3):  # an unanswered request is sent again with its key
+            answers[0] = await recorder.post(club.client, "bet", path, **options)
+            if answers[0] is not None:
+                break
+        if roll < resend:  # again after its answer (a retry after a lost answer)
+            answers.append(await recorder.post(club.client, "bet again", path, **options))
+    good = [a for a in answers if a is not None]
+    if not good:
+        player.unknown += 1
+        return
+    for answer in good:
+        player.page.apply(answer.json(), complete=False)
+    player.accepted[(number, spot)] = form["stake"]
+
+
+async def bets_of(club: Club, player: Player, number: int, spots: list[str], recorder: Recorder,
+                  resend: float) -> None:  # fmt: skip
+    """The phone waits until its page shows the round open, then bets."""
+    while True:
+        seen = await asyncio.wait_for(player.page.opened.get(), TIMEOUT)
+        if seen == number:
+            break
+    chosen = club.rng.sample(spots, 2 if club.rng.random() < 0.2 else 1)
+    for spot in chosen:
+        await bet(club, player, number, spot, recorder, resend)
+
+
+async def play(club: Club, rounds: int, spots: list[str], recorder: Recorder,
+               resend: float) -> None:  # fmt: skip
     for _ in range(rounds):
-        opened_at = time.perf_counter()
-        opened = await recorder.call(table.client, "open round", "POST", f"{base}/rounds", table.dealer)  # fmt: skip
+        opened = await act(club, "open", recorder)
         if opened is None:
-            totals.rounds_failed += 1
             continue
-        table.published += 1
-        number = int(opened["number"])
-        table.expected[number] = {}
-        await asyncio.gather(
-            *(place_bets(table, p, number, opened_at, bets, resend, recorder, totals)
-              for p in table.players)
-        )  # fmt: skip
-        status, failures = "open", 0
+        number = int(opened["data"]["round"])
+        await asyncio.gather(*(bets_of(club, p, number, spots, recorder, resend)
+                               for p in club.players))  # fmt: skip
+        status, turned, failures = "open", 0, 0
         while status == "open" and failures < 5:
-            dealt = await recorder.call(table.client, "deal", "POST", f"{base}/actions/deal", table.dealer)  # fmt: skip
+            sent = time.perf_counter()
+            dealt = await act(club, "deal", recorder)
             if dealt is None:
                 failures += 1
                 continue
-            table.published += 1
-            status = dealt["status"]
-        settled = None
+            data = dealt["data"]
+            turned = int(data.get("dealt") or 0) + (1 if data.get("card") else 0)
+            club.dealt_at[(number, turned)] = sent
+            status = data["status"]
         for _ in range(3):
-            settled = await recorder.call(table.client, "settle", "POST", f"{base}/actions/settle", table.dealer)  # fmt: skip
-            if settled is not None:
+            if await act(club, "settle", recorder) is not None:
+                club.rounds += 1
                 break
-        if settled is None:
-            totals.rounds_failed += 1
-            continue
-        table.published += 1
-        totals.rounds += 1
-        check_round(table, number, settled, totals)
 
 
-def check_round(table: Table, number: int, settled: dict[str, Any], totals: Totals) -> None:
-    """The settled round holds every accepted bet once, with its first stake."""
-    expected = table.expected[number]
-    listed = [(b["player"], b["bet"]) for b in settled["bets"]]
-    found = {(b["player"], b["bet"]): b["stake"] for b in settled["bets"]}
-    totals.bets_settled += len(listed)
-    extra = len(listed) - len(set(listed))  # the same bet twice in the round
-    for key, stake in found.items():
-        if key not in expected:
-            extra += 1
-        elif expected[key] != stake:
-            extra += 1
-            totals.problem(f"{table.code} round {number}: {key} at {stake}, accepted at {expected[key]}")  # fmt: skip
-    missing = sum(1 for key in expected if key not in found)
-    if table.unknown == 0:
-        totals.doubled += extra
-    totals.lost += missing
-    if extra or missing:
-        totals.problem(f"{table.code} round {number}: {missing} lost, {extra} extra")
-    for bet in settled["settlement"]:
-        table.nets[bet["player"]] += Decimal(bet["returned"]) - Decimal(bet["stake"])
+# -- the floor ----------------------------------------------------------------------------------------
 
 
-# -- the server -------------------------------------------------------------------------------------
+async def floor(base: str, pages: list[Page], requests: int) -> float:
+    """Requests per second of the same clients (each page's cookies and CSRF token) sending
+    *requests* in all to the bare endpoint, each one request after another."""
+    clients = len(pages)
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients,
+                          keepalive_expiry=4.0)  # fmt: skip
+    async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT, limits=limits) as client:
+        recorder = Recorder()
+
+        async def one(n: int) -> None:
+            for _ in range(requests // clients + (1 if n < requests % clients else 0)):
+                headers = {**pages[n].headers(), "X-Client": str(n)}
+                await recorder.post(client, "floor", FLOOR_PATH, headers=headers)
+
+        started = time.perf_counter()
+        await asyncio.gather(*(one(n) for n in range(clients)))
+        elapsed = time.perf_counter() - started
+    if recorder.errors:
+        raise SystemExit(f"the floor's endpoint failed: {recorder.samples}")
+    return requests / elapsed
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((HOST, 0))
-        return int(probe.getsockname()[1])
+# -- checks against the database -----------------------------------------------------------------------
 
 
-def start_server(url: str, port: int, folder: Path) -> subprocess.Popen[bytes]:
-    log = (folder / "server.log").open("wb")
-    env = {**os.environ, "XDG_DATA_HOME": str(folder / "data")}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "andar_bahar", "serve", "--host", HOST, "--port", str(port), "--db", url],
-        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
-        start_new_session=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"the server exited: {(folder / 'server.log').read_text()}")
-        try:
-            if httpx.get(f"http://{HOST}:{port}/", timeout=1).status_code == 200:
-                return server
-        except httpx.TransportError:
-            time.sleep(0.05)
-    server.kill()
-    raise SystemExit("the server did not answer within 30 s")
+def check_database(url: str, clubs: list[Club]) -> dict[str, int]:
+    """Every accepted bet stored once with its stake; ledgers sum to zero; balances."""
+    from andar_bahar.engine.round import Round
+    from andar_bahar.storage import Storage
+    from andar_bahar.storage.models import ClubTableRow, TableRoundRow
+    from andar_bahar.web.service import TableService
 
-
-def cpu_seconds(pid: int | None = None) -> float:
-    """CPU time (user + system) of process *pid*, or of this one."""
-    if pid is None:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        return usage.ru_utime + usage.ru_stime
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def stop_server(server: subprocess.Popen[bytes]) -> None:
-    if server.poll() is None:
-        os.kill(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.kill(server.pid, signal.SIGKILL)
-            server.wait(timeout=10)
-
-
-# -- the run -------------------------------------------------------------------------------------------
-
-
-async def run(args: argparse.Namespace, base: str, recorder: Recorder, totals: Totals) -> tuple[list[Table], float]:  # fmt: skip
-    rng = random.Random(args.seed)
-    bets = [str(b) for b in find_paytable(PAYTABLE).bets]
-    tables = [
-        await set_up(i, base, args.players, recorder, random.Random(rng.getrandbits(64)))
-        for i in range(args.tables)
-    ]
-    ws_base = base.replace("http://", "ws://")
-    for table in tables:  # subscribed once the handshake is done: no message is missed
-        for player in table.players:
-            player.socket = await connect(f"{ws_base}/ws/{table.code}", open_timeout=30)
-    followers = [asyncio.create_task(follow(p)) for table in tables for p in table.players]
-    started = time.perf_counter()
-    await asyncio.gather(
-        *(play_table(t, args.rounds, bets, args.resend, recorder, totals) for t in tables)
-    )
-    elapsed = time.perf_counter() - started
-    deadline = time.monotonic() + 5  # the last messages on their way
-    while time.monotonic() < deadline and any(
-        p.messages < t.published for t in tables for p in t.players
-    ):
-        await asyncio.sleep(0.05)
-    for table in tables:
-        for player in table.players:
-            if player.socket is not None:
-                await player.socket.close()
-    await asyncio.gather(*followers, return_exceptions=True)
-    for table in tables:  # every balance: the starting one plus the rounds' results
-        state = await recorder.call(table.client, "table state", "GET", f"/api/tables/{table.code}")
-        if state is None:
-            totals.problem(f"{table.code}: no state")
-            continue
-        for player in state["players"]:
-            if Decimal(player["balance"]) != BALANCE + table.nets[player["name"]]:
-                totals.problem(f"{table.code}: {player['name']} has {player['balance']}")
-                totals.wrong_balances += 1
-        await table.client.aclose()
-    return tables, elapsed
-
-
-def check_database(url: str, tables: list[Table], totals: Totals) -> tuple[int, int]:
-    """Every round's ledger and every table's sums to zero; the stored bets are the accepted ones."""
-    bad_ledgers = rounds_checked = 0
+    found = Counter[str]()
     with Storage.open(url) as storage:
         service = TableService(storage)
-        for table in tables:
-            if service.ledger_total(table.code) != 0:
-                bad_ledgers += 1
-                totals.problem(f"{table.code}: ledger total {service.ledger_total(table.code)}")
-            with storage.engine.connect() as connection:  # (on SQLite, a transaction locks)
+        for club in clubs:
+            with storage.engine.connect() as connection:
                 rows = connection.execute(
                     select(TableRoundRow.number, TableRoundRow.record)
                     .join(ClubTableRow, TableRoundRow.table_id == ClubTableRow.id)
-                    .where(ClubTableRow.code == table.code)
+                    .where(ClubTableRow.code == club.code)
                 ).all()
+            accepted = {(p.name, n, b): s for p in club.players for (n, b), s in p.accepted.items()}
+            unknown = sum(p.unknown for p in club.players)
             for number, record in rows:
-                rounds_checked += 1
-                if service.round_ledger_sum(table.code, number) != 0:
-                    bad_ledgers += 1
-                    totals.problem(f"{table.code} round {number}: ledger does not sum to zero")
-                wagers = Round.loads(record).wagers
-                stored = {(w.player, str(w.bet)): format_amount(w.stake) for w in wagers}
-                accepted = table.expected.get(number, {})
-                if (len(stored) != len(wagers) or stored != accepted) and table.unknown == 0:
-                    totals.problem(f"{table.code} round {number}: stored bets differ")
-                    totals.stored_differs += 1
-    return bad_ledgers, rounds_checked
+                found["rounds"] += 1
+                found["bad ledgers"] += service.round_ledger_sum(club.code, number) != 0
+                rnd = Round.loads(record)
+                stored = {(w.player, number, str(w.bet)): str(w.stake) for w in rnd.wagers}
+                found["settled"] += len(stored) if rnd.settlement is not None else 0
+                for key in accepted:
+                    if key[1] == number and key not in stored:
+                        found["lost"] += 1
+                for key, stake in stored.items():
+                    if key not in accepted and not unknown:
+                        found["doubled"] += 1  # stored, but no phone saw it accepted
+                    elif key in accepted and Decimal(stake) != Decimal(accepted[key]):
+                        found["doubled" if Decimal(stake) > Decimal(accepted[key]) else "lost"] += 1
+            found["bad ledgers"] += service.ledger_total(club.code) != 0
+    return dict(found)
+
+
+# -- the run ----------------------------------------------------------------------------------------------
+
+
+async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
+    from andar_bahar.engine.paytables import find_paytable
+
+    rng = random.Random(args.seed)
+    spots = [str(b) for b in find_paytable(PAYTABLE).bets]
+    clubs = [await set_up(i, base, args.players, random.Random(rng.getrandbits(64)))
+             for i in range(args.tables)]  # fmt: skip
+    pages = [c.dealer for c in clubs] + [p.page for c in clubs for p in c.players]
+    readers = [asyncio.create_task(page.follow()) for page in pages]
+    recorder = Recorder()
+    started = time.perf_counter()
+    await asyncio.gather(*(play(c, args.rounds, spots, recorder, args.resend) for c in clubs))
+    elapsed = time.perf_counter() - started
+    await asyncio.sleep(0.5)  # the last messages on their way
+    for page in pages:
+        if page.socket is not None:
+            await page.socket.close()
+    await asyncio.gather(*readers, return_exceptions=True)
+    card_to_phone = []
+    missed = 0
+    for club in clubs:
+        for key, sent in club.dealt_at.items():
+            times = [p.page.seen.get(key) for p in club.players]
+            if any(t is None for t in times):
+                missed += 1
+            else:
+                card_to_phone.append(max(t for t in times if t is not None) - sent)
+        await club.client.aclose()
+    requests = sum(len(recorder.latencies[k]) for k in KINDS)
+    floor_rps = await floor(base, pages, requests)
+    return {"clubs": clubs, "recorder": recorder, "elapsed": elapsed, "requests": requests,
+            "card_to_phone": card_to_phone, "missed": missed, "floor": floor_rps,
+            "messages": sum(p.messages for p in pages)}  # fmt: skip
 
 
 def machine() -> str:
@@ -457,123 +523,102 @@ def machine() -> str:
                 model = line.split(":", 1)[1].strip()
                 break
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    return (
-        f"{model}, {cores} cores, {platform.system()}, Python {platform.python_version()}"
-        f" (load average at the end: {load})"
-    )
+    return f"{model}, {cores} cores, {platform.system()}, Python {platform.python_version()}"
 
 
-def report(
-    args: argparse.Namespace, db_kind: str, recorder: Recorder, totals: Totals,
-    tables: list[Table], elapsed: float, total_elapsed: float, ledgers: tuple[int, int],
-) -> bool:  # fmt: skip
-    players = [p for t in tables for p in t.players]
-    requests = sum(len(v) for v in recorder.latencies.values())
-    errors = sum(recorder.errors.values())
-    in_rounds = sum(len(recorder.latencies[k]) for k in KINDS[3:8])
-    print(f"\nMachine: {machine()}; database: {db_kind}.")
-    print(f"{args.tables} tables × {args.players} players, {args.rounds} rounds a table.\n")
-    print("| request | count | errors | p50 ms | p99 ms | max ms |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for kind in KINDS:
-        values = recorder.latencies.get(kind)
-        if values:
-            print(f"| {kind} | {len(values):,} | {recorder.errors[kind]} | "
-                  f"{percentile(values, 0.5) * 1000:.1f} | {percentile(values, 0.99) * 1000:.1f} | "
-                  f"{max(values) * 1000:.1f} |")  # fmt: skip
-    every = [v for values in recorder.latencies.values() for v in values]
-    print(f"| **all** | {requests:,} | {errors} | {percentile(every, 0.5) * 1000:.1f} | "
-          f"{percentile(every, 0.99) * 1000:.1f} | {max(every) * 1000:.1f} |")  # fmt: skip
-    if totals.live_delay:
-        delay = totals.live_delay
-        print(f"| live `open` message, request sent → phone | {len(delay):,} | "
-              f"{totals.open_missed} | {percentile(delay, 0.5) * 1000:.1f} | "
-              f"{percentile(delay, 0.99) * 1000:.1f} | {max(delay) * 1000:.1f} |")  # fmt: skip
-    received = sum(p.messages for p in players)
-    published = sum(t.published * len(t.players) for t in tables)
-    silent = sum(1 for p in players if p.messages == 0)
-    fewest = min((p.messages for p in players), default=0)
-    bad_ledgers, rounds_checked = ledgers
-    print()
-    print(f"- rounds: {totals.rounds:,} settled, {totals.rounds_failed} failed; "
-          f"{in_rounds:,} requests in the rounds in {elapsed:.1f} s: "
-          f"**{in_rounds / elapsed:,.0f} requests/s**; whole run {total_elapsed:.1f} s")  # fmt: skip
-    print(f"- bets: {totals.bets_sent:,} sent, {totals.bets_accepted:,} accepted, "
-          f"{totals.bets_settled:,} settled; {totals.resent:,} sent again with the same key, "
-          f"{totals.resend_mismatch} answered differently; lost {totals.lost}, "
-          f"doubled {totals.doubled}, unknown {sum(t.unknown for t in tables)}")  # fmt: skip
-    print(f"- database: {rounds_checked:,} rounds and {len(tables)} tables checked: "
-          f"{bad_ledgers} ledgers not summing to zero, {totals.stored_differs} rounds whose "
-          f"stored bets differ from those accepted; {totals.wrong_balances} balances other "
-          f"than the start plus the settled results")  # fmt: skip
-    print(f"- live: {received:,} messages received of {published:,} published "
-          f"({received / max(published, 1):.2%}); every player at least {fewest}; "
-          f"{silent} players received none")  # fmt: skip
-    for text in recorder.samples + totals.problems:
+def report(args: argparse.Namespace, db: str, result: dict[str, Any], found: dict[str, int],
+           load: tuple[float, ...]) -> dict[str, Any]:  # fmt: skip
+    recorder: Recorder = result["recorder"]
+    clubs: list[Club] = result["clubs"]
+    latency = {kind: summary(recorder.latencies[kind]) for kind in KINDS}
+    latency["card_to_phone"] = summary(result["card_to_phone"])
+    rps = result["requests"] / result["elapsed"]
+    return {
+        "tables": args.tables, "players": args.players, "rounds": args.rounds,
+        "database": db, "workers": args.workers, "machine": machine(),
+        "load_average": [round(x, 2) for x in load],
+        "requests": result["requests"], "seconds": round(result["elapsed"], 2),
+        "requests_per_second": round(rps, 1),
+        "floor_requests_per_second": round(result["floor"], 1),
+        "ratio_to_floor": round(rps / result["floor"], 3),
+        "latency_ms": latency,
+        "errors": sum(recorder.errors.values()),
+        "cards_missed": result["missed"],
+        "live_messages": result["messages"],
+        "rounds_settled": sum(c.rounds for c in clubs),
+        "bets_sent": sum(len(p.accepted) + p.unknown for c in clubs for p in c.players),
+        "bets_settled": found.get("settled", 0),
+        "bets_lost": found.get("lost", 0),
+        "bets_doubled": found.get("doubled", 0),
+        "bets_unknown": sum(p.unknown for c in clubs for p in c.players),
+        "ledgers_not_zero": found.get("bad ledgers", 0),
+        "problems": recorder.samples,
+    }  # fmt: skip
+
+
+def print_text(out: dict[str, Any]) -> None:
+    print(f"{out['tables']} tables × {out['players']} phones × {out['rounds']} rounds; "
+          f"{out['database']}, {out['workers']} worker(s); {out['machine']}; "
+          f"load average {out['load_average']}\n")  # fmt: skip
+    print("| request | count | p50 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|")
+    for kind, s in out["latency_ms"].items():
+        print(f"| {kind} | {s['count']:,} | {s['p50']} | {s['p99']} | {s['max']} |")
+    print(f"\n- {out['requests']:,} requests in {out['seconds']} s: **{out['requests_per_second']}"
+          f" requests/s**; the floor: {out['floor_requests_per_second']} requests/s "
+          f"(ratio {out['ratio_to_floor']})")  # fmt: skip
+    print(f"- errors {out['errors']}; cards missed by a phone {out['cards_missed']}; "
+          f"{out['live_messages']:,} live messages")  # fmt: skip
+    print(f"- bets: {out['bets_sent']:,} sent, {out['bets_settled']:,} settled, "
+          f"{out['bets_lost']} lost, {out['bets_doubled']} doubled, {out['bets_unknown']} unknown; "
+          f"ledgers not summing to zero: {out['ledgers_not_zero']}")  # fmt: skip
+    for text in out["problems"]:
         print(f"  - {text}")
-    ok = (
-        totals.lost == 0 and totals.doubled == 0 and totals.resend_mismatch == 0
-        and bad_ledgers == 0 and totals.stored_differs == 0 and totals.wrong_balances == 0
-        and silent == 0 and totals.rounds == args.tables * args.rounds
-    )  # fmt: skip
-    verdict = "OK" if ok else "FAILED"
-    print(f"\n{verdict}: {requests:,} requests, {in_rounds / elapsed:,.0f}/s in the rounds, "
-          f"p50 {percentile(every, 0.5) * 1000:.1f} ms, p99 {percentile(every, 0.99) * 1000:.1f} ms, "
-          f"{errors} errors; {totals.bets_accepted:,} bets, {totals.lost} lost, "
-          f"{totals.doubled} doubled; ledger zero on {len(tables) - min(bad_ledgers, len(tables))}"
-          f"/{len(tables)} tables; {len(players) - silent}/{len(players)} players got live "
-          f"messages")  # fmt: skip
-    return ok
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=10)
-    parser.add_argument("--players", type=int, default=20, help="players at each table")
+    parser.add_argument("--players", type=int, default=20, help="phones at each table")
     parser.add_argument("--rounds", type=int, default=50, help="rounds at each table")
     parser.add_argument("--db", help="the database URL (default: SQLite in a temporary folder)")
+    parser.add_argument("--workers", type=int, default=1, help="server processes (PostgreSQL)")
+    parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--port", type=int, default=0, help="default: a free port")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds for the whole run")
     parser.add_argument("--resend", type=float, default=0.05, help="share of bets sent twice")
     parser.add_argument("--seed", type=int, default=5, help="the players' choices")
+    parser.add_argument("--serve", metavar="URL", help=argparse.SUPPRESS)  # the server's process
     args = parser.parse_args()
-    if min(args.tables, args.players, args.rounds) < 1:
-        parser.error("--tables, --players and --rounds must be at least 1")
+    if args.serve:
+        serve(args.serve, args.port, args.workers)
+        return 0
+    if min(args.tables, args.players, args.rounds, args.workers) < 1:
+        parser.error("--tables, --players, --rounds and --workers must be at least 1")
     with tempfile.TemporaryDirectory(prefix="andar-bahar-load-") as temporary:
         folder = Path(temporary)
         url = args.db or f"sqlite:///{folder / 'club.sqlite3'}"
+        if args.workers > 1 and make_url(url).get_backend_name() == "sqlite":
+            parser.error("--workers above 1 needs --db postgresql+psycopg://…")
         port = args.port or free_port()
-        began = time.perf_counter()
-        server = start_server(url, port, folder)
-        recorder, totals = Recorder(), Totals()
+        server = start_server(url, port, args.workers, folder)
         try:
-            tables, elapsed = asyncio.run(
-                asyncio.wait_for(run(args, f"http://{HOST}:{port}", recorder, totals), args.timeout)
-            )
+            result = asyncio.run(asyncio.wait_for(run(args, f"http://{HOST}:{port}"), args.timeout))
         except TimeoutError:
             print(f"FAILED: the run took more than {args.timeout:.0f} s", file=sys.stderr)
             return 1
         finally:
-            cpu = (cpu_seconds(server.pid), cpu_seconds())
+            load = os.getloadavg()
             stop_server(server)
-        total_elapsed = time.perf_counter() - began
-        ledgers = check_database(url, tables, totals)
-        db_kind = url.split(":", 1)[0].split("+")[0]
-        if not args.db:
-            db_kind += " (a file in a temporary folder)"
-        ok = report(args, db_kind, recorder, totals, tables, elapsed, total_elapsed, ledgers)
-        failures = Counter(  # what the server logged about its 500s, if any
-            line.strip()
-            for line in (folder / "server.log").read_text(errors="replace").splitlines()
-            if re.match(r"[\w.]+(Error|Exception)\b", line)
-        )
-        for line, count in failures.most_common(5):
-            print(f"  - server log, {count}×: {line[:200]}")
-        print(
-            f"CPU: server {cpu[0]:.1f} s, load-test client {cpu[1]:.1f} s, in {total_elapsed:.1f} s"
-        )
-        return 0 if ok else 1
+        found = check_database(url, result["clubs"])
+        db = make_url(url).get_backend_name() + ("" if args.db else " (a temporary file)")
+        out = report(args, db, result, found, load)
+    if args.format == "json":
+        print(json.dumps(out, indent=1))
+    else:
+        print_text(out)
+    ok = out["bets_lost"] == out["bets_doubled"] == out["ledgers_not_zero"] == 0
+    ok = ok and out["errors"] == 0 and out["rounds_settled"] == args.tables * args.rounds
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -215,8 +215,33 @@ def test_settle_says_when_bets_were_added_together() -> None:
         "--bet", "andar=100", "--bet", "andar=50",
     )  # fmt: skip
     assert code == 0
-    assert "player: the bets on Andar were added together: 100 + 50 = 150." in out
+    # one player, named by nobody: the note names no one (review of issue 13)
+    assert "\nThe bets on Andar were added together: 100 + 50 = 150." in out
+    assert "player:" not in out
     assert "150    0.9 to 1  wins     135" in out
+
+
+def test_an_unnamed_player_is_called_so_in_the_users_language() -> None:
+    # Review of issue 13: the default name "player" was English in ru/ka screens.
+    cards = "5♠ 2♦ 3♣ 9♥ J♦ 6♣ 8♠ 5♥"
+    code, out, _ = run(
+        "settle", "--paytable", "wizard", "--cards", cards, "--lang", "ru",
+        "--bet", "andar=100", "--bet", "andar=50", "--bet", "ravi:bahar=5",
+    )  # fmt: skip
+    assert code == 0
+    assert "игрок: ставки на «Андар» сложены: 100 + 50 = 150." in out
+    assert "player" not in out
+    code, out, _ = run(
+        "settle", "--paytable", "wizard", "--cards", cards, "--lang", "ru",
+        "--bet", "andar=100", "--bet", "andar=50",
+    )  # fmt: skip
+    assert "Ставки на «Андар» сложены: 100 + 50 = 150." in out
+    # JSON is for programs: the name stays the documented "player"
+    code, out, _ = run(
+        "settle", "--paytable", "wizard", "--cards", cards, "--lang", "ru", "--format", "json",
+        "--bet", "andar=100",
+    )  # fmt: skip
+    assert json.loads(out)["bets"][0]["player"] == "player"
 
 
 BAD_OPTION_VALUES = [
@@ -259,6 +284,18 @@ def test_a_bad_option_value_names_the_choices_in_the_users_language() -> None:
     assert (
         russian == "--window не может быть 'never': выберите одно из before-centre, after-centre."
     )
+
+
+def test_an_option_without_its_value_points_to_its_own_commands_help() -> None:
+    # Review of issue 13: Click raises these before the command's context exists, and the
+    # sentence pointed to the root's help; "--version=3" was said to need a value.
+    assert run("deal", "--seed")[2].strip() == "--seed needs a value (see andar-bahar deal --help)."
+    assert run("paytable", "design", "--edge")[2].strip() == (
+        "--edge needs a value (see andar-bahar paytable design --help)."
+    )
+    code, _, err = run("--version=3")
+    assert code == 2
+    assert err.strip() == "--version takes no value (see andar-bahar --help)."
 
 
 def test_a_changed_procedure_is_not_called_by_the_presets_name() -> None:

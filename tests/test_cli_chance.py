@@ -184,6 +184,50 @@ def test_exactly_fair_bets_are_not_called_the_houses() -> None:
     assert "the house has the edge on every bet" not in out
 
 
+def test_a_table_of_fair_bets_only_gives_no_one_the_edge(tmp_path: Path) -> None:
+    # Review of issue 13: both rows at 1 to 1 before the centre card is seen under the
+    # colour start win exactly 1/2 each (docs/odds.md): every bet is fair, there are no
+    # "others" for the house to have the edge on; two fair bets are joined with "and".
+    fair = tmp_path / "fair.toml"
+    fair.write_text('name = "fair"\n[main]\nandar = "1 to 1"\nbahar = "1 to 1"\n', "utf-8")
+    args = ("odds", "--procedure", "home", "--window", "before-centre", "--paytable")
+    code, out, _ = run(*args, str(fair))
+    assert code == 0
+    assert out.strip().splitlines()[-1] == (
+        "No bet favours the player or the house: every bet is exactly fair."
+    )
+    fair.write_text(
+        fair.read_text("utf-8") + '[[cards]]\nrange = "1-5"\npays = "2 to 1"\n', "utf-8"
+    )
+    code, out, _ = run(*args, str(fair), "--lang", "ru")
+    assert "ставки Андар и Бахар точно справедливы" in out
+
+
 def test_chosen_rank_odds_do_not_speak_of_a_centre() -> None:
     code, out, _ = run("odds", "--procedure", "mangatha")
     assert code == 0 and "any round" in out and "any centre" not in out
+
+
+def test_the_engine_is_named_by_its_option_value_in_every_language() -> None:
+    # Review of issue 13: "движок: outcomes (exact distribution, integer weights)" left
+    # English in the Russian and Georgian reports; the engine is named as --engine names it.
+    code, out, _ = run(
+        "simulate", "--rounds", "1000", "--engine", "outcomes", "--seed", "1", "--jobs", "1",
+        "--lang", "ru",
+    )  # fmt: skip
+    assert code == 0
+    assert "Раундов: 1000, зерно 1, движок: outcomes\n" in out
+
+
+def test_odds_csv_carries_the_stake_too() -> None:
+    # Review of issue 13: `odds --format csv --stake 5` dropped the stake without a word.
+    # 5 × 0.9 = 4.5, paid 4: 429/833 × 4/5 − 404/833 = −304/4165 (as in the JSON test above)
+    code, out, _ = run("odds", "--paytable", "wizard", "--stake", "5", "--format", "csv")
+    assert code == 0
+    andar = next(csv.DictReader(io.StringIO(out)))
+    assert (andar["bet"], andar["at_stake_stake"], andar["at_stake_house_edge"]) == (
+        "andar", "5", "304/4165",
+    )  # fmt: skip
+    assert andar["at_stake_pays_nothing"] == "false" and andar["player_advantage"] == "false"
+    code, out, _ = run("odds", "--paytable", "wizard", "--format", "csv")
+    assert "at_stake" not in out.splitlines()[0]

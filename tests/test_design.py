@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -35,10 +36,12 @@ from andar_bahar.engine.paytables import (
     MainKey,
     Odds,
     Paytable,
+    Rounding,
     check_paytable,
     load_paytable,
 )
 from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure, find_procedure
+from andar_bahar.reports.design_tables import design_toml, render_design
 
 runner = CliRunner()
 ONE_TO_FIVE = EdgeRange(Fraction(1, 100), Fraction(5, 100))
@@ -117,6 +120,77 @@ def test_unreachable_bets_get_the_closest_pays_on_each_side() -> None:
     assert str(design.paytable.main[0]) == "0.5 to 1"  # the house side of the two
 
 
+def test_the_text_says_which_bets_are_out_of_range_and_what_the_table_does() -> None:
+    # Review of issue 13: with bets no pay on the step reaches, the headline claimed every
+    # edge in range, and Andar was kept at 0.5 to 1 (22.75 %) without a word.
+    design = design_paytable(find_procedure("classic"), edge=ONE_TO_FIVE, step=Fraction(1, 2))
+    text = render_design(design)
+    assert text.splitlines()[0] == (
+        "Designed by andar-bahar for the procedure classic: every bet's house edge between"
+        " 1.00 % and 5.00 %, except 3 bets that no pay on the step keeps there."
+    )
+    assert "A table always offers Andar: this one pays 0.5 to 1 (house edge 22.75 %)." in text
+    assert "The table leaves out 2 bets: 1–5 cards dealt, 11–15 cards dealt." in text
+    assert design_toml(design).startswith("# Designed by andar-bahar") and (
+        "# The table leaves out 2 bets" in design_toml(design)
+    )
+    whole = design_paytable(find_procedure("classic"), edge=ONE_TO_FIVE)
+    assert render_design(whole).splitlines()[0].endswith("between 1.00 % and 5.00 %.")
+
+
+def test_the_minimum_is_said_to_be_for_rounding_only_when_the_designer_set_it() -> None:
+    # 0.9 to 1 rounded down pays nothing on a 1-chip Andar stake: the designer sets min 2
+    raised = design_paytable(find_procedure("classic"), edge=ONE_TO_FIVE)
+    assert raised.raised_min and raised.paytable.min_stake == 2
+    assert "The table minimum is 2 so that rounding" in render_design(raised)
+    # a base table whose own minimum already avoids it: nothing raised, nothing claimed
+    base = Paytable(name="club", main=(Odds.parse(1), Odds.parse(1)), min_stake=Decimal(10))
+    kept = design_paytable(find_procedure("classic"), edge=ONE_TO_FIVE, base=base)
+    assert not kept.raised_min and kept.paytable.min_stake == 10
+    assert "so that rounding" not in render_design(kept)
+    # rounding up with a maximum of 9: the harm (Andar at 0.9 to 1, stakes 1–9 within the
+    # limits) cannot be avoided by a minimum within them, and the design says so instead
+    capped = Paytable(
+        name="club", main=(Odds.parse(1), Odds.parse(1)), rounding=Rounding.UP,
+        max_stake=Decimal(9),
+    )  # fmt: skip
+    stuck = design_paytable(find_procedure("classic"), edge=ONE_TO_FIVE, base=capped, bands=())
+    text = render_design(stuck)
+    assert not stuck.raised_min
+    assert str(stuck.paytable.main[0]) == "0.9 to 1"
+    assert "at stakes of 1–9 the player has the edge on Andar" in text
+    assert "Only a table minimum of 10 or more avoids these stakes" in text
+
+
+def test_a_base_keyed_by_the_first_row_stays_so_when_nothing_fits() -> None:
+    # Review of issue 13: with a base table whose pays by count are keyed by the row dealt
+    # first (0.25 to 1 to the first row on one card) and no pair on the step in range, the
+    # designer fell back to a row-keyed table and read "first" as "Andar" — another table.
+    base = Paytable(
+        name="club",
+        main=(Odds.parse("0.9 to 1"), Odds.parse(1)),
+        keyed_by=MainKey.FIRST_ROW,
+        main_by_count=(CountPays.parse("1", (Odds.parse("0.25 to 1"), None)),),
+    )
+    narrow = EdgeRange(Fraction(2, 100), Fraction(22, 1000))
+    design = design_paytable(
+        find_procedure("home"), edge=narrow, base=base, step=Fraction(1, 2), bands=()
+    )
+    assert design.paytable.keyed_by is MainKey.FIRST_ROW
+    assert (design.paytable.main, design.paytable.main_by_count) == (base.main, base.main_by_count)
+    assert [str(u.bet) for u in design.unreachable] == ["andar", "bahar"]
+    text = render_design(design)
+    assert "keyed by the row dealt first as the base table's pays by count are" in text
+    assert "No single pay per row" not in text  # keyed so by the base, not for the colour
+    # the edge the notes give is the table's: under the colour start the first row wins
+    # 429/833 (1/17 of rounds on the first card, paid 0.25), the other row 404/833
+    first = Fraction(1, 17) * Fraction(5, 4) + (Fraction(429, 833) - Fraction(1, 17)) * Fraction(
+        19, 10
+    )
+    andar = 1 - (first + Fraction(404, 833) * 2) / 2
+    assert design.rows[0].house_edge == andar
+
+
 def test_the_json_contract() -> None:
     code, out, _ = cli("paytable", "design", "--step", "0.5", "--format", "json")
     assert code == 0
@@ -136,7 +210,11 @@ def test_the_json_contract() -> None:
 
 def test_odds_written_for_one() -> None:
     code, toml, _ = cli("paytable", "design", "--odds-style", "for", "--format", "toml")
-    assert (code == 0 and 'pays = "3.6 for 1"' in toml) or "for 1" in toml
+    # 1–5 wins p = 1129/4165; edge 1 − p·f for a pay of f for 1: 1 %–5 % allows
+    # f in [0.95/p, 0.99/p] = [3.505, 3.652], on the 0.05 step 3.55, 3.6, 3.65 with edges
+    # 3.77 %, 2.42 %, 1.06 %: 3.6 is nearest the middle (3 %)
+    assert code == 0
+    assert 'range = "1-5"\npays = "3.6 for 1"' in toml
     table = load_paytable(toml)
     assert all(band.odds.written.endswith("for 1") for band in table.bands)
 

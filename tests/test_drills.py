@@ -19,6 +19,7 @@ from andar_bahar.engine.errors import ActionError
 from andar_bahar.engine.paytables import (
     PAYTABLES,
     Band,
+    CountPays,
     MainKey,
     Odds,
     Paytable,
@@ -458,3 +459,18 @@ def test_the_wizard_table_pays_the_seed_examples() -> None:
                 assert line.endswith("120 on Andar at 0.9 to 1 wins 108.")
                 return
     pytest.fail("no drill paid 120 on a winning Andar")
+
+
+def test_odds_drills_say_the_pays_by_count() -> None:
+    # Review of issue 13 (item 4): a club that pays Andar 0.25 to 1 when the first card
+    # matches. The odds drill's edges count it (bet_odds), so its facts must say it too.
+    counted = Paytable(
+        name="counted",
+        main=(Odds.parse("0.9 to 1"), Odds.parse("1 to 1")),
+        main_by_count=(CountPays.parse("1", (Odds.parse("0.25 to 1"), None)),),
+    )
+    drill = make_drill(
+        DrillKind.ODDS, random.Random(0), procedure=find_procedure("classic"), paytable=counted
+    )
+    facts = " ".join(str(fact) for fact in (*drill.facts, *drill.explanation))
+    assert "0.9 to 1; 0.25 to 1 if 1 card is dealt" in facts

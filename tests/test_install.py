@@ -135,3 +135,18 @@ def test_a_fresh_venv_with_pip_install_dot_has_only_the_engine(tmp_path: Path) -
         check=False, env={**os.environ, "LANG": "C"},
     )  # fmt: skip
     assert serve.returncode == 2 and 'pip install "andar-bahar[web]"' in serve.stderr
+
+
+def test_the_missing_modules_are_counted_in_the_sentence() -> None:
+    # Review of issue 13: "(numpy, scipy is not installed)" — and «не установлен» in Russian.
+    from andar_bahar.cli.common import MissingExtra, require_extra
+    from andar_bahar.i18n import translations
+
+    with pytest.raises(MissingExtra) as one:
+        require_extra("sim", "no_such_module_a")
+    with pytest.raises(MissingExtra) as two:
+        require_extra("sim", "no_such_module_a", "no_such_module_b")
+    assert "(no_such_module_a is not installed)" in str(one.value)
+    assert "(no_such_module_a, no_such_module_b are not installed)" in str(two.value)
+    russian = two.value.message.localized(translations("ru"))
+    assert "(no_such_module_a, no_such_module_b не установлены)" in russian

@@ -1,9 +1,10 @@
 """The package's layers (issue 13, item 10): no module imports a higher layer.
 
 i18n (the words) < engine (the pure game) < chance (odds, simulation) < games and reports
-< the adapters (cli, tui, web, storage). Every ``import`` in every module is read from its
-source (those inside functions and ``TYPE_CHECKING`` blocks too), so a lazy import that
-runs upward is caught as well.
+< storage < the terminal trainer and the web table (apart) < the command line. Every
+``import`` in every module is read from its source (those inside functions and
+``TYPE_CHECKING`` blocks too, relative imports resolved, and ``importlib.import_module``
+of a literal name), so a lazy import that runs upward is caught as well.
 """
 
 from __future__ import annotations
@@ -21,15 +22,15 @@ LAYERS = {
     "chance": 2,
     "games": 3,
     "reports": 3,
-    "cli": 4,
-    "tui": 4,
-    "web": 4,
     "storage": 4,
+    "tui": 5,
+    "web": 5,
+    "cli": 6,
     "__init__": 1,  # the public imports: the engine's names
-    "__main__": 4,
+    "__main__": 6,
 }
-SIBLINGS_APART = {("games", "reports"), ("reports", "games")}
-"""Games and reports share a layer but do not lean on each other."""
+SIBLINGS_APART = {("games", "reports"), ("reports", "games"), ("tui", "web"), ("web", "tui")}
+"""Games and reports share a layer but do not lean on each other; nor do the two apps."""
 
 
 def layer_of(module: str) -> str:
@@ -38,14 +39,35 @@ def layer_of(module: str) -> str:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
-def imports_of(path: Path) -> list[tuple[int, str]]:
+def imports_of(path: Path, package: str | None = None) -> list[tuple[int, str]]:
+    """Every module of ``andar_bahar`` that *path* imports, with its line.
+
+    *package* is the dotted package *path* lies in, to resolve relative imports
+    (``from ..web import app`` in ``andar_bahar.engine``); by default it is read from
+    *path*'s place in the source tree.
+    """
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    if package is None:
+        name = module_name(path)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.append((node.lineno, node.module))
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+            found.append((node.lineno, ".".join([*base, *filter(None, [node.module])])))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute | ast.Name)
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.append((node.lineno, node.args[0].value))
     return [(line, name) for line, name in found if name.split(".")[0] == "andar_bahar"]
 
 
@@ -77,8 +99,31 @@ def test_no_module_imports_a_higher_layer(path: Path) -> None:
 
 
 def test_the_check_catches_an_upward_import(tmp_path: Path) -> None:
-    # the test's own control: an engine module importing the command line is caught
+    # the test's own control: an engine module importing an adapter is caught, however
+    # it is written (absolute, lazy, relative, or by importlib with a literal name)
     bad = tmp_path / "bad.py"
-    bad.write_text("def f():\n    from andar_bahar.cli.common import app\n", encoding="utf-8")
-    assert imports_of(bad) == [(2, "andar_bahar.cli.common")]
-    assert LAYERS[layer_of("andar_bahar.cli.common")] > LAYERS["engine"]
+    bad.write_text(
+        "import importlib\n"
+        "def f():\n"
+        "    from andar_bahar.cli.common import app\n"
+        "    from ..web import app as web\n"
+        "    from . import money\n"
+        "    importlib.import_module('andar_bahar.tui.app')\n",
+        encoding="utf-8",
+    )
+    found = imports_of(bad, package="andar_bahar.engine")
+    assert found == [
+        (3, "andar_bahar.cli.common"),
+        (4, "andar_bahar.web"),
+        (5, "andar_bahar.engine"),
+        (6, "andar_bahar.tui.app"),
+    ]
+    upward = [name for _, name in found if LAYERS[layer_of(name)] > LAYERS["engine"]]
+    assert upward == ["andar_bahar.cli.common", "andar_bahar.web", "andar_bahar.tui.app"]
+
+
+def test_the_adapters_are_layered_too() -> None:
+    # storage serves both apps; the apps do not lean on each other; the command line
+    # starts them all
+    assert LAYERS["storage"] < LAYERS["tui"] == LAYERS["web"] < LAYERS["cli"]
+    assert ("web", "tui") in SIBLINGS_APART and ("tui", "web") in SIBLINGS_APART

@@ -221,6 +221,20 @@ def test_a_club_file_sets_main_pays_for_particular_counts() -> None:
     )
 
 
+def test_the_paytable_as_shown_lists_its_pays_by_count() -> None:
+    # Review of issue 13: `paytable show` listed only the usual main pays, so a club could
+    # not see from it that Andar pays 0.25 to 1 on one card.
+    from andar_bahar.i18n import translations
+    from andar_bahar.reports.report import render_paytable
+
+    table = load_paytable(CLUB_WITH_COUNTS)
+    shown = render_paytable(table).splitlines()
+    assert any(line.startswith("Andar if 1 card is dealt      0.25 to 1") for line in shown)
+    assert any(line.startswith("Bahar if 2–3 cards are dealt  0.5 to 1 ") for line in shown)
+    russian = render_paytable(table, translations("ru"))
+    assert "Андар, если сдана 1 карта" in russian and "Бахар, если сдано 2–3 карты" in russian
+
+
 @pytest.mark.parametrize(
     ("extra", "fragment"),
     [

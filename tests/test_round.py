@@ -295,7 +295,7 @@ def test_history_verify_still_verifies_a_round_stored_before_bets_added_up() -> 
 
 def test_changing_a_stake_is_an_explicit_step_that_keeps_the_limits() -> None:
     rnd = Round(find_procedure("classic"), WIZARD, balances={"a": Decimal(150)})
-    with pytest.raises(BetError, match="no bet on andar to change"):
+    with pytest.raises(BetError, match="no bet on Andar to change"):
         rnd.change_bet("a", "andar", 10)
     rnd.place_bet("a", "andar", 100)
     rnd.place_bet("a", "bahar", 20)
@@ -307,12 +307,38 @@ def test_changing_a_stake_is_an_explicit_step_that_keeps_the_limits() -> None:
     assert Round.loads(rnd.dumps()).operations == rnd.operations
 
 
+def test_the_betting_sentences_name_the_spot_in_the_users_language() -> None:
+    # Review of issue 13: these sentences showed "cards:6-10" and "bahar" in ru/ka.
+    from andar_bahar.i18n import translations
+
+    rnd = Round(find_procedure("classic"), replace(WIZARD, max_stake=Decimal(100)))
+    rnd.place_bet("asha", "cards:6-10", 60)
+    refused = []
+    for step in (
+        lambda: rnd.place_bet("asha", "cards:6-10", 60),
+        lambda: rnd.change_bet("asha", "bahar", 5),
+        lambda: rnd.withdraw_bet("asha", "andar"),
+    ):
+        with pytest.raises(BetError) as error:
+            step()
+        refused.append(error.value.message)
+    russian = [m.localized(translations("ru")) for m in refused]
+    assert russian == [
+        "У игрока asha уже 60 на «сдано карт: 6–10»: с добавкой 60 выходит 120, больше"
+        " максимума стола (100).",
+        "У игрока asha нет ставки на «Бахар», которую можно изменить: сначала сделайте ставку.",
+        "У игрока asha нет ставки на «Андар», которую можно забрать.",
+    ]
+    georgian = refused[2].localized(translations("ka"))
+    assert "„ანდარი“" in georgian and "andar" not in georgian
+
+
 def test_a_record_whose_total_does_not_add_up_is_refused() -> None:
     rnd = Round(find_procedure("classic"), WIZARD)
     rnd.place_bet("a", "andar", 100)
     rnd.place_bet("a", "andar", 50)
     forged = rnd.dumps().replace('"total": "150"', '"total": "50"')
-    with pytest.raises(ActionError, match="says a has 50 on andar, but its bets add up to 150"):
+    with pytest.raises(ActionError, match="says a has 50 on Andar, but its bets add up to 150"):
         Round.loads(forged)
 
 

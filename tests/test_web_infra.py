@@ -37,7 +37,7 @@ from andar_bahar.engine.money import parse_stake
 from andar_bahar.i18n import translations
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web import Hub, create_app, hub_of, redirect, render
-from andar_bahar.web.live import Rendered, Viewer, add_live_route
+from andar_bahar.web.live import QUEUE, Rendered, Viewer, add_live_route
 from andar_bahar.web.notify import TableEvent
 from andar_bahar.web.security import CSRF_REFUSED, load_or_create_secret
 
@@ -499,6 +499,29 @@ def test_a_late_follower_catches_up_in_one_message_and_a_current_one_gets_nothin
     assert json.loads(caught_up or "")["kind"] == "sync"
     assert json.loads(caught_up or "")["blocks"] == {"count": "5"}
     assert nothing
+
+
+def test_a_socket_too_far_behind_gets_the_full_set_instead_of_the_backlog() -> None:
+    counts = {"K7": 0}
+
+    async def scenario() -> list[dict[str, Any]]:
+        hub = Hub(CountRenderer(counts))
+        async with hub.follow("K7", Viewer("demo", "public", "en"), 0) as follower:
+            while follower.full:
+                await asyncio.sleep(0.01)
+            for n in range(QUEUE):  # a socket that does not read: its queue is full
+                follower.queue.put_nowait(f"old {n}")
+            counts["K7"] = 1
+            hub.deliver(TableEvent("K7", 1, "card"))
+            while follower.queue.empty() or follower.queue.qsize() == QUEUE:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.1)
+            return [
+                json.loads(follower.queue.get_nowait() or "") for _ in range(follower.queue.qsize())
+            ]
+
+    messages = asyncio.run(scenario())
+    assert [(m["v"], m["kind"], m["blocks"]) for m in messages] == [(1, "sync", {"count": "1"})]
 
 
 def test_websocket_receives_what_changed() -> None:

@@ -15,8 +15,8 @@ designer works from the exact outcome distribution of :mod:`andar_bahar.chance.o
 - where no pay on the step fits, the bet is *unreachable*: the closest pays on each side
   are given with their edges.
 
-The terminal and web table-creation screens offer "design a table for this procedure"
-with :func:`design_paytable`:
+``andar-bahar paytable design`` calls :func:`design_paytable`, and so can a table-creation
+screen that offers "design a table for this procedure":
 
 >>> from andar_bahar.engine.rules import find_procedure
 >>> design = design_paytable(find_procedure("classic"), edge=EdgeRange.parse("1%-5%"))
@@ -32,23 +32,22 @@ with :func:`design_paytable`:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from enum import StrEnum
 from fractions import Fraction
 
+from andar_bahar.chance.design_inputs import DEFAULT_BANDS, EdgeRange, OddsStyle, parse_bands
 from andar_bahar.chance.odds import OddsReport, OutcomeDistribution, Percent, odds_report
 from andar_bahar.chance.odds import outcome_distribution as distribution_of
-from andar_bahar.chance.rounding import rounding_check
-from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
+from andar_bahar.chance.rounding import RoundingCheck, rounding_check
+from andar_bahar.engine.bets import Bet, CardsBet, MainBet
 from andar_bahar.engine.cards import Colour
-from andar_bahar.engine.errors import BetError, ParameterError
+from andar_bahar.engine.errors import ParameterError
 from andar_bahar.engine.money import as_decimal, format_amount
-from andar_bahar.engine.paytables import MAX_ODDS, Band, MainKey, Odds, Paytable, check_bands
+from andar_bahar.engine.paytables import MAX_ODDS, Band, MainKey, Odds, Paytable
 from andar_bahar.engine.rules import BetWindow, Procedure, Row, StartRule
-from andar_bahar.i18n.messages import N_, Message, Translator
+from andar_bahar.i18n.messages import N_, NP_, Message, Translator
 
 __all__ = [
     "DEFAULT_BANDS",
@@ -61,96 +60,6 @@ __all__ = [
     "design_paytable",
     "parse_bands",
 ]
-
-DEFAULT_BANDS = "1-5,6-10,11-15,16-25,26-30,31-35,36-40,41+"
-"""The side-bet bands of the published table (seed 001)."""
-
-
-class OddsStyle(StrEnum):
-    """How the designed pays are written: "X to 1" (the win) or "X for 1" (the whole return)."""
-
-    TO = "to"
-    FOR = "for"
-
-
-_EDGE_RE = re.compile(
-    r"^\s*(?P<low>-?\d{1,3}(?:[.,]\d{1,6})?)\s*(?P<lp>%?)\s*(?:-|–|—|\.\.|to)\s*"
-    r"(?P<high>-?\d{1,3}(?:[.,]\d{1,6})?)\s*(?P<hp>%?)\s*$"
-)
-
-
-@dataclass(frozen=True, slots=True)
-class EdgeRange:
-    """A target range of house edges, as exact fractions (0.01 = 1 %)."""
-
-    low: Fraction
-    high: Fraction
-
-    @classmethod
-    def parse(cls, text: str) -> EdgeRange:
-        """Read ``1%-5%``, ``1-5%`` or ``0.01-0.05``.
-
-        >>> EdgeRange.parse("1%-5%") == EdgeRange.parse("1-5 %") == EdgeRange.parse("0.01-0.05")
-        True
-        >>> EdgeRange.parse("5%-1%")
-        Traceback (most recent call last):
-        ...
-        andar_bahar.engine.errors.ParameterError: The edge range '5%-1%' is not a range of house edges: write it as 1%-5% (the lower edge first, both under 100 %).
-        """
-        match = _EDGE_RE.match(text)
-        if match is not None:
-            percent = bool(match.group("lp") or match.group("hp"))
-            scale = Fraction(1, 100) if percent else Fraction(1)
-            low = Fraction(Decimal(match.group("low").replace(",", "."))) * scale
-            high = Fraction(Decimal(match.group("high").replace(",", "."))) * scale
-            if -1 < low <= high < 1:
-                return cls(low, high)
-        raise ParameterError(
-            Message(
-                N_(
-                    "The edge range '{text}' is not a range of house edges: write it as 1%-5%"
-                    " (the lower edge first, both under 100 %)."
-                ),
-                text=text,
-            )
-        )
-
-    @property
-    def middle(self) -> Fraction:
-        return (self.low + self.high) / 2
-
-    def __contains__(self, edge: object) -> bool:
-        return isinstance(edge, Fraction | int) and self.low <= edge <= self.high
-
-    def localized(self, translator: Translator | None) -> str:
-        return f"{Percent(self.low).localized(translator)} – {Percent(self.high).localized(translator)}"
-
-
-def parse_bands(text: str) -> tuple[CardsBet, ...]:
-    """``1-5,6-10,41+`` as side bets; the error names the band that is wrong.
-
-    >>> [str(b) for b in parse_bands("1-5, 6–10 ,41+")]
-    ['cards:1-5', 'cards:6-10', 'cards:41-49']
-    """
-    bands = []
-    for part in text.split(","):
-        try:
-            bet = Bet.parse(f"cards:{part.strip()}") if part.strip() else None
-        except BetError:
-            bet = None
-        if not isinstance(bet, CardsBet):
-            raise ParameterError(
-                Message(
-                    N_("The band '{band}' is not a count of cards dealt: write 1-5, 41+ or 7."),
-                    band=part.strip(),
-                )
-            )
-        bands.append(bet)
-    problems = check_bands([Band(b, Odds.parse(1)) for b in bands])
-    if problems:
-        raise ParameterError(Message(N_("The bands overlap: {problem}."), problem=problems[0][1]))
-    return tuple(bands)
-
 
 # -- the exact worth of a pay ------------------------------------------------------------
 
@@ -281,6 +190,14 @@ class Unreachable:
     """The smallest pay that gives the house at most the upper edge everywhere."""
 
     def message(self) -> Message:
+        if self.below is None and self.above is None:
+            return Message(
+                N_(
+                    "No pair of pays on the step, keyed by the row dealt first as the base"
+                    " table's pays by count are, keeps {bet} in the range."
+                ),
+                bet=self.bet,
+            )
         parts = [
             Message(N_("{odds} (house edge {edges})"), odds=n.odds, edges=_Edges(n.edges))
             for n in (self.below, self.above)
@@ -428,6 +345,16 @@ class Design:
     paytable: Paytable
     report: OddsReport
     unreachable: tuple[Unreachable, ...]
+    raised_min: bool = False
+    """True when the designer set ``[limits] min`` so that rounding harms no stake."""
+    keyed_for_colour: bool = False
+    """True when the designer keyed the main pays by the row dealt first because no pay
+    per row fits every centre colour (not because the base table's pays by count are)."""
+
+    @property
+    def rounding(self) -> RoundingCheck:
+        """What rounding to the chip does to the designed table at the stakes it allows."""
+        return rounding_check(self.report)
 
     @property
     def rows(self) -> tuple[DesignedBet, ...]:
@@ -435,9 +362,11 @@ class Design:
         return tuple(DesignedBet(b.bet, b.given, b.pays, b.house_edge) for b in self.report.bets)
 
     def messages(self) -> list[Message]:
-        """One sentence per unreachable bet, and one when the main bets are keyed by first row."""
+        """How the main bets are keyed (when the designer keyed them by the row dealt first),
+        each unreachable bet and what the table does with it (Andar and Bahar kept at a pay,
+        bands left out). The rounding warnings are :attr:`rounding`'s own."""
         out: list[Message] = []
-        if self.paytable.keyed_by is MainKey.FIRST_ROW:
+        if self.keyed_for_colour:
             out.append(
                 Message(
                     N_(
@@ -446,7 +375,34 @@ class Design:
                     )
                 )
             )
-        out.extend(u.message() for u in self.unreachable)
+        left_out = []
+        for missing in self.unreachable:
+            out.append(missing.message())
+            if isinstance(missing.bet, MainBet):
+                kept = next(b for b in self.report.bets if b.bet == missing.bet)
+                out.append(
+                    Message(
+                        N_(
+                            "A table always offers {bet}: this one pays {odds} (house edge {edge})."
+                        ),
+                        bet=missing.bet,
+                        odds=self.paytable.pays_text(missing.bet),
+                        edge=Percent(kept.house_edge),
+                    )
+                )
+            else:
+                left_out.append(missing.bet)
+        if left_out:
+            out.append(
+                Message(
+                    NP_(
+                        "The table leaves out {bets}.",
+                        "The table leaves out {n} bets: {bets}.",
+                    ),
+                    n=len(left_out),
+                    bets=left_out,
+                )
+            )
         return out
 
     def to_dict(self) -> dict[str, object]:
@@ -518,9 +474,17 @@ def design_paytable(
         bands=tuple(designed_bands),
         source=f"andar-bahar paytable design --edge {_percent(edge.low)}-{_percent(edge.high)}",
     )
-    table = _with_safe_minimum(table, procedure)
+    safe = _with_safe_minimum(table, procedure)
     return Design(
-        procedure, edge, step, style, table, odds_report(procedure, table), tuple(unreachable)
+        procedure,
+        edge,
+        step,
+        style,
+        safe,
+        odds_report(procedure, safe),
+        tuple(unreachable),
+        raised_min=safe.min_stake != table.min_stake,
+        keyed_for_colour=keyed_by is MainKey.FIRST_ROW and not base.main_by_count,
     )
 
 
@@ -555,6 +519,11 @@ def _design_main(
         ]
         if all(isinstance(s, Odds) for s in solved):
             return keyed_by, (solved[0], solved[1])  # type: ignore[return-value]
+    if keys == [MainKey.FIRST_ROW]:
+        # the base's pays by count are keyed by the row dealt first, so the table must be
+        # too: no pair fits, and the club's own main pays are kept, said to be out of range
+        unreachable.extend(Unreachable(bet, None, None) for bet in bets)
+        return MainKey.FIRST_ROW, base.main
     # nothing fits: row-keyed, the unreachable bets at their nearest house-side pay
     lines = [_main_linear(b, MainKey.ROW, base, s) for b in bets for s in situations]
     pays: list[Odds] = []
@@ -562,9 +531,11 @@ def _design_main(
         mine = [_single(ln, i) for ln in lines[i * len(situations) :][: len(situations)]]
         solved_one = _solve_one(bet, mine, edge, grid)
         if isinstance(solved_one, Unreachable):
+            # a table must offer both main bets: the closest pay on the house's side, or
+            # the smallest pay on the step when even that leaves the house too little
             unreachable.append(solved_one)
-            nearest = solved_one.below or solved_one.above
-            pays.append(nearest.odds if nearest is not None else grid.odds(grid.first()))
+            below = solved_one.below
+            pays.append(below.odds if below is not None else grid.odds(grid.first()))
         else:
             pays.append(solved_one)
     return MainKey.ROW, (pays[0], pays[1])
@@ -586,6 +557,3 @@ def _with_safe_minimum(table: Paytable, procedure: Procedure) -> Paytable:
 
 def _percent(value: Fraction) -> str:
     return format_amount(as_decimal(Decimal(value.numerator * 100) / value.denominator)) + "%"
-
-
-_ = MAX_CARDS_DEALT

@@ -9,8 +9,8 @@ works out, exactly, what each bet returns at a stake *N*, the stakes at which ro
 makes a winning bet pay nothing or hands the player the edge, and the smallest table
 minimum (``[limits] min``) that avoids both.
 
-The table-creation screens (terminal and web) and the command line all call
-:func:`rounding_check` and show its :meth:`RoundingCheck.messages`:
+``andar-bahar odds`` and ``paytable check`` call :func:`rounding_check` and show its
+:meth:`RoundingCheck.messages` (a table-creation screen shows the same sentences):
 
 >>> from andar_bahar.chance.odds import odds_report
 >>> from andar_bahar.engine.paytables import find_paytable

@@ -72,7 +72,7 @@ def engine_name(engine: Engine) -> str:
     """The engine as reported: ``cards (numba 0.60)``, ``cards (numpy)`` or ``outcomes``."""
     if engine is Engine.CARDS:
         return f"cards ({dealing_kernels.KERNEL})"
-    return "outcomes (exact distribution, integer weights)"
+    return "outcomes"
 
 
 def decode(code: int) -> tuple[Row, Row, int]:
@@ -507,6 +507,37 @@ def session_study(
     codes = outcome_codes(procedure, rounds * sessions, seed=seed, engine=engine).reshape(
         sessions, rounds
     )
+    money, staked = _play_sessions(codes, bet, paytable, system, bankroll=bankroll, stake=stake)
+    ruined = int((money < stake).sum())
+    return SessionStudy(
+        procedure,
+        paytable,
+        bet,
+        system,
+        bankroll,
+        stake,
+        rounds,
+        sessions,
+        seed,
+        engine_name(engine),
+        tuple(int(m) for m in money),
+        ruined,
+        staked,
+    )
+
+
+def _play_sessions(
+    codes: NDArray[np.int16],
+    bet: Bet,
+    paytable: Paytable,
+    system: System,
+    *,
+    bankroll: int,
+    stake: int,
+) -> tuple[NDArray[np.int64], int]:
+    """Every session (a row of *codes*) played round by round: the final bankrolls, in
+    chips, and the total staked. Wins are rounded by the table's rule in integers."""
+    sessions, rounds = codes.shape
     wins, numerators, denominators = _pay_table(bet, paytable)
     chip = paytable.chip
     cap = int(paytable.max_stake // chip) if paytable.max_stake is not None else None
@@ -539,19 +570,4 @@ def session_study(
             current = np.where(won, stake, np.minimum(current * 2, _STAKE_CEILING))
         elif system is System.DALEMBERT:
             current = np.where(won, np.maximum(stake, current - stake), current + stake)
-    ruined = int((money < stake).sum())
-    return SessionStudy(
-        procedure,
-        paytable,
-        bet,
-        system,
-        bankroll,
-        stake,
-        rounds,
-        sessions,
-        seed,
-        engine_name(engine),
-        tuple(int(m) for m in money),
-        ruined,
-        staked,
-    )
+    return money, staked

@@ -105,14 +105,14 @@ def odds(
             for item, odds in zip(data["bets"], at_stake, strict=True):  # type: ignore[call-overload]
                 item["at_stake"] = odds.to_dict()
         data["rounding"] = {
-            "warnings": [m.localized(translator) for m in rounding.messages()],
+            "warnings": [str(m) for m in rounding.messages()],  # as the odds' own: English
             "recommended_min": str(rounding.recommended_min)
             if rounding.recommended_min is not None
             else None,
         }
         echo_json(data)
     elif output is OddsFormat.CSV:
-        typer.echo(odds_csv(report), nl=False)
+        typer.echo(odds_csv(report, at_stake), nl=False)
     else:
         typer.echo(render_odds(report, translator, stake=at_stake, rounding=rounding))
 

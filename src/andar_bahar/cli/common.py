@@ -19,7 +19,7 @@ from andar_bahar.engine.clubfiles import read_procedure
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure, StartRule, TargetMode
 from andar_bahar.i18n import detect_language, translations
-from andar_bahar.i18n.messages import N_, Message, Translator
+from andar_bahar.i18n.messages import NP_, Message, Translator
 
 __all__ = [
     "FormatOption",
@@ -201,10 +201,13 @@ def _installed(module: str) -> bool:
 def _missing(extra: str, modules: list[str]) -> MissingExtra:
     return MissingExtra(
         Message(
-            N_(
+            NP_(
                 "This needs the '{extra}' extra ({modules} is not installed): run"
-                ' pip install "andar-bahar[{extra}]".'
+                ' pip install "andar-bahar[{extra}]".',
+                "This needs the '{extra}' extra ({modules} are not installed): run"
+                ' pip install "andar-bahar[{extra}]".',
             ),
+            n=len(modules),
             extra=extra,
             modules=", ".join(modules),
         )

@@ -31,7 +31,7 @@ from andar_bahar.engine.paytables import PAYTABLES
 from andar_bahar.engine.round import AddedBets, Round, added_together, stacked_deck
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.engine.settlement import Settlement
-from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.i18n.messages import N_, Message, translate
 from andar_bahar.reports.report import render_layout, render_settlement
 
 
@@ -97,8 +97,8 @@ DEFAULT_PLAYER = "player"
 """The player of a ``--bet`` that names none."""
 
 
-def parse_bet_option(text: str) -> tuple[str, Bet, str]:
-    """``[PLAYER:]BET=STAKE`` as (player, bet, stake text).
+def parse_bet_option(text: str, default: str = DEFAULT_PLAYER) -> tuple[str, Bet, str]:
+    """``[PLAYER:]BET=STAKE`` as (player, bet, stake text); *default* when none is named.
 
     A bet name comes first when it reads as one (``cards:1-5=50``); otherwise the text
     before the first colon is the player (``asha:cards:1-5=50``, ``ravi:andar=20``).
@@ -120,7 +120,7 @@ def parse_bet_option(text: str) -> tuple[str, Bet, str]:
             )
         )
     try:
-        return DEFAULT_PLAYER, Bet.parse(bet_text), stake
+        return default, Bet.parse(bet_text), stake
     except BetError:
         player, colon, rest = bet_text.partition(":")
         if not colon or not player.strip():
@@ -171,9 +171,11 @@ def settle(
         rules = rules.replace(markers_only=False)
     rnd = Round(rules, table)
     dealt = _open_round(rnd, Card.parse_many(cards), target)
+    # a bet that names no player is the "player"'s, in the reader's language on screen
+    unnamed = DEFAULT_PLAYER if output is TextOrJson.JSON else translate(N_("player"), translator)
     placed = [
         rnd.place_bet(player, the_bet, stake)
-        for player, the_bet, stake in map(parse_bet_option, bet)
+        for player, the_bet, stake in (parse_bet_option(text, unnamed) for text in bet)
     ]
     _deal_given(rnd, dealt)
     settlement = rnd.settle().settlement

@@ -1,19 +1,38 @@
-"""``andar-bahar serve``: the club table in the browser (the dealer's laptop serves it)."""
+"""``andar-bahar serve``: the club table in the browser (the dealer's laptop serves it).
+
+One process by default. ``--workers N`` (PostgreSQL only) runs N worker processes
+that share the port and every table: each one LISTENs for the changes the others
+make (:mod:`andar_bahar.web.notify`). Several ``serve`` commands on other ports or
+hosts against the same database behave the same, given the same secret
+(``--secret-file``): see docs/deployment.md.
+"""
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from andar_bahar.cli.common import LangOption, app, guarded, require_extra, translator_for
 from andar_bahar.cli.play import database_url
+from andar_bahar.engine.errors import ParameterError
 from andar_bahar.i18n.messages import N_, Message
 
-__all__ = ["address_line", "serve"]
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+__all__ = ["address_line", "serve", "worker_app"]
+
+UVICORN: dict[str, Any] = {"log_level": "warning", "ws": "auto", "ws_per_message_deflate": False}
+"""uvicorn's settings: live messages are small and many, so they are not compressed
+(compressing each one for each phone would cost more CPU than the Wi-Fi saves)."""
+WORKER_DB = "ANDAR_BAHAR_SERVE_DB"
+WORKER_KEY = "ANDAR_BAHAR_SERVE_KEY"
+"""How the parent of ``--workers`` tells its workers the database and the secret."""
 
 APP_KEY_FILE = "web-secret"
 """Beside the history's database: the key of the CSRF tokens, kept across restarts."""
@@ -70,6 +89,15 @@ def _secret_path() -> Path:
     return Path(default_database_url().removeprefix("sqlite:///")).parent / APP_KEY_FILE
 
 
+def worker_app() -> FastAPI:
+    """The app of one worker process of ``serve --workers N`` (uvicorn calls it)."""
+    from andar_bahar.web.app import create_app
+
+    return create_app(
+        database_url=os.environ[WORKER_DB], secret=bytes.fromhex(os.environ[WORKER_KEY])
+    )
+
+
 @app.command()
 @guarded
 def serve(
@@ -88,6 +116,22 @@ def serve(
             help="The tables' database: a file (SQLite) or a URL (postgresql+psycopg://…); default: the history's file in your data folder.",
         ),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=1,
+            max=64,
+            help="Worker processes sharing the port and every table (PostgreSQL only).",
+        ),
+    ] = 1,
+    secret_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--secret-file",
+            help="The key that signs the pages' cookies (made if missing); give every server of one club the same file. Default: web-secret in your data folder.",
+        ),
+    ] = None,
     proxy: Annotated[
         list[str] | None,
         typer.Option(
@@ -100,21 +144,42 @@ def serve(
     """The club table in the browser: the dealer on this computer, the players on their phones."""
     require_extra("web")
     import uvicorn
+    from sqlalchemy import make_url
 
-    from andar_bahar.storage import default_database_url
+    from andar_bahar.storage import Storage, default_database_url
     from andar_bahar.web.app import create_app
     from andar_bahar.web.limits import trusted_proxies
     from andar_bahar.web.security import load_or_create_secret, new_secret
 
     url = database_url(db) or default_database_url()
+    if workers > 1 and make_url(url).get_backend_name() == "sqlite":
+        raise ParameterError(
+            Message(
+                N_(
+                    "--workers {n} needs PostgreSQL (--db postgresql+psycopg://…): an SQLite"
+                    " file is served by one process, so leave --workers out."
+                ),
+                n=workers,
+            )
+        )
     proxies = trusted_proxies(proxy or ())
+    settings = {**UVICORN, "proxy_headers": bool(proxies), "forwarded_allow_ips": proxies or None}
     try:
-        secret = load_or_create_secret(_secret_path())
+        secret = load_or_create_secret(secret_file or _secret_path())
     except OSError:  # a read-only folder: tokens then last until the server stops
+        if secret_file is not None:
+            raise
         secret = new_secret()
-    application = create_app(database_url=url, secret=secret)
-    typer.echo(address_line(host, port).localized(translator_for(lang)))
+    line = address_line(host, port).localized(translator_for(lang))
+    if workers == 1:
+        application = create_app(database_url=url, secret=secret)
+        typer.echo(line)
+        uvicorn.run(application, host=host, port=port, **settings)
+        return
+    Storage.open(url).close()  # the schema brought up to date once, before the workers start
+    os.environ[WORKER_DB], os.environ[WORKER_KEY] = url, secret.hex()
+    typer.echo(line)
     uvicorn.run(
-        application, host=host, port=port, log_level="warning", ws="auto",
-        proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None,
+        "andar_bahar.cli.serve:worker_app", factory=True, workers=workers, host=host,
+        port=port, **settings,
     )  # fmt: skip

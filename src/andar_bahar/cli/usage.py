@@ -66,7 +66,7 @@ class OneSentenceGroup(TyperGroup):
             if "NoArgsIsHelpError" in kinds:
                 sys.exit(2)  # the help is already shown
             if "UsageError" in kinds:
-                _fail(usage_message(error, given), given)
+                _fail(usage_message(error, given, root=self), given)
             if "ClickException" in kinds:  # a file Click could not open, say
                 _fail(
                     Message(
@@ -107,11 +107,35 @@ def _value_of(option: str, args: Sequence[str]) -> str | None:
     return found
 
 
-def usage_message(error: BaseException, args: Sequence[str]) -> Message:
-    """The sentence for one of Click's usage errors (*args*: the command line given)."""
+def _command_path(root: Any, args: Sequence[str]) -> str:
+    """``andar-bahar paytable design``: the commands named on the command line, in order.
+
+    Click's parser raises some errors (an option without its value) before the command's
+    context exists, so the path is read from *args* through *root*'s subcommands.
+    """
+    path = ["andar-bahar"]
+    group = root
+    for arg in args:
+        commands = getattr(group, "commands", None)
+        if not commands or arg.startswith("-"):
+            break
+        if arg not in commands:
+            break
+        path.append(arg)
+        group = commands[arg]
+    return " ".join(path)
+
+
+def usage_message(error: BaseException, args: Sequence[str], *, root: Any = None) -> Message:
+    """The sentence for one of Click's usage errors (*args*: the command line given,
+    *root*: the root command, to name the subcommand when Click's error does not)."""
     kinds = _kinds(error)
     ctx = getattr(error, "ctx", None)
-    command = getattr(ctx, "command_path", None) or "andar-bahar"
+    command = max(
+        getattr(ctx, "command_path", None) or "andar-bahar",
+        _command_path(root, args) if root is not None else "andar-bahar",
+        key=len,
+    )
     param = getattr(error, "param", None)
     opts = list(getattr(param, "opts", None) or [])
     is_option = bool(opts) and opts[0].startswith("-")
@@ -133,6 +157,12 @@ def usage_message(error: BaseException, args: Sequence[str]) -> Message:
             )
         return Message(
             N_("There is no option {option} (see {command} --help)."),
+            option=option_name,
+            command=command,
+        )
+    if "BadOptionUsage" in kinds and "does not take a value" in _text(error):
+        return Message(
+            N_("{option} takes no value (see {command} --help)."),
             option=option_name,
             command=command,
         )

@@ -126,7 +126,7 @@ class Betting:
                     ),
                     player=player,
                     held=Amount(held),
-                    bet=str(bet),
+                    bet=bet,
                     stake=Amount(amount),
                     total=Amount(total),
                     limit=Amount(limit),
@@ -164,7 +164,7 @@ class Betting:
                 Message(
                     N_("{player} has no bet on {bet} to change: place one first."),
                     player=name,
-                    bet=str(the_bet),
+                    bet=the_bet,
                 )
             )
         self.paytable.check_stake(amount)
@@ -211,7 +211,7 @@ class Betting:
                 Message(
                     N_("{player} has no bet on {bet} to take back."),
                     player=player.strip(),
-                    bet=str(the_bet),
+                    bet=the_bet,
                 )
             )
         return key

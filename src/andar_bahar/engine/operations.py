@@ -9,6 +9,8 @@ round's log of them replays it exactly (:mod:`andar_bahar.engine.round_records`)
 ...        BetPlaced("asha", Bet.parse("andar"), Decimal(50), Decimal(150))]
 >>> [str(added.message()) for added in added_together(log)]
 ['asha: the bets on Andar were added together: 100 + 50 = 150.']
+>>> str(added_together(log)[0].message(with_player=False))
+'The bets on Andar were added together: 100 + 50 = 150.'
 """
 
 from __future__ import annotations
@@ -227,8 +229,19 @@ class AddedBets:
     def total(self) -> Decimal:
         return as_decimal(sum(self.stakes, Decimal(0)))
 
-    def message(self) -> Message:
-        """``asha: the bets on Andar were added together: 100 + 50 = 150.``"""
+    def message(self, *, with_player: bool = True) -> Message:
+        """``asha: the bets on Andar were added together: 100 + 50 = 150.``
+
+        Without *with_player* (a settlement of one player's bets, where no name was
+        given): ``The bets on Andar were added together: 100 + 50 = 150.``
+        """
+        if not with_player:
+            return Message(
+                N_("The bets on {bet} were added together: {parts} = {total}."),
+                bet=self.bet,
+                parts=_Sum(self.stakes),
+                total=Amount(self.total),
+            )
         return Message(
             N_("{player}: the bets on {bet} were added together: {parts} = {total}."),
             player=self.player,

@@ -58,36 +58,15 @@ class Odds:
         """
         if isinstance(text, (int, Decimal)) and not isinstance(text, bool):
             if isinstance(text, Decimal) and not text.is_finite():
-                raise PaytableError(
-                    Message(
-                        N_(
-                            "The odds '{text}' cannot be read: write them as '0.9 to 1' or '3.5 for 1'."
-                        ),
-                        text=text,
-                    )
-                )
+                raise _unreadable(text)
             value = Fraction(text)
             how = "to"
         elif len(str(text)) > 40:
-            raise PaytableError(
-                Message(
-                    N_(
-                        "The odds '{text}' cannot be read: write them as '0.9 to 1' or '3.5 for 1'."
-                    ),
-                    text=text,
-                )
-            )
+            raise _unreadable(text)
         else:
             match = _ODDS_RE.match(str(text))
             if match is None:
-                raise PaytableError(
-                    Message(
-                        N_(
-                            "The odds '{text}' cannot be read: write them as '0.9 to 1' or '3.5 for 1'."
-                        ),
-                        text=text,
-                    )
-                )
+                raise _unreadable(text)
             number = match.group("x").replace(",", ".")
             if "/" in number:
                 top, bottom = number.split("/")
@@ -156,6 +135,15 @@ class Odds:
 
     def __hash__(self) -> int:
         return hash(self.to_one)
+
+
+def _unreadable(text: object) -> PaytableError:
+    return PaytableError(
+        Message(
+            N_("The odds '{text}' cannot be read: write them as '0.9 to 1' or '3.5 for 1'."),
+            text=text,
+        )
+    )
 
 
 class MainKey(StrEnum):

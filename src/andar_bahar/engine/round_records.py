@@ -121,7 +121,7 @@ def _replay_bet(rnd: Round, op: Mapping[str, Any]) -> None:
                 ),
                 player=placed.player,
                 recorded=Amount(recorded),
-                bet=str(bet),
+                bet=bet,
                 total=Amount(placed.total),
             )
         )

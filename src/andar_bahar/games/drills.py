@@ -53,7 +53,7 @@ from andar_bahar.engine.bets import Bet, MainBet, Wager
 from andar_bahar.engine.cards import FULL_DECK, Card, Rank, shuffled
 from andar_bahar.engine.errors import ActionError, AndarBaharError, BetError
 from andar_bahar.engine.money import Amount, format_amount, to_decimal
-from andar_bahar.engine.paytables import PAYTABLES, MainKey, Paytable, find_paytable
+from andar_bahar.engine.paytables import PAYTABLES, Paytable, find_paytable
 from andar_bahar.engine.round import Round, RoundResult
 from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure, Row, StartRule
 from andar_bahar.engine.settlement import Outcome, SettledBet, settle
@@ -718,13 +718,8 @@ def _first_row_drill(rng: random.Random, procedure: Procedure) -> Drill:
 
 
 def _pays(bet: Bet, paytable: Paytable) -> object:
-    if isinstance(bet, MainBet) and paytable.keyed_by is MainKey.FIRST_ROW:
-        return Message(
-            N_("{first} if dealt first, {second} otherwise"),
-            first=paytable.main[0],
-            second=paytable.main[1],
-        )
-    return paytable.odds_for(bet, first_row=Row.ANDAR)
+    """What *bet* pays, as the odds table says it: by first row and by count too."""
+    return paytable.pays_text(bet)
 
 
 def _hundredths(value: Fraction) -> int:

@@ -21,7 +21,7 @@ import io
 import os
 from collections.abc import Mapping
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from babel.messages.mofile import write_mo
@@ -95,4 +95,11 @@ def format_number(value: Decimal | int, lang: str) -> str:
     >>> format_number(Decimal("13.5"), "ru"), format_number(Decimal("1250"), "en")
     ('13,5', '1,250')
     """
-    return str(format_decimal(value, locale=check_language(lang), decimal_quantization=False))
+    return _format_number(str(value), isinstance(value, Decimal), check_language(lang))
+
+
+@lru_cache(maxsize=8192)
+def _format_number(text: str, decimal: bool, lang: str) -> str:
+    # By its text: Decimal("1.0") and Decimal("1") are equal keys, but are written apart.
+    value = Decimal(text) if decimal else int(text)
+    return str(format_decimal(value, locale=lang, decimal_quantization=False))

@@ -104,8 +104,11 @@ def render(value: object, translator: Translator | None) -> str:
     >>> render("Q\nX", None), len(render("9" * 500, None))
     ('Q\\nX', 200)
     """
-    if isinstance(value, Localizable):
-        return value.localized(translator)
+    # isinstance(value, Localizable) says the same, but a runtime protocol check is slow,
+    # and pages render thousands of values.
+    localized = getattr(value, "localized", None)
+    if callable(localized) and not isinstance(value, type):
+        return str(localized(translator))
     if isinstance(value, (list, tuple)):
         return ", ".join(render(item, translator) for item in value)
     try:

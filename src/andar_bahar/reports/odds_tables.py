@@ -15,7 +15,7 @@ from andar_bahar.chance.odds import BetOdds, OddsReport, percent_text
 from andar_bahar.chance.rounding import RoundingCheck, StakeOdds
 from andar_bahar.engine.money import Amount, decimal_sign
 from andar_bahar.i18n.messages import N_, NP_, Message, Translator, translate
-from andar_bahar.reports.report import table_text
+from andar_bahar.reports.report import AndList, table_text
 
 if TYPE_CHECKING:
     from andar_bahar.chance.simulation import SessionStudy, SimulationResult
@@ -99,7 +99,30 @@ def render_odds(
         _t(Message(N_("Procedure: {procedure}"), procedure=report.procedure.describe(t)), t),
         _t(Message(N_("Paytable: {name}"), name=report.paytable.name), t),
         "",
+        _odds_table(report, t),
     ]
+    if stake:
+        lines.extend(["", *_stake_table(report, stake, t)])
+    lines.append("")
+    mean = report.distribution.mean_cards_dealt
+    lines.append(
+        _t(
+            Message(
+                N_("Cards dealt: {mean} on average (exact: {exact})."),
+                mean=_decimal(mean, 2, t).rstrip("0").rstrip(decimal_sign(t)),
+                exact=str(mean),
+            ),
+            t,
+        )
+    )
+    lines.extend(_t(m, t) for m in _summary(report))
+    if rounding is not None:
+        lines.extend(_t(m, t) for m in rounding.messages())
+    return "\n".join(lines)
+
+
+def _odds_table(report: OddsReport, t: Translator | None) -> str:
+    """Every bet (and situation): chance, pay, return, house edge, spread, hit rate."""
     headers = [
         translate(text, t) if text else ""
         for text in (
@@ -131,25 +154,7 @@ def render_odds(
                 _t(Message(N_("◀ player's edge")), t) if odds.player_advantage else "",
             ]
         )
-    lines.append(table_text(headers, rows))
-    if stake:
-        lines.extend(["", *_stake_table(report, stake, t)])
-    lines.append("")
-    mean = report.distribution.mean_cards_dealt
-    lines.append(
-        _t(
-            Message(
-                N_("Cards dealt: {mean} on average (exact: {exact})."),
-                mean=_decimal(mean, 2, t).rstrip("0").rstrip(decimal_sign(t)),
-                exact=str(mean),
-            ),
-            t,
-        )
-    )
-    lines.extend(_t(m, t) for m in _summary(report))
-    if rounding is not None:
-        lines.extend(_t(m, t) for m in rounding.messages())
-    return "\n".join(lines)
+    return table_text(headers, rows)
 
 
 def summary_messages(report: OddsReport) -> list[Message]:
@@ -164,6 +169,8 @@ def _summary(report: OddsReport) -> list[Message]:
     fair = [b for b in report.bets if b.expected_return == 0]
     if not fair:
         return [Message(N_("No bet favours the player: the house has the edge on every bet."))]
+    if len(fair) == len(report.bets):
+        return [Message(N_("No bet favours the player or the house: every bet is exactly fair."))]
     return [
         Message(
             NP_(
@@ -173,7 +180,7 @@ def _summary(report: OddsReport) -> list[Message]:
                 " house has the edge on the others.",
             ),
             n=len(fair),
-            bets=[_BetIn(b, report) for b in fair],
+            bets=AndList([_BetIn(b, report) for b in fair]),
         )
     ]
 
@@ -223,8 +230,10 @@ def _stake_table(report: OddsReport, stake: Sequence[StakeOdds], t: Translator |
     return [_t(title, t), table_text(headers, rows)]
 
 
-def odds_csv(report: OddsReport) -> str:
-    """The odds as CSV, with the JSON field names and exact fractions."""
+def odds_csv(report: OddsReport, stake: Sequence[StakeOdds] = ()) -> str:
+    """The odds as CSV, with the JSON field names and exact fractions; with *stake* (from
+    :func:`~andar_bahar.chance.rounding.stake_odds`) each bet's worth at that stake too,
+    in the columns ``at_stake_…`` (the JSON's ``at_stake`` object, flattened)."""
     import csv
     import io
 
@@ -241,13 +250,20 @@ def odds_csv(report: OddsReport) -> str:
         "standard_deviation",
         "hit_every",
     ]
+    at_stake = ["stake", "expected_return", "house_edge", "player_advantage", "pays_nothing"]
+    if stake:
+        fields += [f"at_stake_{name}" for name in at_stake]
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
-    for odds in report.bets:
+    for index, odds in enumerate(report.bets):
         row = odds.to_dict()
         row["given"] = row["given"] or ""
         row["hit_every"] = row["hit_every"] or ""
-        row["player_advantage"] = "true" if row["player_advantage"] else "false"
+        if stake:
+            row.update({f"at_stake_{k}": v for k, v in stake[index].to_dict().items()})
+        for key, value in row.items():
+            if isinstance(value, bool):
+                row[key] = "true" if value else "false"
         writer.writerow(row)
     return buffer.getvalue()
 

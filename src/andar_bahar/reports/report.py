@@ -15,9 +15,9 @@ from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import Row, StartRule
 from andar_bahar.engine.settlement import SettledBet, Settlement
 from andar_bahar.i18n import format_number, language_of
-from andar_bahar.i18n.messages import N_, NP_, Message, Translator, translate
+from andar_bahar.i18n.messages import N_, NP_, Message, Translator, render, translate
 
-__all__ = ["render_layout", "render_paytable", "render_settlement"]
+__all__ = ["AndList", "render_layout", "render_paytable", "render_settlement"]
 
 _COLUMNS_PER_BLOCK = 12
 
@@ -67,6 +67,15 @@ def render_layout(result: RoundResult, translator: Translator | None = None) -> 
                 t,
             )
         )
+    lines.extend(_grid(result, t))
+    lines.append("")
+    lines.extend(_outcome(result, t))
+    return "\n".join(lines)
+
+
+def _grid(result: RoundResult, t: Translator | None) -> list[str]:
+    """Both rows in order, in blocks of 12 columns; the first row marked, the match bracketed."""
+    lines: list[str] = []
     rows = {Row.ANDAR: list(result.andar), Row.BAHAR: list(result.bahar)}
     labels = {row: row.localized(t) for row in Row}
     label_width = max(len(label) for label in labels.values()) + 4
@@ -85,9 +94,14 @@ def render_layout(result: RoundResult, translator: Translator | None = None) -> 
                 shown = card.localized(t)
                 cells.append(_pad(f"[{shown}]" if card == matching else shown, 6))
             lines.append((label + "".join(cells)).rstrip())
-    lines.append("")
+    return lines
+
+
+def _outcome(result: RoundResult, t: Translator | None) -> list[str]:
+    """Who won and on which card, and the count of cards dealt with its check; or the void."""
+    matching = result.matching
     if result.winner is None:
-        lines.append(
+        return [
             _t(
                 Message(
                     N_(
@@ -97,10 +111,9 @@ def render_layout(result: RoundResult, translator: Translator | None = None) -> 
                 ),
                 t,
             )
-        )
-        return "\n".join(lines)
+        ]
     assert matching is not None
-    lines.append(
+    lines = [
         _t(
             Message(
                 N_("{row} wins: {card} matches the centre card's rank, card {n} of the deal.")
@@ -112,7 +125,7 @@ def render_layout(result: RoundResult, translator: Translator | None = None) -> 
             ),
             t,
         )
-    )
+    ]
     count = _t(Message(NP_("{n} card dealt", "{n} cards dealt"), n=result.cards_dealt), t)
     first = result.first_row or Row.ANDAR
     if result.procedure.start is StartRule.ANDAR:
@@ -140,7 +153,7 @@ def render_layout(result: RoundResult, translator: Translator | None = None) -> 
                 t,
             )
         )
-    return "\n".join(lines)
+    return lines
 
 
 class _Describe:
@@ -161,6 +174,23 @@ class _Capital:
         if first and unicodedata.name(first, "").startswith(("LATIN", "CYRILLIC")):
             return first.upper() + self.text[1:]
         return self.text
+
+
+class AndList:
+    """Items joined as the language joins a list: ``Andar and Bahar``, ``Андар и Бахар``.
+
+    >>> AndList(["Andar", "Bahar", "1–5"]).localized(None)
+    'Andar, Bahar, and 1–5'
+    """
+
+    def __init__(self, items: Sequence[object]) -> None:
+        self.items = items
+
+    def localized(self, translator: Translator | None) -> str:
+        from babel.lists import format_list
+
+        texts = [render(item, translator) for item in self.items]
+        return format_list(texts, locale=language_of(translator)) if texts else ""
 
 
 def money(value: Decimal, translator: Translator | None) -> str:
@@ -192,7 +222,7 @@ def render_settlement(
     if by_player:
         headers.insert(0, translate(N_("player"), t))
     rows: list[list[str]] = []
-    notes = [_t(a.message(), t) for a in added]
+    notes = [_t(a.message(with_player=by_player), t) for a in added]
     for bet in settlement.bets:
         row = [
             bet.bet.localized(t),
@@ -288,6 +318,16 @@ def render_paytable(paytable: Paytable, translator: Translator | None = None) ->
     )
     for label, odds in zip(main_labels, paytable.main, strict=True):
         rows.append([label, odds.localized(t), odds.written])
+    for pays in paytable.main_by_count:
+        for label, special in zip(main_labels, pays.main, strict=True):
+            if special is not None:
+                when = Message(
+                    NP_("{bet} if {counts} card is dealt", "{bet} if {counts} cards are dealt"),
+                    n=pays.counts.high,
+                    bet=label,
+                    counts=pays.label,
+                )
+                rows.append([_t(when, t), special.localized(t), special.written])
     for band in paytable.bands:
         rows.append(
             [

@@ -46,7 +46,7 @@ import platformdirs
 from alembic import command
 from alembic.config import Config
 from alembic.util import CommandError
-from sqlalchemy import Engine, case, create_engine, event, func, make_url, select
+from sqlalchemy import Engine, case, create_engine, event, func, make_url, select, text
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -79,6 +79,8 @@ __all__ = [
 ]
 
 APP_NAME = "andar-bahar"
+MIGRATION_LOCK = 0x616E646172
+"""The PostgreSQL advisory lock taken while the schema is brought up to date."""
 DATABASE_FILE = "history.sqlite3"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
@@ -543,6 +545,8 @@ def _upgrade(engine: Engine) -> None:
     """Run the migrations to every head on one connection, in one transaction."""
     config = _alembic_config()
     with engine.begin() as connection:
+        if engine.dialect.name == "postgresql":  # servers starting together migrate in turn
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         config.attributes["connection"] = connection
         command.upgrade(config, "heads")
 

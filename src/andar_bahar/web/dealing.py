@@ -25,7 +25,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -78,26 +78,14 @@ class Dealing(TableStore):
                 raise ActionError(
                     Message(N_("Round {n} is still in play: settle it first."), n=current.number)
                 )
-            if table.kind == "teaching":
-                settled = (
-                    session.scalar(
-                        select(func.count())
-                        .select_from(TableRoundRow)
-                        .where(
-                            TableRoundRow.table_id == table.id,
-                            TableRoundRow.status == "settled",
-                            TableRoundRow.winner != "void",
-                        )
+            lesson = table.kind == "teaching"
+            if lesson and self._rounds_played(session, table) >= table.rounds_planned:
+                raise ActionError(
+                    Message(
+                        N_("The lesson is over: {n} rounds have been played."),
+                        n=table.rounds_planned,
                     )
-                    or 0
                 )
-                if settled >= table.rounds_planned:
-                    raise ActionError(
-                        Message(
-                            N_("The lesson is over: {n} rounds have been played."),
-                            n=table.rounds_planned,
-                        )
-                    )
             procedure = Procedure.from_dict(json.loads(table.procedure_json), source="table")
             paytable = load_paytable(table.paytable_toml, source="table")
             balances = self._balances(session, table) if table.kind == "betting" else None

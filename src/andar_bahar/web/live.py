@@ -28,7 +28,9 @@ catch-up); this module is its mechanism, for any page that follows a table:
 
 Deviation from LIVE.md, on purpose: events are coalesced (one render for all the
 events that arrived meanwhile), and a block is sent only when its HTML changed
-for that follower; both only make messages fewer and smaller. The element rule:
+for that follower; both only make messages fewer and smaller. So the ``v`` a page
+receives may jump (17, then 20): that is not a gap — the server keeps, for each
+socket, what it was sent, and a socket that really fell behind gets the full set. The element rule:
 ``data-live-block="NAME"`` is on the element, the Jinja block ``NAME`` renders its
 *inside*, and a message replaces the inside.
 
@@ -58,6 +60,7 @@ from andar_bahar.web.notify import TableEvent
 
 __all__ = [
     "POLICY_VIOLATION",
+    "QUEUE",
     "SERVICE_RESTART",
     "TABLE_CODE",
     "Follower",
@@ -217,6 +220,7 @@ class Room:
                 out, deadline = await run_in_threadpool(self._render, event, followers)
             except Exception:  # a broken page must not stop the table: the next event retries
                 log.exception("live update of table %s failed", self.code)
+                self.resync = True  # and then every socket gets its full set
                 return
             for follower, text in out:
                 if not follower.push(text):

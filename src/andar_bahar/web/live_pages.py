@@ -192,6 +192,10 @@ class TableRenderer:
     def __init__(self, service: TableService, env: Environment) -> None:
         self.service = service
         self.env = env
+        # (table, group) → (version, its shared blocks): the answer to the dealer's own
+        # step and the live message after it need them at the same version: render once.
+        self._shared: dict[tuple[str, tuple[str, str, str]], tuple[int, Rendered]] = {}
+        self._private: dict[tuple[str, Viewer], tuple[int, Rendered]] = {}
 
     def read(self, code: str) -> Snapshot:
         state, recent = self.service.snapshot(code, ROAD_LENGTH)
@@ -231,16 +235,36 @@ class TableRenderer:
         }
 
     def shared(self, snapshot: Snapshot, group: tuple[str, str, str]) -> Rendered:
+        """The blocks every viewer of *group* sees, rendered once per version of the table."""
+        key, version = (snapshot.state.code, group), snapshot.state.version
+        kept = self._shared.get(key)
+        if kept is not None and kept[0] == version:
+            return kept[1]
         page, role, lang = group
         viewer = Viewer(page, role, lang)  # no player: what every viewer of the group may see
-        return Rendered(
+        rendered = Rendered(
             self.blocks(snapshot, viewer, LIVE_PAGES[page].shared),
             shared_data(snapshot.seen_by(viewer)),
         )
+        if kept is None or kept[0] < version:
+            self._shared[key] = (version, rendered)
+        return rendered
 
     def private(self, snapshot: Snapshot, viewer: Viewer, *, answering: bool = False) -> Rendered:
+        """*viewer*'s own blocks, rendered once per version of the table: the answer to a
+        player's own bet and the live message after it need them at the same version."""
         if viewer.player is None:
             return Rendered({})
+        key, version = (snapshot.state.code, viewer), snapshot.state.version
+        kept = self._private.get(key)
+        if kept is not None and kept[0] == version:
+            return kept[1]
+        rendered = self._render_private(snapshot, viewer, answering=answering)
+        if kept is None or kept[0] < version:
+            self._private[key] = (version, rendered)
+        return rendered
+
+    def _render_private(self, snapshot: Snapshot, viewer: Viewer, *, answering: bool) -> Rendered:
         names = LIVE_PAGES[viewer.page].private
         blocks = self.blocks(snapshot, viewer, names, answering=answering)
         data: dict[str, Any] = {}
@@ -260,11 +284,8 @@ class TableRenderer:
         own = self.private(snapshot, viewer, answering=True)
         if not complete:
             return own
-        page, role, lang = viewer.group
-        names = LIVE_PAGES[page].shared
-        shared = self.blocks(snapshot, Viewer(page, role, lang), names, answering=True)
-        group_view = snapshot.seen_by(Viewer(page, role, lang))
-        return Rendered({**shared, **own.blocks}, {**shared_data(group_view), **own.data})
+        shared = self.shared(snapshot, viewer.group)  # as the live message has them
+        return Rendered({**shared.blocks, **own.blocks}, {**shared.data, **own.data})
 
 
 def viewer_of(club: Club, conn: HTTPConnection, code: str, page: str) -> Viewer | None:

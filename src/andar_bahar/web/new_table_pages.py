@@ -31,6 +31,7 @@ from andar_bahar.engine.money import parse_stake
 from andar_bahar.engine.paytables import Paytable, load_paytable
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.reports.design_tables import design_headline
 from andar_bahar.reports.odds_tables import render_given, summary_messages
 from andar_bahar.web.app import redirect, render
 from andar_bahar.web.context import localize, translator
@@ -175,6 +176,7 @@ def register(app: FastAPI, club: Club) -> None:
             request,
             "design_fragment.html",
             design=made,
+            headline=design_headline(made),
             toml=made.paytable.to_toml(),
             **report_context(request, made.report),
         )

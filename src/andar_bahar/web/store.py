@@ -1,47 +1,40 @@
-"""The club table's storage machinery: transactions, lookups, versions and the audit log.
+"""The club table's storage machinery: lookups, the tables kept in memory, the audit log.
 
 :class:`TableStore` is the base of :class:`~andar_bahar.web.service.TableService`:
-every action is one database transaction (:meth:`TableStore._tx`) that reads the
-table (locking its row), checks who is asking, and writes what changed — the
-round's exact record, the ledger, the audit log — before it commits.
+every action is one database transaction (:mod:`andar_bahar.web.transactions`) that
+reads the table (locking its row), checks who is asking, and writes what changed —
+the round's exact record, the ledger, the audit log — before it commits.
 
-Every transaction that changes a table also adds one to the table's **version**
-and makes a :class:`~andar_bahar.web.notify.TableEvent` (what happened, whose own
-blocks changed): on PostgreSQL it is sent with ``pg_notify`` inside the
-transaction; on SQLite it goes to :meth:`TableStore.on_change`'s listeners right
-after the commit. A method names the change with :meth:`TableStore._changed`; a
-transaction that locked a table and wrote anything without naming it counts as
-a change of everything (``"change"``, every player), so no change goes unseen.
-
-Reads (:meth:`TableStore._read`) do not take the table's lock: on SQLite they are
-plain (deferred) transactions that see one snapshot of the WAL while the writer
-goes on.
+What is read over and over is kept in memory with the table's **version** (one more
+for every change, in the same transaction): the open round (so a bet or a card is
+not a replay of the round from its first step), what a page may see of it, and the
+whole table as its dealer sees it. Each is used only while the version in the
+database is the one it was kept at — so a change made by another process, or a
+transaction that failed half-way, is never missed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import random
 import secrets
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
 
-from sqlalchemy import event, func, select
-from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.pool import StaticPool
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, defer
 
 from andar_bahar.engine.cards import Card
 from andar_bahar.engine.errors import AccessError, ActionError
 from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.round import Round
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.storage import READ_ONLY_OPTION, Storage, utc_now
+from andar_bahar.storage import Storage, utc_now
 from andar_bahar.storage.models import (
     AuditRow,
     ClubTableRow,
@@ -50,8 +43,8 @@ from andar_bahar.storage.models import (
     TablePlayerRow,
     TableRoundRow,
 )
-from andar_bahar.web.notify import TableEvent, channel_of
-from andar_bahar.web.records import PublicRound, public_round
+from andar_bahar.web.records import PublicRound, RoundSummary, TableState, public_round
+from andar_bahar.web.transactions import CHANGES, DIRTY, ROUNDS, Transactions
 
 __all__ = [
     "CODE_ALPHABET",
@@ -62,14 +55,8 @@ __all__ = [
     "token_hash",
 ]
 
-_LOCKED, _CHANGES, _WROTE, _ON_COMMIT = "ab_locked", "ab_changes", "ab_wrote", "ab_on_commit"
-
-
-@dataclass(slots=True)
-class _Change:
-    table: ClubTableRow
-    kind: str
-    players: set[int] | None
+ROUND_ONLY = frozenset({"bet", "marker", "close", "centre", "target", "deal", "void", "timer"})
+"""Changes of the open round alone: no balance, player, paytable or other round changes."""
 
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -132,7 +119,7 @@ def pin_matches(pin: str, stored: str) -> bool:
     return hmac.compare_digest(pin_hash(pin, bytes.fromhex(salt)), stored)
 
 
-class TableStore:
+class TableStore(Transactions):
     """The database of the club tables, and the checks every action starts with."""
 
     def __init__(
@@ -142,115 +129,22 @@ class TableStore:
         rng: random.Random | None = None,
         now: Callable[[], datetime] = utc_now,
     ) -> None:
-        self.storage = storage
-        engine = storage.engine
-        self._sessions = sessionmaker(engine, expire_on_commit=False)
-        self._readers = sessionmaker(
-            engine.execution_options(**{READ_ONLY_OPTION: True}), expire_on_commit=False
-        )
-        event.listen(self._sessions, "after_flush", _wrote)
-        sqlite = engine.dialect.name == "sqlite"
-        # SQLite has one writer at a time: the threads of one server take turns here
-        # rather than time out on the database's own lock under load. An in-memory
-        # database is one connection, which readers share with the writer too.
-        self._lock = threading.Lock() if sqlite else None
-        self._write_lock: AbstractContextManager[Any] = self._lock or nullcontext()
-        shared = isinstance(engine.pool, StaticPool)
-        self._read_lock: AbstractContextManager[Any] = (
-            self._lock if self._lock is not None and shared else nullcontext()
-        )
-        self._channel = channel_of(engine)
+        super().__init__(storage)
         # table id → (version, round id, round): see _round_of and _public_of.
         self._rounds: dict[int, tuple[int, int, Round]] = {}
         self._publics: dict[int, tuple[int, int, PublicRound]] = {}
+        # (table id, rounds) → (version, the table as its dealer sees it, its last rounds).
+        self._snapshots: dict[tuple[int, int], tuple[int, TableState, list[RoundSummary]]] = {}
         # Settled rounds never change: their centre card and markers, once read.
         self._centres: dict[int, Card | None] = {}
         self._markers: dict[int, dict[str, str]] = {}
         # table id → (ledger entries summed, the last entry's id, player id → sum).
         self._sums: dict[int, tuple[int, int, dict[int, Decimal]]] = {}
-        self._listeners: list[Callable[[TableEvent], None]] = []
         # Live dealing uses the operating system's secure source; tests may seed one.
         self._rng = rng if rng is not None else secrets.SystemRandom()
         self._now = now
 
-    @property
-    def notify_channel(self) -> str | None:
-        """The PostgreSQL channel the changes are announced on (``None`` on SQLite)."""
-        return self._channel
-
-    def on_change(self, listener: Callable[[TableEvent], None]) -> None:
-        """Call *listener* with every change committed through this store (SQLite).
-
-        On PostgreSQL changes are announced by NOTIFY instead, to every process
-        (:class:`~andar_bahar.web.notify.Listener`); *listener* is not called.
-        On SQLite it is called in the committing thread, in the order of the
-        commits, while the writer lock is still held: keep it short.
-        """
-        self._listeners.append(listener)
-
-    # -- transactions ---------------------------------------------------------------
-
-    @contextmanager
-    def _tx(self) -> Iterator[Session]:
-        """A write transaction: the table's version and event go with what it changed."""
-        with self._write_lock:
-            with self._sessions.begin() as session:
-                yield session
-                events = self._finish(session)
-            for callback in session.info.get(_ON_COMMIT, ()):
-                callback()
-            if self._channel is None:
-                for made in events:
-                    for listener in self._listeners:
-                        listener(made)
-
-    @contextmanager
-    def _read(self) -> Iterator[Session]:
-        """A read-only transaction: no table lock, and on SQLite no writer lock."""
-        with self._read_lock, self._readers.begin() as session:
-            yield session
-
-    def _changed(
-        self, session: Session, table: ClubTableRow, kind: str, players: set[int] | None = None
-    ) -> None:
-        """Name this transaction's change of *table*: *kind*, and whose own blocks it changes.
-
-        *players* are player ids (``None``: every player's; an empty set: nobody's
-        own blocks, only what everyone sees). Called twice, the players add up.
-        """
-        changes: dict[int, _Change] = session.info.setdefault(_CHANGES, {})
-        known = changes.get(table.id)
-        if known is None:
-            changes[table.id] = _Change(table, kind, None if players is None else set(players))
-            return
-        known.kind = kind
-        if known.players is not None:
-            known.players = None if players is None else known.players | players
-
-    @staticmethod
-    def _on_commit(session: Session, callback: Callable[[], None]) -> None:
-        """Run *callback* once this transaction has committed (never if it rolls back)."""
-        session.info.setdefault(_ON_COMMIT, []).append(callback)
-
-    def _finish(self, session: Session) -> list[TableEvent]:
-        """Before the commit: one more on the version of every table changed, and its event."""
-        session.flush()
-        changes: dict[int, _Change] = session.info.setdefault(_CHANGES, {})
-        if session.info.get(_WROTE):
-            for table in session.info.get(_LOCKED, {}).values():
-                changes.setdefault(table.id, _Change(table, "change", None))
-        events = []
-        for change in changes.values():
-            table = change.table
-            table.version = (table.version or 0) + 1
-            players = None if change.players is None else frozenset(change.players)
-            events.append(TableEvent(table.code, table.version, change.kind, players))
-        if events:
-            session.flush()
-        if self._channel is not None:
-            for made in events:
-                session.execute(select(func.pg_notify(self._channel, made.to_json())))
-        return events
+    # -- lookups ----------------------------------------------------------------------------
 
     def _table(self, session: Session, code: str, *, lock: bool = True) -> ClubTableRow:
         query = select(ClubTableRow).where(ClubTableRow.code == code.strip().upper())
@@ -263,7 +157,7 @@ class TableStore:
                 Message(N_("There is no table with the code {code}: check the code."), code=code)
             )
         if lock:
-            session.info.setdefault(_LOCKED, {})[table.id] = table
+            self._locked(session, table)
         return table
 
     def table_version(self, code: str) -> int:
@@ -322,12 +216,30 @@ class TableStore:
 
     @staticmethod
     def _current(session: Session, table: ClubTableRow) -> TableRoundRow | None:
+        # The record is read only if it is needed (the round is not kept in memory).
         return session.scalars(
             select(TableRoundRow)
+            .options(defer(TableRoundRow.record))
             .where(TableRoundRow.table_id == table.id)
             .order_by(TableRoundRow.number.desc())
             .limit(1)
         ).one_or_none()
+
+    @staticmethod
+    def _rounds_played(session: Session, table: ClubTableRow) -> int:
+        """The rounds settled at *table*, the void ones not counted (a lesson's progress)."""
+        return (
+            session.scalar(
+                select(func.count())
+                .select_from(TableRoundRow)
+                .where(
+                    TableRoundRow.table_id == table.id,
+                    TableRoundRow.status == "settled",
+                    TableRoundRow.winner != "void",
+                )
+            )
+            or 0
+        )
 
     def _open_round(self, session: Session, table: ClubTableRow) -> tuple[TableRoundRow, Round]:
         row = self._current(session, table)
@@ -346,6 +258,9 @@ class TableStore:
         half-changed round behind, and a change by another process (a higher
         version) is never missed.
         """
+        used: tuple[int, Round] | None = session.info.setdefault(ROUNDS, {}).get(table.id)
+        if used is not None and used[0] == row.id:  # an earlier step of this transaction's
+            return used[1]
         kept = self._rounds.pop(table.id, None)
         if kept is not None and kept[0] == table.version and kept[1] == row.id:
             rnd = kept[2]
@@ -358,14 +273,55 @@ class TableStore:
         self, session: Session, table: ClubTableRow, row: TableRoundRow, rnd: Round
     ) -> None:
         """Once committed, keep *rnd* (and what a page may see of it) at the new version."""
+        session.info.setdefault(ROUNDS, {})[table.id] = (row.id, rnd)
 
         def keep() -> None:
+            if session.info.get(DIRTY):  # a step of the batch failed half-way: read again
+                return
             known = self._rounds.get(table.id)
-            if known is None or known[0] < table.version:
+            if known is None or known[0] <= table.version:
                 self._rounds[table.id] = (table.version, row.id, rnd)
-            self._publics[table.id] = (table.version, row.id, public_round(row, rnd))
+            public = public_round(row, rnd)
+            self._publics[table.id] = (table.version, row.id, public)
+            change = session.info.get(CHANGES, {}).get(table.id)
+            if change is not None and ROUND_ONLY.issuperset(change.kinds):
+                self._moved_on(table.id, table.version, public)
 
         self._on_commit(session, keep)
+
+    def _moved_on(self, table_id: int, version: int, public: PublicRound) -> None:
+        """A change of the round alone: the table kept at the previous version, with it."""
+        for key in [k for k in self._snapshots if k[0] == table_id]:
+            self._move_on(key, version, public)
+
+    def _move_on(self, key: tuple[int, int], version: int, public: PublicRound) -> None:
+        kept = self._snapshots.get(key)
+        if kept is None or kept[0] != version - 1:
+            return
+        state, recent = kept[1], kept[2]
+        if state.round is None or state.round.number != public.number:
+            return
+        summary = [
+            RoundSummary(
+                public.number,
+                public.status,
+                (public.result.winner.value if public.result.winner else "void")
+                if public.result
+                else None,
+                public.result.cards_dealt if public.result else None,
+                public.centre,
+                public.commitment,
+                r.settled_at,
+            )
+            if r.number == public.number
+            else r
+            for r in recent
+        ]
+        self._snapshots[key] = (
+            version,
+            replace(state, round=public, version=version),
+            summary,
+        )
 
     def _public_of(self, table: ClubTableRow, row: TableRoundRow) -> PublicRound:
         """What a page may see of the round in *row* at the version read with *table*."""
@@ -379,7 +335,8 @@ class TableStore:
 
     @staticmethod
     def _save(row: TableRoundRow, rnd: Round) -> None:
-        row.record = rnd.dumps()
+        # Round.to_dict() as compact JSON (Round.loads reads it as it reads Round.dumps()).
+        row.record = json.dumps(rnd.to_dict(), ensure_ascii=False, separators=(",", ":"))
         if rnd.finished and row.status == "open":
             row.status = "finished"
             result = rnd.result
@@ -442,7 +399,3 @@ class TableStore:
                 created_at=self._now(),
             )
         )
-
-
-def _wrote(session: Session, _: object) -> None:
-    session.info[_WROTE] = True

@@ -10,13 +10,14 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from functools import lru_cache
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from andar_bahar.engine.errors import AccessError, ActionError
 from andar_bahar.engine.money import as_decimal
-from andar_bahar.engine.paytables import load_paytable
+from andar_bahar.engine.paytables import Paytable, load_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
@@ -41,7 +42,20 @@ from andar_bahar.web.records import (
 )
 from andar_bahar.web.store import TableStore
 
-__all__ = ["Viewer", "Views", "visible_to"]
+__all__ = ["RECENT", "Viewer", "Views", "visible_to"]
+
+RECENT = 10
+"""How many of the last rounds pages show (SPEC §9: recall of the last ten)."""
+
+
+@lru_cache(maxsize=256)
+def _procedure(text: str) -> Procedure:
+    return Procedure.from_dict(json.loads(text), source="table")
+
+
+@lru_cache(maxsize=256)
+def _paytable(text: str) -> Paytable:
+    return load_paytable(text, source="table")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,30 +116,29 @@ class Views(TableStore):
 
         Whoever else looks gets :func:`visible_to` of it.
         """
-        with self._read() as session:
-            return self._state(session, self._table(session, code, lock=False))
+        return self.snapshot(code)[0]
 
-    def snapshot(self, code: str, limit: int = 10) -> tuple[TableState, list[RoundSummary]]:
-        """The whole table and its last rounds, read together (one transaction)."""
+    def snapshot(self, code: str, limit: int = RECENT) -> tuple[TableState, list[RoundSummary]]:
+        """The whole table and its last rounds, read together (one transaction).
+
+        Kept in memory with the table's version: read again only when the version in
+        the database has moved on (a change of the round alone, made in this process,
+        moves it on without a read).
+        """
         with self._read() as session:
             table = self._table(session, code, lock=False)
+            kept = self._snapshots.get((table.id, limit))
+            if kept is not None and kept[0] == table.version:
+                return kept[1], kept[2]
             state = self._state(session, table)
-            return state, self._recent(session, table, limit, state)
+            recent = self._recent(session, table, limit, state)
+            if kept is None or kept[0] < table.version:
+                self._snapshots[(table.id, limit)] = (table.version, state, recent)
+            return state, recent
 
     def _state(self, session: Session, table: ClubTableRow) -> TableState:
         row = self._current(session, table)
-        settled = (
-            session.scalar(
-                select(func.count())
-                .select_from(TableRoundRow)
-                .where(
-                    TableRoundRow.table_id == table.id,
-                    TableRoundRow.status == "settled",
-                    TableRoundRow.winner != "void",
-                )
-            )
-            or 0
-        )
+        settled = self._rounds_played(session, table)
         tokens = self._scores(session, table) if table.kind == "teaching" and table.scoring else {}
         balances = self._balances(session, table)
         joined = {
@@ -140,8 +153,8 @@ class Views(TableStore):
             code=table.code,
             name=table.name,
             kind=table.kind,
-            procedure=Procedure.from_dict(json.loads(table.procedure_json), source="table"),
-            paytable=load_paytable(table.paytable_toml, source="table"),
+            procedure=_procedure(table.procedure_json),
+            paytable=_paytable(table.paytable_toml),
             players=tuple(
                 PlayerState(name, joined[name], balance, tokens.get(name, 0))
                 for name, balance in balances.items()

@@ -6,9 +6,11 @@
    attributes work), sets data-live-version, then fires "live:update" on document with the
    message as detail, for page scripts. No message ever makes the page send a request.
    The answer to an htmx action of this page may be such a message too (header X-Live):
-   its blocks are applied the same way, its version only when it is "complete".
+   its blocks are applied the same way, its version only when it is "complete", and the
+   form the action came from is reset.
    Reconnects with backoff (0.5 s doubling to 30 s), pings, and says "reconnecting…" in
-   #live-status while down; on reconnecting the server sends whatever was missed at once. */
+   #live-status while down (<body class="live-down">; table.js says when it is back); on
+   reconnecting the server sends whatever was missed, at once, in one message. */
 (function () {
   "use strict";
 
@@ -94,6 +96,11 @@
       return;
     }
     event.detail.shouldSwap = false;
+    var source = event.detail.requestConfig && event.detail.requestConfig.elt;
+    var form = source && (source.form || (source.closest && source.closest("form")));
+    if (form) {
+      form.reset();   // done: the form is ready for the next action
+    }
     try {
       var message = JSON.parse(xhr.responseText);
       apply(message, message.complete === true);

@@ -1,0 +1,291 @@
+"""The club tables' transactions: versions and events of every change, group commit.
+
+:class:`Transactions` is the base of :class:`~andar_bahar.web.store.TableStore`.
+Every transaction that changes a table also adds one to the table's **version**
+and makes a :class:`~andar_bahar.web.notify.TableEvent` (what happened, whose own
+blocks changed): on PostgreSQL it is sent with ``pg_notify`` inside the
+transaction; on SQLite it goes to :meth:`Transactions.on_change`'s listeners right
+after the commit. A method names the change with :meth:`Transactions._changed`; a
+transaction that locked a table (``_locked``) and wrote anything without naming it
+counts as a change of everything (``"change"``, every player), so no change goes
+unseen.
+
+**Group commit** (an SQLite file): SQLite has one writer, and each commit waits for
+the disk (``synchronous=FULL``). The threads that want to write take turns on one
+open transaction, each in a savepoint of its own; the last of those waiting commits
+for all of them, once. No thread returns — no request is answered — before that
+commit, so no answered request can be lost; one whose own step fails is rolled back
+to its savepoint and changes nothing. A thread alone commits at once, as before.
+
+Reads (:meth:`Transactions._read`) do not take the table's lock: on SQLite they are
+plain (deferred) transactions that see one snapshot of the WAL while the writer
+goes on.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import event, func, select
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
+
+from andar_bahar.engine.errors import AndarBaharError
+from andar_bahar.storage import READ_ONLY_OPTION, Storage
+from andar_bahar.storage.models import ClubTableRow
+from andar_bahar.web.notify import TableEvent, channel_of
+
+__all__ = ["MAX_BATCH", "Transactions"]
+
+MAX_BATCH = 64
+"""The most writes one commit of a group carries."""
+LOCKED, CHANGES, WROTE, ON_COMMIT = "ab_locked", "ab_changes", "ab_wrote", "ab_on_commit"
+ROUNDS, DIRTY, NAMED = "ab_rounds", "ab_dirty", "ab_named"
+"""``session.info`` keys: the tables locked, the changes named and written (by the writer
+at work, for LOCKED, NAMED and WROTE), callbacks after the commit, rounds in use."""
+
+
+@dataclass(slots=True)
+class Change:
+    """What a transaction changed of one table: every kind named, whose own blocks."""
+
+    table: ClubTableRow
+    kinds: list[str]
+    players: set[int] | None
+
+    @property
+    def kind(self) -> str:
+        return self.kinds[-1]
+
+
+@dataclass(eq=False)
+class _Batch:
+    """One open transaction that the waiting writers share, and its outcome."""
+
+    session: Session
+    members: int = 0
+    done: threading.Event = field(default_factory=threading.Event)
+    error: BaseException | None = None
+
+
+class _Group:
+    """The turn on SQLite's one writer, and the batch it is filling."""
+
+    def __init__(self) -> None:
+        self.turn = threading.Lock()
+        self.count = threading.Lock()
+        self.waiting = 0
+        self.batch: _Batch | None = None
+
+
+class Transactions:
+    """Write and read transactions on the tables' database; versions and events."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        engine = storage.engine
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self._readers = sessionmaker(
+            engine.execution_options(**{READ_ONLY_OPTION: True}), expire_on_commit=False
+        )
+        event.listen(self._sessions, "after_flush", _wrote)
+        sqlite = engine.dialect.name == "sqlite"
+        shared = isinstance(engine.pool, StaticPool)
+        # An in-memory database is one connection, which readers share with the writer:
+        # one at a time, no group. A file: writers take turns in groups (see above).
+        self._lock = threading.Lock() if sqlite and shared else None
+        self._group = _Group() if sqlite and not shared else None
+        self._read_lock: AbstractContextManager[Any] = self._lock or nullcontext()
+        self._channel = channel_of(engine)
+        self._listeners: list[Callable[[TableEvent], None]] = []
+
+    @property
+    def notify_channel(self) -> str | None:
+        """The PostgreSQL channel the changes are announced on (``None`` on SQLite)."""
+        return self._channel
+
+    def on_change(self, listener: Callable[[TableEvent], None]) -> None:
+        """Call *listener* with every change committed through this store (SQLite).
+
+        On PostgreSQL changes are announced by NOTIFY instead, to every process
+        (:class:`~andar_bahar.web.notify.Listener`); *listener* is not called.
+        On SQLite it is called in the committing thread, in the order of the
+        commits, while the writer's turn is still held: keep it short.
+        """
+        self._listeners.append(listener)
+
+    # -- writing --------------------------------------------------------------------------
+
+    @contextmanager
+    def _tx(self) -> Iterator[Session]:
+        """A write transaction: the table's version and event go with what it changed."""
+        if self._group is not None:
+            with self._grouped() as session:
+                yield session
+            return
+        with self._lock or nullcontext():
+            with self._sessions.begin() as session:
+                _start(session)
+                yield session
+                self._name_unnamed(session)
+                events = self._finish(session)
+            self._committed(session, events)
+
+    def _committed(self, session: Session, events: list[TableEvent]) -> None:
+        for callback in session.info.get(ON_COMMIT, ()):
+            callback()
+        if self._channel is None:
+            for made in events:
+                for listener in self._listeners:
+                    listener(made)
+
+    @contextmanager
+    def _grouped(self) -> Iterator[Session]:
+        group = self._group
+        assert group is not None
+        with group.count:
+            group.waiting += 1
+        group.turn.acquire()
+        with group.count:
+            group.waiting -= 1
+        batch = group.batch
+        if batch is None:
+            session = self._sessions()
+            session.begin()
+            batch = group.batch = _Batch(session)
+        failure: BaseException | None = None
+        kept = _keep(batch.session)
+        try:
+            with batch.session.begin_nested():
+                _start(batch.session)
+                yield batch.session
+                self._name_unnamed(batch.session)
+            batch.members += 1
+        except AndarBaharError as error:  # refused: back to its savepoint, the batch goes on
+            failure = error
+            _restore(batch.session, kept)
+        except BaseException as error:  # the database failed: nothing of the batch is kept
+            failure = batch.error = error
+        self._pass_turn(group, batch)
+        if failure is not None:
+            raise failure
+        if batch.error is not None:
+            raise batch.error
+
+    def _pass_turn(self, group: _Group, batch: _Batch) -> None:
+        """Let the next writer into the batch, or commit it (and wait for that commit)."""
+        with group.count:
+            more = group.waiting > 0
+        if more and batch.error is None and batch.members < MAX_BATCH:
+            group.turn.release()
+            batch.done.wait()
+            return
+        group.batch = None
+        session = batch.session
+        try:
+            if batch.error is not None:
+                raise batch.error
+            events = self._finish(session)
+            session.commit()
+            self._committed(session, events)
+        except BaseException as error:
+            batch.error = error
+            session.rollback()
+        finally:
+            session.close()
+            batch.done.set()
+            group.turn.release()
+
+    @contextmanager
+    def _read(self) -> Iterator[Session]:
+        """A read-only transaction: no table lock, and on SQLite no writer's turn."""
+        with self._read_lock, self._readers.begin() as session:
+            yield session
+
+    # -- versions and events ----------------------------------------------------------------
+
+    @staticmethod
+    def _locked(session: Session, table: ClubTableRow) -> None:
+        """*table* was read to be changed by the writer at work."""
+        session.info.setdefault(LOCKED, {})[table.id] = table
+
+    def _name_unnamed(self, session: Session) -> None:
+        """A writer that locked a table and wrote without naming its change: a change of
+        everything (``"change"``, every player's blocks), so that nothing goes unseen."""
+        session.flush()
+        if session.info.get(WROTE):
+            named = session.info.get(NAMED, set())
+            for table in session.info.get(LOCKED, {}).values():
+                if table.id not in named:
+                    self._changed(session, table, "change")
+
+    def _changed(
+        self, session: Session, table: ClubTableRow, kind: str, players: set[int] | None = None
+    ) -> None:
+        """Name this transaction's change of *table*: *kind*, and whose own blocks it changes.
+
+        *players* are player ids (``None``: every player's; an empty set: nobody's
+        own blocks, only what everyone sees). Called twice, the players add up.
+        """
+        session.info.setdefault(NAMED, set()).add(table.id)
+        changes: dict[int, Change] = session.info.setdefault(CHANGES, {})
+        known = changes.get(table.id)
+        if known is None:
+            changes[table.id] = Change(table, [kind], None if players is None else set(players))
+            return
+        known.kinds.append(kind)
+        if known.players is not None:
+            known.players = None if players is None else known.players | players
+
+    @staticmethod
+    def _on_commit(session: Session, callback: Callable[[], None]) -> None:
+        """Run *callback* once this transaction has committed (never if it rolls back)."""
+        session.info.setdefault(ON_COMMIT, []).append(callback)
+
+    def _finish(self, session: Session) -> list[TableEvent]:
+        """Before the commit: one more on the version of every table changed, and its event."""
+        session.flush()
+        changes: dict[int, Change] = session.info.setdefault(CHANGES, {})
+        events = []
+        for change in changes.values():
+            table = change.table
+            table.version = (table.version or 0) + 1
+            players = None if change.players is None else frozenset(change.players)
+            events.append(TableEvent(table.code, table.version, change.kind, players))
+        if events:
+            session.flush()
+        if self._channel is not None:
+            for made in events:
+                session.execute(select(func.pg_notify(self._channel, made.to_json())))
+        return events
+
+
+def _wrote(session: Session, _: object) -> None:
+    session.info[WROTE] = True
+
+
+def _start(session: Session) -> None:
+    """A writer begins: what it locks, names and writes is its own."""
+    session.info[LOCKED], session.info[NAMED], session.info[WROTE] = {}, set(), False
+
+
+def _keep(session: Session) -> tuple[dict[int, Change], int]:
+    """What a writer of a batch may change in ``session.info``, as it was before it."""
+    changes = {
+        k: Change(c.table, list(c.kinds), None if c.players is None else set(c.players))
+        for k, c in session.info.get(CHANGES, {}).items()
+    }
+    return changes, len(session.info.get(ON_COMMIT, []))
+
+
+def _restore(session: Session, kept: tuple[dict[int, Change], int]) -> None:
+    """A writer's step failed and was rolled back: forget what it named or meant to keep."""
+    changes, callbacks = kept
+    session.info[CHANGES] = changes
+    del session.info.setdefault(ON_COMMIT, [])[callbacks:]
+    session.info.pop(ROUNDS, None)  # the rounds it used may be half-changed: read them again
+    session.info[DIRTY] = True

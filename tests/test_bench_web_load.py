@@ -1,0 +1,35 @@
+"""A small, fast run of the web load benchmark (benchmarks/bench_web_load.py): its JSON.
+
+The full run (10 tables × 20 phones × 50 rounds) gives the figures of docs/performance.md;
+this one checks, on every test run, that the benchmark still plays whole rounds the way
+the pages do and that its checks hold: nothing lost, nothing doubled, ledgers at zero.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_web_load.py"
+
+
+def test_a_small_load_run_reports_its_figures_and_loses_no_bet() -> None:
+    run = subprocess.run(
+        [sys.executable, str(BENCHMARK), "--tables", "2", "--players", "3", "--rounds", "2",
+         "--format", "json", "--timeout", "120"],
+        capture_output=True, text=True, timeout=240, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    out = json.loads(run.stdout)
+    for key in ("requests_per_second", "floor_requests_per_second", "errors", "bets_sent",
+                "bets_settled", "bets_lost", "bets_doubled"):  # fmt: skip
+        assert key in out, key
+    for kind in ("bet", "deal", "settle", "card_to_phone"):
+        assert set(out["latency_ms"][kind]) >= {"p50", "p99", "max"}, kind
+        assert out["latency_ms"][kind]["count"] > 0, kind
+    assert out["errors"] == out["bets_lost"] == out["bets_doubled"] == 0
+    assert out["bets_sent"] == out["bets_settled"] > 0
+    assert out["rounds_settled"] == 4 and out["cards_missed"] == 0
+    assert out["requests_per_second"] > 0 and out["floor_requests_per_second"] > 0

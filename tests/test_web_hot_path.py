@@ -1,0 +1,132 @@
+"""The short hot path of the table's service (issue 9): what is kept in memory, group commit,
+the bet timer.
+
+- The round and the table are kept in memory with the table's version: a second service
+  on the same database (another process) that changes the table is seen at once.
+- On an SQLite file, writers that arrive together share one commit (one fsync); a refused
+  step in the middle of a group changes nothing and the others are kept; no writer returns
+  before the commit that holds its change.
+- The bet timer: bets are refused from the deadline on, and bets close at it (lazily by
+  the next action, or by ``close_expired``, once).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event
+
+from andar_bahar.engine.errors import ActionError, BetError, ParameterError
+from andar_bahar.engine.paytables import find_paytable
+from andar_bahar.engine.rules import find_procedure
+from andar_bahar.storage import Storage
+from andar_bahar.web.service import TableService
+
+PIN = "246813"
+
+
+def _table(service: TableService, players: int) -> tuple[str, str, list[str]]:
+    created = service.create_table(
+        name="Hot", kind="betting", pin=PIN, procedure=find_procedure("classic"),
+        paytable=find_paytable("wizard"),
+    )  # fmt: skip
+    tokens = []
+    for n in range(players):
+        seat = service.admit_player(created.code, created.dealer_token, f"P{n}", "1000")
+        tokens.append(service.join(created.code, seat))
+    return created.code, created.dealer_token, tokens
+
+
+def test_a_change_by_another_process_is_seen_at_once(database_url: str) -> None:
+    """Two services on one database are two server processes: each keeps the round in
+    memory, and each sees the other's bets and cards (the version moved on)."""
+    with Storage.open(database_url) as one, Storage.open(database_url) as two:
+        a, b = TableService(one), TableService(two)
+        code, dealer, (asha, ravi) = _table(a, 2)
+        a.open_round(code, dealer)
+        a.place_bet(code, asha, "andar", "10", key="a1")
+        b.place_bet(code, ravi, "bahar", "20", key="r1")  # b reads the round a kept
+        a.place_bet(code, asha, "cards:1-5", "5", key="a2")  # a must see b's bet
+        centre = b.deal(code, dealer).centre
+        assert a.state(code).round is not None and a.state(code).round.centre == centre
+        wagers = {(p, bet, s) for p, bet, s in b.state(code).round.wagers}  # type: ignore[union-attr]
+        assert wagers == {("P0", "andar", 10), ("P1", "bahar", 20), ("P0", "cards:1-5", 5)}
+        assert a.state(code).version == b.state(code).version
+
+
+def test_writers_that_arrive_together_share_one_commit(tmp_path: Path) -> None:
+    with Storage.open(f"sqlite:///{tmp_path / 'club.sqlite3'}") as storage:
+        service = TableService(storage, rng=random.Random(2))
+        code, dealer, tokens = _table(service, 12)
+        service.open_round(code, dealer)
+        commits: list[int] = []
+        event.listen(storage.engine, "commit", lambda _: commits.append(1))
+        start = threading.Barrier(len(tokens))
+        outcomes: dict[int, object] = {}
+
+        def bet(n: int) -> None:
+            start.wait()
+            stake = "0.001" if n == 5 else str(n + 1)  # n = 5: a stake the paytable refuses
+            try:
+                outcomes[n] = service.place_bet(code, tokens[n], "andar", stake, key=f"k{n}")
+            except BetError as refused:
+                outcomes[n] = refused
+
+        threads = [threading.Thread(target=bet, args=(n,)) for n in range(len(tokens))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        rnd = service.state(code).round
+        assert rnd is not None
+        assert isinstance(outcomes[5], BetError)
+        expected = {(f"P{n}", "andar", Decimal(n + 1)) for n in range(len(tokens)) if n != 5}
+        assert set(rnd.wagers) == expected
+        assert len(commits) < len(tokens) - 1  # some writers shared a commit
+        # what is kept in memory is what a fresh service reads from the file
+        fresh = TableService(storage).state(code).round
+        assert fresh is not None and set(fresh.wagers) == expected
+
+
+def test_the_bet_timer_refuses_late_bets_and_closes_once(database_url: str) -> None:
+    now = [datetime(2026, 12, 1, 20, 0, tzinfo=UTC)]
+    with Storage.open(database_url) as storage:
+        service = TableService(storage, now=lambda: now[0])
+        code, dealer, (asha, ravi) = _table(service, 2)
+        opened = service.open_round(code, dealer, seconds=30)
+        assert opened.bets_deadline == now[0] + timedelta(seconds=30)
+        service.place_bet(code, asha, "andar", "10", key="a1")
+        with pytest.raises(ParameterError, match="1 to 3600 seconds"):
+            service.set_timer(code, dealer, 4000)
+        timed = service.set_timer(code, dealer, 10)  # shortened while bets are open
+        assert timed.bets_deadline == now[0] + timedelta(seconds=10)
+        assert service.close_expired(code) is False  # not yet
+        now[0] += timedelta(seconds=10)
+        with pytest.raises(BetError, match="bet timer has run out"):
+            service.place_bet(code, ravi, "bahar", "10", key="r1")  # closes them, lazily
+        state = service.state(code)
+        assert state.round is not None and not state.round.bets_open
+        assert state.round.bets_deadline is None
+        assert service.close_expired(code) is False  # already closed: nothing twice
+        with pytest.raises(ActionError, match="nothing to time"):
+            service.set_timer(code, dealer, 10)
+        audit = [(r.action, r.new_value) for r in service.audit_log(code, dealer)]
+        assert ("timer", "30") in audit and ("timer", "10") in audit
+
+
+def test_the_timer_task_closes_the_bets_at_the_deadline(database_url: str) -> None:
+    now = [datetime(2026, 12, 1, 20, 0, tzinfo=UTC)]
+    with Storage.open(database_url) as storage:
+        service = TableService(storage, now=lambda: now[0])
+        code, dealer, _ = _table(service, 1)
+        service.open_round(code, dealer, seconds=5)
+        version = service.table_version(code)
+        now[0] += timedelta(seconds=5)
+        assert service.close_expired(code) is True
+        assert service.close_expired(code) is False
+        assert service.table_version(code) == version + 1

@@ -1,0 +1,193 @@
+"""The live table pages over ``/ws/CODE`` (issue 9, LIVE.md): what each socket is sent.
+
+- A phone's socket gets the shared blocks of its page and its *own* blocks only; a public
+  viewer (no seat) never a balance nor anyone's bet; the dealer's page everything.
+- No message ever holds an undealt card (the deck is read from the database itself).
+- A page that opens its socket with an old version gets every block of its page in one
+  message; one that is current gets nothing until something changes.
+- The dealer's page is refused (1008) without the dealer's cookie.
+- The answer to a phone's own bet carries its own blocks (a fresh bet form, a new key).
+
+On SQLite, and on PostgreSQL when ANDAR_BAHAR_TEST_POSTGRES_URL is set (there every
+message comes back through LISTEN/NOTIFY).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+
+from andar_bahar.engine.cards import Card
+from andar_bahar.storage.models import TableRoundRow
+from andar_bahar.web.app import create_app
+from andar_bahar.web.live_pages import LIVE_PAGES
+
+PLAYER_SHARED = set(LIVE_PAGES["player"].shared)
+PLAYER_OWN = set(LIVE_PAGES["player"].private)
+
+PIN = "246813"
+
+
+@pytest.fixture
+def site(database_url: str) -> Iterator[TestClient]:
+    app = create_app(database_url=database_url, secret=b"k" * 32)
+    with TestClient(app) as client:
+        yield client
+    app.state.service.storage.close()
+
+
+def csrf(client: TestClient) -> str:
+    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/").text)
+    assert match is not None
+    return match.group(1)
+
+
+class Table:
+    """A table with a dealer's browser, two seated phones and a stranger's browser."""
+
+    def __init__(self, site: TestClient) -> None:
+        created = site.post("/api/tables", json={"name": "Live", "pin": PIN, "paytable": "wizard"})
+        self.code, self.token = created.json()["code"], created.json()["dealer_token"]
+        self.api = {"Authorization": f"Bearer {self.token}"}
+        self.dealer = TestClient(site.app)
+        self.dealer.post(
+            f"/dealer/{self.code}/login", data={"pin": PIN, "csrf_token": csrf(self.dealer)}
+        )
+        self.phones: dict[str, TestClient] = {}
+        for name in ("Asha", "Ravi"):
+            seat = site.post(f"/api/tables/{self.code}/players", json={"name": name, "balance": "500"},
+                             headers=self.api).json()["seat_code"]  # fmt: skip
+            phone = TestClient(site.app)
+            phone.post("/join", data={"code": self.code, "seat": seat, "csrf_token": csrf(phone)})
+            self.phones[name] = phone
+        self.stranger = TestClient(site.app)
+        self.site = site
+
+    def version(self) -> int:
+        return int(self.site.get(f"/api/tables/{self.code}", headers=self.api).json()["version"])
+
+    def follow(self, client: TestClient, page: str, version: int) -> Any:
+        return client.websocket_connect(f"/ws/{self.code}?page={page}&v={version}")
+
+    def do(self, path: str, **body: object) -> dict[str, Any]:
+        answer = self.site.post(f"/api/tables/{self.code}/{path}", json=body, headers=self.api)
+        assert answer.status_code == 200, answer.text
+        return answer.json()  # type: ignore[no-any-return]
+
+
+def next_message(ws: WebSocketTestSession, at_least: int) -> dict[str, Any]:
+    """The next message whose version is at least *at_least* (earlier ones are skipped)."""
+    while True:
+        message: dict[str, Any] = ws.receive_json()
+        if message["v"] >= at_least:
+            return message
+
+
+def test_each_socket_gets_only_what_its_viewer_may_see(site: TestClient) -> None:
+    table = Table(site)
+    v = table.version()
+    with (
+        table.follow(table.phones["Asha"], "player", v) as asha,
+        table.follow(table.stranger, "player", v) as stranger,
+        table.follow(table.dealer, "dealer", v) as dealer,
+    ):
+        table.do("rounds")
+        token = table.phones["Ravi"]
+        page = token.get(f"/play/{table.code}").text
+        assert "Ravi" in page and "Asha" not in page.split("<main", 1)[1]
+        headers = {"HX-Request": "true", "X-CSRF-Token": csrf(token)}
+        answer = token.post(f"/play/{table.code}/bet", data={"bet": "bahar", "stake": "37", "key": "r1"},
+                            headers=headers)  # fmt: skip
+        assert answer.headers["x-live"] == "1"
+        mine = answer.json()
+        assert set(mine["blocks"]) == PLAYER_OWN  # its own blocks only, at once
+        assert "37" in json.dumps(mine["blocks"], ensure_ascii=False)
+        opened = v + 1
+        seen_by = {
+            name: [next_message(ws, opened), next_message(ws, opened + 1)]
+            for name, ws in (("asha", asha), ("stranger", stranger), ("dealer", dealer))
+        }
+    text = {name: json.dumps(messages, ensure_ascii=False) for name, messages in seen_by.items()}
+    assert "Ravi" in text["dealer"] and "37" in text["dealer"]  # the dealer sees every bet
+    assert "Ravi" not in text["asha"] and "Ravi" not in text["stranger"]
+    assert "balance" in seen_by["asha"][0]["data"] and PLAYER_OWN & set(
+        seen_by["asha"][0]["blocks"]
+    )
+    assert "balance" not in text["stranger"]  # a public viewer: no balance, no one's bets
+    assert all(set(m["blocks"]) <= PLAYER_SHARED for m in seen_by["stranger"])
+
+
+def test_no_message_holds_an_undealt_card(site: TestClient, database_url: str) -> None:
+    table = Table(site)
+    table.do("rounds")
+    with site.app.state.service._read() as session:
+        record = session.query(TableRoundRow).one().record
+    deck = Card.parse_many(json.loads(record)["deck"])
+    with (
+        table.follow(table.phones["Asha"], "player", -1) as asha,
+        table.follow(table.dealer, "dealer", -1) as dealer,
+    ):
+        texts = [json.dumps(asha.receive_json(), ensure_ascii=False),
+                 json.dumps(dealer.receive_json(), ensure_ascii=False)]  # fmt: skip
+        for turned in range(1, 4):
+            v = table.version()
+            table.do("actions/deal")
+            texts += [
+                json.dumps(next_message(ws, v + 1), ensure_ascii=False) for ws in (asha, dealer)
+            ]
+            shown = {str(c) for c in deck[:turned]}
+            undealt = {str(c) for c in deck[turned:]}
+            for text in texts[-2:]:
+                cards = {
+                    f"{r}{s}"
+                    for r, s in re.findall(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♠♥♦♣])", text)
+                }
+                assert cards & shown and not cards & undealt
+
+
+def test_an_old_page_catches_up_in_one_message_and_a_current_one_waits(site: TestClient) -> None:
+    table = Table(site)
+    stale = table.version()
+    table.do("rounds")
+    table.do("actions/deal")  # the centre card
+    current = table.version()
+    with table.follow(table.phones["Asha"], "player", stale) as old:
+        caught_up = old.receive_json()
+        assert caught_up["v"] == current and caught_up["kind"] == "sync"
+        assert set(caught_up["blocks"]) == PLAYER_SHARED | PLAYER_OWN
+        assert caught_up["data"]["card"] is not None and caught_up["data"]["round"] == 1
+    with table.follow(table.phones["Asha"], "player", current) as fresh:
+        table.do("actions/deal")
+        message = fresh.receive_json()  # the first message is the new card, not a catch-up
+        assert message["v"] == current + 1 and message["kind"] == "deal"
+        assert set(message["blocks"]) <= PLAYER_SHARED | PLAYER_OWN
+
+
+def test_the_dealers_page_is_refused_without_the_dealers_cookie(site: TestClient) -> None:
+    table = Table(site)
+    for client in (table.stranger, table.phones["Asha"]):
+        with table.follow(client, "dealer", 0) as ws:
+            assert ws.receive() == {"type": "websocket.close", "code": 1008, "reason": ""}
+    with site.websocket_connect("/ws/NOSUCH?page=player&v=0") as ws:
+        assert ws.receive() == {"type": "websocket.close", "code": 1008, "reason": ""}
+
+
+def test_the_bet_timer_is_in_the_live_data_and_the_state(site: TestClient) -> None:
+    table = Table(site)
+    v = table.version()
+    with table.follow(table.phones["Asha"], "player", v) as asha:
+        table.do("rounds", seconds=60)
+        opened = next_message(asha, v + 1)
+        deadline = opened["data"]["deadline"]
+        assert deadline is not None and "data-deadline" in json.dumps(opened["blocks"])
+        timed = table.do("timer", seconds=0)  # no timer after all
+        assert timed["bets_deadline"] is None
+        assert next_message(asha, v + 2)["data"]["deadline"] is None
+    state = site.get(f"/api/tables/{table.code}").json()
+    assert state["round"]["bets_deadline"] is None and state["round"]["bets_open"] is True
