@@ -438,3 +438,19 @@ def test_every_screen_says_when_a_round_has_no_commitment(api: TestClient, app: 
     for page in (f"/play/{code}", f"/display/{code}"):
         shown = phone.get(page).text
         assert said in shown and "Deck commitment" not in shown, page
+
+
+def test_a_round_is_dealt_from_a_real_deck_only_when_the_program_says_true(
+    api: TestClient,
+) -> None:
+    """Probe: ``{"physical": "false"}`` opened a round from a real deck (any non-empty text
+    counted as yes) — no commitment, the cards typed by the dealer. Only ``true`` does."""
+    code, made = a_table(api)
+    dealer = bearer(made["dealer_token"])
+    for wrong in ("false", "no", 1, "true"):
+        refused = api.post(f"/api/tables/{code}/rounds", json={"physical": wrong}, headers=dealer)
+        assert refused.status_code == 400, wrong
+        assert "'physical' must be true or false" in refused.json()["error"]
+    assert ok(api.get(f"/api/tables/{code}", headers=dealer))["round"] is None
+    committed = ok(api.post(f"/api/tables/{code}/rounds", json={"physical": False}, headers=dealer))
+    assert committed["physical"] is False and committed["commitment"]
