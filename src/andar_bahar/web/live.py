@@ -293,7 +293,7 @@ class Room:
     def close(self) -> None:
         if self.timer is not None:
             self.timer[1].cancel()
-        for follower in self.followers:
+        for follower in list(self.followers):  # a socket may end (and leave) meanwhile
             follower.push(None)
 
 
