@@ -95,7 +95,7 @@ def check_seat(
     >>> check_seat("Asha", "lots", {})
     Traceback (most recent call last):
     ...
-    andar_bahar.engine.errors.BetError: The stake 'lots' is not a number: write an amount such as 100 or 12.5.
+    andar_bahar.engine.errors.BetError: Asha's chips must be a number such as 500 or 12.5, not 'lots'.
     """
     player = name.strip()
     if not player:
@@ -106,7 +106,16 @@ def check_seat(
         raise BetError(Message(N_("The name '{name}' is kept for the house."), name=player))
     if player in seated:
         raise BetError(Message(N_("{player} is already at the table."), player=player))
-    amount = parse_stake(balance)
+    try:
+        amount = parse_stake(balance)
+    except BetError:  # said of the chips, not of a stake
+        raise BetError(
+            Message(
+                N_("{player}'s chips must be a number such as 500 or 12.5, not '{text}'."),
+                player=player,
+                text=str(balance).strip(),
+            )
+        ) from None
     if amount < 0:
         raise BetError(
             Message(N_("A balance cannot be negative: {amount}."), amount=Amount(amount))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.text import Text
@@ -23,11 +23,12 @@ from textual.content import Content
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Select, Static
-from textual.widgets._footer import FooterKey
+from textual.widgets import Button, Checkbox, Footer, Header, Input, Select, Static
+from textual.widgets._footer import FooterKey, FooterLabel
 
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.i18n.messages import N_, Message, Translator
+from andar_bahar.tui.tables import Table
 
 if TYPE_CHECKING:
     from andar_bahar.tui.app import TrainerApp
@@ -95,6 +96,10 @@ class TrainerFooter(Footer):
     move of the focus, which makes Tab slow on a busy machine).
     """
 
+    DEFAULT_CSS = """
+    TrainerFooter.-compact FooterLabel { margin: 0 1 0 0; }
+    """
+
     _shown: tuple[object, ...] | None = None
 
     def compose(self) -> ComposeResult:
@@ -103,6 +108,8 @@ class TrainerFooter(Footer):
         for widget in super().compose():
             if isinstance(widget, FooterKey) and widget.description:
                 widget.description = translator.gettext(widget.description)
+            elif isinstance(widget, FooterLabel):  # the name of a group of keys
+                widget.update(translator.gettext(str(widget.render())))
             yield widget
 
     def _signature(self) -> tuple[object, ...]:
@@ -159,67 +166,6 @@ class Note(Static):
         focused = self.screen.focused
         if focused is not None:
             focused.scroll_visible(animate=False, immediate=True)
-
-
-class Table(DataTable[Text]):
-    """A table filled from rows of text (shown literally); its rows are given, not added."""
-
-    DEFAULT_CSS = """
-    Table { height: auto; max-height: 16; margin: 0 0 1 0; }
-    """
-
-    def __init__(
-        self,
-        headers: Sequence[str],
-        rows: Iterable[Sequence[str]] = (),
-        keys: Sequence[str] | None = None,
-        *,
-        right: Iterable[int] = (),
-        cursor: bool = False,
-        focusable: bool | None = None,
-        id: str | None = None,
-    ) -> None:
-        super().__init__(
-            id=id,
-            cursor_type="row" if cursor else "none",
-            show_cursor=cursor,
-            zebra_stripes=True,
-        )
-        self.can_focus = cursor if focusable is None else focusable
-        self._headers = list(headers)
-        self._rows = [list(row) for row in rows]
-        self._keys = list(keys) if keys is not None else None
-        self._right = set(right)
-        self._filled = False
-
-    def on_mount(self) -> None:
-        self.fill(self._headers, self._rows, keys=self._keys)
-
-    def fill(
-        self,
-        headers: Sequence[str],
-        rows: Iterable[Sequence[str]],
-        keys: Sequence[str] | None = None,
-    ) -> None:
-        """Show *rows* under *headers* (a key per row, for rows that can be chosen).
-
-        Nothing is redrawn when they are the same as shown (a screen shows its state often).
-        """
-        shown = (self._headers, self._rows, self._keys)
-        self._headers, self._rows = list(headers), [list(row) for row in rows]
-        self._keys = list(keys) if keys is not None else None
-        if self.is_mounted and self._filled and shown == (self._headers, self._rows, self._keys):
-            return
-        self._filled = True
-        self.clear(columns=True)
-        for index, header in enumerate(self._headers):
-            self.add_column(Text(header, justify="right" if index in self._right else "left"))
-        for number, row in enumerate(self._rows):
-            cells = [
-                Text(cell, justify="right" if index in self._right else "left")
-                for index, cell in enumerate(row)
-            ]
-            self.add_row(*cells, key=self._keys[number] if self._keys is not None else None)
 
 
 class Bar(ItemGrid):
