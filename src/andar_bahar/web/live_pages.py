@@ -37,6 +37,7 @@ from andar_bahar.web.forms import paytable_rows
 from andar_bahar.web.live import Rendered, Viewer, add_live_route
 from andar_bahar.web.page_views import dealer_view, player_view
 from andar_bahar.web.records import RoundSummary, TableState
+from andar_bahar.web.store import token_hash
 from andar_bahar.web.table_view import ROAD_LENGTH, common_context
 from andar_bahar.web.templating import gettext_callables
 from andar_bahar.web.views import Viewer as Sight
@@ -113,6 +114,8 @@ class Snapshot:
     state: TableState
     recent: list[RoundSummary]
     seen: dict[tuple[bool, str | None], TableState] = field(default_factory=dict)
+    held: dict[str, frozenset[str]] = field(default_factory=dict)
+    """The table's code → what its seated phones and dealer devices hold (read when asked)."""
 
     def seen_by(self, viewer: Viewer) -> TableState:
         """What *viewer* may see of the table (:func:`~andar_bahar.web.views.visible_to`):
@@ -208,6 +211,14 @@ class TableRenderer:
     def close_expired(self, code: str) -> None:
         self.service.close_expired(code)
 
+    def allowed(self, snapshot: Snapshot, viewer: Viewer) -> bool:
+        if viewer.credential is None:
+            return True
+        code = snapshot.state.code
+        if code not in snapshot.held:  # once per render, and only if someone needs it
+            snapshot.held[code] = self.service.credentials(code)
+        return viewer.credential in snapshot.held[code]
+
     def blocks(
         self,
         snapshot: Snapshot,
@@ -285,10 +296,11 @@ def viewer_of(club: Club, conn: HTTPConnection, code: str, page: str) -> Viewer 
     lang = request_info(conn).lang
     dealer = club.dealer_token(conn, code)
     if dealer and club.service.is_dealer(code, dealer) and "dealer" in kind.roles:
-        return Viewer(page, "dealer", lang)
-    seat = club.service.player_seat(code, club.seat_token(conn, code))
+        return Viewer(page, "dealer", lang, credential=token_hash(dealer))
+    token = club.seat_token(conn, code)
+    seat = club.service.player_seat(code, token)
     if seat is not None and "player" in kind.roles:
-        return Viewer(page, "player", lang, seat[0], seat[1])
+        return Viewer(page, "player", lang, seat[0], seat[1], credential=token_hash(token))
     return Viewer(page, "public", lang) if "public" in kind.roles else None
 
 

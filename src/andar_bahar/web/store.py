@@ -150,7 +150,8 @@ class TableStore(Transactions):
         query = select(ClubTableRow).where(ClubTableRow.code == code.strip().upper())
         if lock and session.get_bind().dialect.name != "sqlite":  # SQLite: BEGIN IMMEDIATE
             query = query.with_for_update()
-        table = session.scalars(query).one_or_none()
+        # A NUL is in no table's code (and PostgreSQL could not even compare one)
+        table = session.scalars(query).one_or_none() if "\x00" not in code else None
         if table is None:
             raise ActionError(
                 Message(N_("There is no table with the code {code}: check the code."), code=code)
