@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.widgets import Button, DataTable, Input, Static
 
 from andar_bahar.engine.errors import AndarBaharError, BetError
-from andar_bahar.engine.money import as_decimal, parse_stake
+from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.games.clubgame import ClubGame
@@ -47,20 +47,15 @@ class PlayersScreen(SeatingScreen):
         self.game = game
 
     def compose_body(self) -> ComposeResult:
-        yield Static(
-            literal(
-                tr(
-                    self,
-                    Message(
-                        N_(
-                            "A new player: a name and the chips, then Seat. To top up or to let"
-                            " a player leave, choose the player in the table first."
-                        )
-                    ),
-                )
+        seat = Message(N_("Seat the player"))  # the hint names the button as it is labelled
+        hint = Message(
+            N_(
+                "A new player: a name and the chips, then “{seat}”. To top up or to let"
+                " a player leave, choose the player in the table first."
             ),
-            classes="hint",
+            seat=seat,
         )
+        yield Static(literal(tr(self, hint)), classes="hint", id="players-hint")
         yield Table(*self._table(), right=(1,), cursor=True, id="players")
         yield Bar(
             self.field("name", placeholder=tr(self, Message(N_("name, e.g. Asha")))),
@@ -68,7 +63,7 @@ class PlayersScreen(SeatingScreen):
             width=18,
         )
         yield Bar(
-            button(tr(self, Message(N_("Seat the player"))), "seat", variant="primary"),
+            button(tr(self, seat), "seat", variant="primary"),
             button(tr(self, Message(N_("Top up the chosen player"))), "top-up"),
             button(tr(self, Message(N_("The chosen player leaves"))), "leave"),
             button(tr(self, Message(N_("Back to the table"))), "back"),
@@ -113,8 +108,7 @@ class PlayersScreen(SeatingScreen):
                 return
             if action == "top-up":
                 name = self._chosen()
-                amount = parse_stake(self.value("chips"))
-                game.top_up(name, amount)
+                amount = game.top_up(name, self.value("chips"))
                 text = Message(
                     N_("{player} gets {chips} more chips: {balance} now."),
                     player=name,

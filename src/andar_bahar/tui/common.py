@@ -14,6 +14,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -29,6 +30,7 @@ from textual.widgets._footer import FooterKey, FooterLabel
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.i18n.messages import N_, Message, Translator
 from andar_bahar.tui.tables import Table
+from andar_bahar.tui.text import unbroken
 
 if TYPE_CHECKING:
     from andar_bahar.tui.app import TrainerApp
@@ -62,8 +64,11 @@ def tr(node: DOMNode, message: Message | AndarBaharError) -> str:
 
 
 def literal(text: str) -> Content:
-    """*text* exactly as it is: square brackets in a name are never markup."""
-    return Content(text)
+    """*text* exactly as it is: square brackets in a name are never markup.
+
+    Only a number is kept on one line with its percent sign (see :mod:`andar_bahar.tui.text`).
+    """
+    return Content(unbroken(text))
 
 
 def keys(*names: str) -> str:
@@ -184,6 +189,11 @@ class Bar(ItemGrid):
 def _natural_width(widget: Widget) -> int:
     if isinstance(widget, Button):
         return len(str(widget.label)) + (2 if widget.compact else 4)
+    if isinstance(widget, Select):
+        # Its list opens as wide as the choice: every option on one line, the arrow beside it.
+        options = getattr(widget, "_options", ())
+        shown = [str(widget.prompt), *(str(prompt) for prompt, _ in options)]
+        return max(cell_len(text) for text in shown) + 2
     width = widget.styles.width
     return int(width.value) if width is not None and width.is_cells else 12
 
@@ -447,7 +457,11 @@ class Body(VerticalScroll, can_focus=False):
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question over the screen; Esc says no."""
+    """A yes/no question over the screen; Esc says no.
+
+    It has a footer of its own, with its own keys: the screen's below it do nothing
+    while the question is open.
+    """
 
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }
@@ -458,9 +472,9 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen Static { width: 1fr; height: auto; margin: 0 0 1 0; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(keys("y"), "answer(True)", N_("Yes")),
+        Binding(keys("n"), "answer(False)", N_("No")),
         Binding("escape", "answer(False)", N_("No")),
-        Binding(keys("y"), "answer(True)", N_("Yes"), show=False),
-        Binding(keys("n"), "answer(False)", N_("No"), show=False),
     ]
 
     def __init__(self, question: Message) -> None:
@@ -474,6 +488,7 @@ class ConfirmScreen(ModalScreen[bool]):
                 button(tr(self, Message(N_("Yes"))), "yes", variant="warning"),
                 button(tr(self, Message(N_("No"))), "no", variant="primary"),
             )
+        yield TrainerFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

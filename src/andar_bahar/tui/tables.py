@@ -17,6 +17,8 @@ from rich.text import Text
 from textual import events
 from textual.widgets import DataTable
 
+from andar_bahar.tui.text import unbroken
+
 __all__ = ["Table", "fit_widths"]
 
 PADDING = 2
@@ -71,7 +73,8 @@ def _longest_word_of(texts: Sequence[str]) -> int:
 
 
 class Table(DataTable[Text]):
-    """A table filled from rows of text (shown literally); its rows are given, not added.
+    """A table filled from rows of text (shown literally, a number kept with its percent
+    sign); its rows are given, not added.
 
     It fits the width it is given: see :func:`fit_widths`.
     """
@@ -129,7 +132,8 @@ class Table(DataTable[Text]):
         Nothing is redrawn when they are the same as shown (a screen shows its state often).
         """
         shown = (self._headers, self._rows, self._keys)
-        self._headers, self._rows = list(headers), [list(row) for row in rows]
+        self._headers = [unbroken(header) for header in headers]
+        self._rows = [[unbroken(cell) for cell in row] for row in rows]
         self._keys = list(keys) if keys is not None else None
         if self.is_mounted and self._filled and shown == (self._headers, self._rows, self._keys):
             return
