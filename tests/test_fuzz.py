@@ -35,6 +35,7 @@ import os
 import random
 import re
 import tomllib
+import unicodedata
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from fractions import Fraction
@@ -792,8 +793,8 @@ class TableMachine(RuleBasedStateMachine):
             lambda: self.service.change_paytable(self.code, self.token(who), paytable, reason),
             reason,
         )
-        if not reason.strip():
-            return self.expect(got, ParameterError)
+        if not reason.strip() or any(unicodedata.category(c) == "Cc" for c in reason.strip()):
+            return self.expect(got, ParameterError)  # none, or on more than one line
         if who != "dealer":
             return self.expect(got, AccessError)
         assert got[0] == "ok", got

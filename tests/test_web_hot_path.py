@@ -133,13 +133,13 @@ def test_the_timer_task_closes_the_bets_at_the_deadline(database_url: str) -> No
 
 
 def test_a_rounds_record_written_step_by_step_is_the_whole_record() -> None:
-    """The record kept as text and added to after each step (web/store.RecordText) is, after
+    """The record kept as text and added to after each step (web/kept.RecordText) is, after
     every step, exactly ``Round.to_dict()`` as compact JSON — what Round.loads reads."""
     import json
 
     from andar_bahar.engine.cards import Card, shuffled
     from andar_bahar.engine.round import Round
-    from andar_bahar.web.store import RecordText
+    from andar_bahar.web.kept import RecordText
 
     rng = random.Random(11)
     for physical in (False, True):
@@ -148,7 +148,7 @@ def test_a_rounds_record_written_step_by_step_is_the_whole_record() -> None:
                     balances={"Ann": Decimal(100), "Бо": Decimal(50)})  # fmt: skip
         record = RecordText(rnd)
 
-        def whole() -> str:
+        def whole(rnd: Round = rnd) -> str:
             return json.dumps(rnd.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
         assert record.text() == whole()

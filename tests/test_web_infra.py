@@ -94,6 +94,9 @@ class CountRenderer:
     def private(self, snapshot: int, viewer: Viewer) -> Rendered:
         return Rendered({})
 
+    def allowed(self, snapshot: int, viewer: Viewer) -> bool:
+        return True
+
     def close_expired(self, code: str) -> None:
         return None
 

@@ -21,8 +21,9 @@ from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.web.live import Viewer
 from andar_bahar.web.live_keys import key_of
-from andar_bahar.web.live_pages import LIVE_PAGES, Snapshot, TableRenderer
+from andar_bahar.web.live_pages import LIVE_PAGES, Snapshot
 from andar_bahar.web.service import TableService
+from andar_bahar.web.table_renderer import TableRenderer
 from andar_bahar.web.table_view import ROAD_LENGTH
 from andar_bahar.web.templating import make_environment
 

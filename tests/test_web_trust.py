@@ -25,7 +25,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from typer.testing import CliRunner
 
 from andar_bahar.cli import app as cli_app
-from andar_bahar.storage import Storage, _alembic_config
+from andar_bahar.storage import Storage
+from andar_bahar.storage.engines import alembic_config as _alembic_config
 from andar_bahar.web import store
 from andar_bahar.web.app import create_app
 

@@ -22,6 +22,7 @@ Players join, top up and leave between rounds (or while bets are open); every su
 movement of chips is a ledger entry against the cashier:
 
 >>> game.add_player("Nino", 200); game.top_up("Ravi", 100)
+Decimal('100')
 >>> game.leave("Asha") == game.balances.get("Asha", game.departed["Asha"])
 True
 >>> sum(e.amount for e in game.ledger)
@@ -46,7 +47,15 @@ from andar_bahar.engine.rules import Procedure
 from andar_bahar.engine.settlement import Settlement
 from andar_bahar.i18n.messages import N_, Message
 
-__all__ = ["CASHIER", "HOUSE", "ClubGame", "LedgerEntry", "PlayerSummary", "check_seat"]
+__all__ = [
+    "CASHIER",
+    "HOUSE",
+    "ClubGame",
+    "LedgerEntry",
+    "PlayerSummary",
+    "check_seat",
+    "parse_chips",
+]
 
 HOUSE = "house"
 CASHIER = "cashier"
@@ -85,6 +94,28 @@ class PlayerSummary:
         return as_decimal(self.balance + self.chips_out - self.chips_in)
 
 
+def parse_chips(player: str, text: Decimal | int | str) -> Decimal:
+    """*player*'s chips as written (to sit down or to top up), or a sentence about chips.
+
+    >>> parse_chips("Ravi", "12,5")
+    Decimal('12.5')
+    >>> parse_chips("Ravi", "1e3")
+    Traceback (most recent call last):
+    ...
+    andar_bahar.engine.errors.BetError: Ravi's chips must be a number such as 500 or 12.5, not '1e3'.
+    """
+    try:
+        return parse_stake(text)
+    except BetError:  # said of the chips, not of a stake
+        raise BetError(
+            Message(
+                N_("{player}'s chips must be a number such as 500 or 12.5, not '{text}'."),
+                player=player,
+                text=str(text).strip(),
+            )
+        ) from None
+
+
 def check_seat(
     name: str, balance: Decimal | int | str, seated: Mapping[str, Decimal]
 ) -> tuple[str, Decimal]:
@@ -95,7 +126,7 @@ def check_seat(
     >>> check_seat("Asha", "lots", {})
     Traceback (most recent call last):
     ...
-    andar_bahar.engine.errors.BetError: The stake 'lots' is not a number: write an amount such as 100 or 12.5.
+    andar_bahar.engine.errors.BetError: Asha's chips must be a number such as 500 or 12.5, not 'lots'.
     """
     player = name.strip()
     if not player:
@@ -106,7 +137,7 @@ def check_seat(
         raise BetError(Message(N_("The name '{name}' is kept for the house."), name=player))
     if player in seated:
         raise BetError(Message(N_("{player} is already at the table."), player=player))
-    amount = parse_stake(balance)
+    amount = parse_chips(player, balance)
     if amount < 0:
         raise BetError(
             Message(N_("A balance cannot be negative: {amount}."), amount=Amount(amount))
@@ -149,10 +180,21 @@ class ClubGame:
         self.balances[player] = as_decimal(amount)
         self._chips(player, as_decimal(amount), "chips in")
 
-    def top_up(self, name: str, amount: Decimal | int | str) -> None:
-        """Give a seated player more chips."""
+    def top_up(self, name: str, amount: Decimal | int | str) -> Decimal:
+        """Give a seated player more chips (as written); the chips given.
+
+        >>> from andar_bahar.engine.rules import find_procedure
+        >>> from andar_bahar.engine.paytables import find_paytable
+        >>> game = ClubGame(find_procedure("classic"), find_paytable("wizard"), {"Ravi": 100})
+        >>> game.top_up("Ravi", "12,5"), game.balances["Ravi"]
+        (Decimal('12.5'), Decimal('112.5'))
+        >>> game.top_up("Ravi", "lots")
+        Traceback (most recent call last):
+        ...
+        andar_bahar.engine.errors.BetError: Ravi's chips must be a number such as 500 or 12.5, not 'lots'.
+        """
         player = self._seated(name)
-        chips = parse_stake(amount)
+        chips = parse_chips(player, amount)
         if chips <= 0:
             raise BetError(
                 Message(
@@ -161,6 +203,7 @@ class ClubGame:
             )
         self.balances[player] = as_decimal(self.balances[player] + chips)
         self._chips(player, as_decimal(chips), "chips in")
+        return as_decimal(chips)
 
     def leave(self, name: str) -> Decimal:
         """A player leaves with their chips; refused while they have a bet in the round in play."""

@@ -78,6 +78,8 @@ class Wording:
     windows: dict[BetWindow, str]
     void: str
     wins: str
+    void_question: str
+    """Asked before a real deck's round is declared void ("Deck exhausted")."""
 
     def describe(self, procedure: Procedure, translator: Translator | None) -> str:
         """The procedure in one line, in this game's words."""
@@ -111,6 +113,10 @@ CLUB = Wording(
         " the round; every stake is returned."
     ),
     wins=N_("{row} wins: {card} matches, card {n} of the deal."),
+    void_question=N_(
+        "Is the deck exhausted with no match? Then the round is void: every stake is"
+        " returned, and the round is played again."
+    ),
 )
 """The club's words (seeds 001/002): the centre card is also called the joker."""
 
@@ -137,5 +143,9 @@ LESSON = Wording(
         " the round; no marker counts."
     ),
     wins=N_("{row} wins: {card} matches, card {n} of the deal."),
+    void_question=N_(
+        "Is the deck exhausted with no match? Then the round is void: no marker counts,"
+        " and the round is played again with the same dealer."
+    ),
 )
 """The lesson's words (seed 000): a centre card, not a joker; markers, not bets."""

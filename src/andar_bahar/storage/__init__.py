@@ -29,40 +29,50 @@ True
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from enum import Enum
 from fractions import Fraction
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
 import platformdirs
-from alembic import command
-from alembic.config import Config
 from alembic.util import CommandError
-from sqlalchemy import Engine, case, create_engine, event, func, make_url, select, text
-from sqlalchemy.engine.interfaces import DBAPIConnection
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy import Engine, case, func, select
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
-from andar_bahar.engine.errors import ActionError, AndarBaharError, ParameterError
-from andar_bahar.engine.money import format_amount
-from andar_bahar.engine.paytables import Paytable, load_paytable
+from andar_bahar.engine.errors import ActionError, ParameterError
+from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.storage.engines import (
+    MIGRATIONS,
+    READ_ONLY_OPTION,
+    cannot_open,
+    create_database_engine,
+    upgrade,
+)
 from andar_bahar.storage.models import (
     GAME_KINDS,
     DrillAttemptRow,
     GameRow,
     RoundRow,
+)
+from andar_bahar.storage.records import (
+    DrillStats,
+    StorageError,
+    StoredGame,
+    StoredRound,
+    check_limit,
+    seconds_of,
+    stored_game,
+    stored_round,
+    to_json,
+    utc_now,
 )
 
 __all__ = [
@@ -79,108 +89,13 @@ __all__ = [
 ]
 
 APP_NAME = "andar-bahar"
-MIGRATION_LOCK = 0x616E646172
-"""The PostgreSQL advisory lock taken while the schema is brought up to date."""
 DATABASE_FILE = "history.sqlite3"
-MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-
-
-class StorageError(AndarBaharError):
-    """The history cannot be opened, or holds no such game or round."""
-
-
-def utc_now() -> datetime:
-    """The current time, timezone-aware, in UTC (the default clock of :class:`Storage`)."""
-    return datetime.now(UTC)
 
 
 def default_database_url() -> str:
     """The SQLite file in the user's data folder (``$XDG_DATA_HOME/andar-bahar`` on Linux)."""
     folder = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
     return f"sqlite:///{(folder / DATABASE_FILE).as_posix()}"
-
-
-@dataclass(frozen=True, slots=True)
-class StoredRound:
-    """A finished round as listed from the history; :meth:`replay` rebuilds it."""
-
-    id: int
-    game_id: int | None
-    number: int
-    procedure: str
-    """The procedure's name."""
-    paytable: str
-    """The paytable's name."""
-    winner: str
-    """``andar``, ``bahar`` or ``void``."""
-    cards_dealt: int
-    centre: str | None
-    """The centre card as text (``Q♥``), or ``None`` when the target rank was chosen."""
-    target: str
-    """The rank that matched (``Q``, ``10``)."""
-    created_at: datetime
-    record: str = field(repr=False)
-    """``Round.dumps()``: the exact record."""
-
-    def replay(self) -> Round:
-        """The round, replayed from its record through the state machine."""
-        return Round.loads(self.record)
-
-
-@dataclass(frozen=True, slots=True)
-class StoredGame:
-    """A game from the history: its rules, who played, and its result once finished.
-
-    Exact numbers in *settings* and *result* (stakes, balances, fractions) are
-    kept as their exact text (``"12.5"``, ``"1/3"``).
-    """
-
-    id: int
-    kind: str
-    procedure: str
-    """The procedure's name (:meth:`load_procedure` gives the procedure itself)."""
-    paytable: str
-    """The paytable's name (:meth:`load_paytable` gives the table itself)."""
-    participants: tuple[str, ...]
-    settings: Mapping[str, Any]
-    result: Mapping[str, Any] | None
-    started_at: datetime
-    finished_at: datetime | None
-    round_count: int
-    procedure_record: str = field(repr=False)
-    """``Procedure.to_dict()`` as JSON."""
-    paytable_record: str = field(repr=False)
-    """``Paytable.to_toml()``."""
-
-    @property
-    def finished(self) -> bool:
-        return self.finished_at is not None
-
-    def load_procedure(self) -> Procedure:
-        """The game's procedure, rebuilt from its record."""
-        return Procedure.from_dict(json.loads(self.procedure_record), source=f"game {self.id}")
-
-    def load_paytable(self) -> Paytable:
-        """The game's paytable, loaded from its TOML."""
-        return load_paytable(self.paytable_record, source=f"game {self.id}")
-
-
-@dataclass(frozen=True, slots=True)
-class DrillStats:
-    """A learner's answers of one kind in one session.
-
-    *mean_seconds* is rounded to the millisecond (half to even); *total_seconds*
-    is exact, so ``total_seconds / attempts`` is the exact mean.
-    """
-
-    session: str
-    kind: str
-    attempts: int
-    correct: int
-    accuracy: Fraction
-    mean_seconds: Decimal
-    total_seconds: Decimal
-    first_at: datetime
 
 
 class Storage:
@@ -201,14 +116,14 @@ class Storage:
         """
         target = url if url is not None else default_database_url()
         try:
-            engine = _create_engine(target)
+            engine = create_database_engine(target)
         except (SQLAlchemyError, OSError, ImportError) as error:  # ImportError: no driver
-            raise _cannot_open(target, error) from error
+            raise cannot_open(target, error) from error
         try:
-            _upgrade(engine)
+            upgrade(engine)
         except (SQLAlchemyError, OSError, CommandError) as error:
             engine.dispose()
-            raise _cannot_open(target, error) from error
+            raise cannot_open(target, error) from error
         except BaseException:
             engine.dispose()
             raise
@@ -260,10 +175,10 @@ class Storage:
             kind=kind,
             procedure_name=procedure.name,
             paytable_name=paytable.name,
-            procedure_json=_to_json(procedure.to_dict()),
+            procedure_json=to_json(procedure.to_dict()),
             paytable_toml=paytable.to_toml(),
-            participants_json=_to_json(names),
-            settings_json=_to_json(dict(settings or {})),
+            participants_json=to_json(names),
+            settings_json=to_json(dict(settings or {})),
             result_json=None,
             started_at=self._now(),
             finished_at=None,
@@ -275,7 +190,7 @@ class Storage:
 
     def finish_game(self, game_id: int, result: Mapping[str, object]) -> None:
         """Record a game's result (standings, balances …) and the time it finished."""
-        text = _to_json(dict(result))
+        text = to_json(dict(result))
         with self._session() as session:
             game = self._game(session, game_id)
             if game.finished_at is not None:
@@ -293,10 +208,10 @@ class Storage:
         query = (
             select(GameRow, count)
             .order_by(GameRow.started_at.desc(), GameRow.id.desc())
-            .limit(_check_limit(limit))
+            .limit(check_limit(limit))
         )
         with self._session() as session:
-            return [_stored_game(game, rounds) for game, rounds in session.execute(query)]
+            return [stored_game(game, rounds) for game, rounds in session.execute(query)]
 
     # -- rounds ----------------------------------------------------------------
 
@@ -348,10 +263,10 @@ class Storage:
         if game_id is not None:
             query = query.where(RoundRow.game_id == game_id)
         query = query.order_by(RoundRow.created_at.desc(), RoundRow.id.desc()).limit(
-            _check_limit(limit)
+            check_limit(limit)
         )
         with self._session() as session:
-            return [_stored_round(row) for row in session.scalars(query)]
+            return [stored_round(row) for row in session.scalars(query)]
 
     def load_round(self, round_id: int) -> Round:
         """The stored round, replayed from its record through the state machine."""
@@ -425,8 +340,8 @@ class Storage:
                 attempts=int(attempts),
                 correct=int(right),
                 accuracy=Fraction(int(right), int(attempts)),
-                mean_seconds=_seconds(round(Fraction(int(total), int(attempts)))),
-                total_seconds=_seconds(int(total)),
+                mean_seconds=seconds_of(round(Fraction(int(total), int(attempts)))),
+                total_seconds=seconds_of(int(total)),
                 first_at=first_at,
             )
             for name, kind, attempts, right, total, first_at, _ in groups
@@ -464,191 +379,3 @@ class Storage:
         if game is None:
             raise StorageError(Message(N_("There is no game {game} in the history."), game=game_id))
         return game
-
-
-# -- the engine and the migrations ------------------------------------------------
-
-
-POOL_SIZE, POOL_OVERFLOW = 16, 24
-"""Connections an engine keeps open, and how many more it opens (and closes) at a peak:
-a web server's threads (up to 40) read and write at once."""
-
-
-def _create_engine(url: str) -> Engine:
-    """An engine for *url*; SQLite gets its folder, WAL, full sync and foreign keys.
-
-    PostgreSQL's commits are durable whatever the server's default says
-    (``synchronous_commit=on`` on every connection).
-    """
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite":
-        engine = create_engine(
-            parsed, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
-        )
-        if parsed.get_backend_name() == "postgresql":
-            event.listen(engine, "connect", _postgresql_connect)
-        return engine
-    database = parsed.database or ""
-    if database in ("", ":memory:") or parsed.query.get("mode") == "memory":
-        # One connection shared by every session: the database lives in it.
-        engine = create_engine(
-            parsed, poolclass=StaticPool, connect_args={"check_same_thread": False}
-        )
-    else:
-        if not database.startswith("file:"):
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
-        # Wait up to 30 s for another program's write (the trainer and the server may
-        # share one file) rather than fail at once.
-        # The web server's threads read at once (WAL: readers never wait): keep enough
-        # connections open that none is opened and closed again per request.
-        engine = create_engine(
-            parsed, connect_args={"timeout": 30}, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
-        )
-    event.listen(engine, "connect", _sqlite_connect)
-    event.listen(engine, "begin", _sqlite_begin)
-    return engine
-
-
-def _postgresql_connect(connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:
-    cursor = connection.cursor()
-    try:
-        cursor.execute("SET synchronous_commit = on")
-    finally:
-        cursor.close()
-    connection.commit()
-
-
-def _sqlite_connect(connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:
-    # SQLAlchemy emits BEGIN itself (below), so DDL and reads are transactional too.
-    connection.isolation_level = None
-    cursor = connection.cursor()
-    try:
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=FULL")
-        cursor.execute("PRAGMA foreign_keys=ON")
-    finally:
-        cursor.close()
-
-
-READ_ONLY_OPTION = "andar_bahar_read_only"
-"""An engine's execution option: its transactions only read (on SQLite: a deferred BEGIN)."""
-
-
-def _sqlite_begin(connection: Any) -> None:
-    # IMMEDIATE: take the write lock at once, so two programs writing the same
-    # file wait for each other (busy timeout) instead of failing half-way. A
-    # transaction that only reads begins deferred: in WAL mode it reads one
-    # snapshot while a writer goes on.
-    if connection.get_execution_options().get(READ_ONLY_OPTION):
-        connection.exec_driver_sql("BEGIN")
-    else:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
-
-
-def _alembic_config() -> Config:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS).replace("%", "%%"))
-    config.set_main_option("path_separator", "os")
-    return config
-
-
-def _upgrade(engine: Engine) -> None:
-    """Run the migrations to every head on one connection, in one transaction."""
-    config = _alembic_config()
-    with engine.begin() as connection:
-        if engine.dialect.name == "postgresql":  # servers starting together migrate in turn
-            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
-        config.attributes["connection"] = connection
-        command.upgrade(config, "heads")
-
-
-def _cannot_open(url: str, error: BaseException) -> StorageError:
-    try:
-        shown = make_url(url).render_as_string(hide_password=True)
-    except SQLAlchemyError:
-        shown = url
-    cause = error.orig if isinstance(error, DBAPIError) else error
-    reason = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
-    return StorageError(
-        Message(
-            N_("The history database {url} cannot be opened: {reason}."),
-            url=shown,
-            reason=reason.rstrip("."),
-        )
-    )
-
-
-# -- rows to records ----------------------------------------------------------------
-
-
-def _stored_round(row: RoundRow) -> StoredRound:
-    return StoredRound(
-        id=row.id,
-        game_id=row.game_id,
-        number=row.number,
-        procedure=row.procedure_name,
-        paytable=row.paytable_name,
-        winner=row.winner,
-        cards_dealt=row.cards_dealt,
-        centre=row.centre,
-        target=row.target,
-        created_at=row.created_at,
-        record=row.record,
-    )
-
-
-def _stored_game(row: GameRow, rounds: int) -> StoredGame:
-    return StoredGame(
-        id=row.id,
-        kind=row.kind,
-        procedure=row.procedure_name,
-        paytable=row.paytable_name,
-        participants=tuple(json.loads(row.participants_json)),
-        settings=json.loads(row.settings_json),
-        result=json.loads(row.result_json) if row.result_json is not None else None,
-        started_at=row.started_at,
-        finished_at=row.finished_at,
-        round_count=int(rounds),
-        procedure_record=row.procedure_json,
-        paytable_record=row.paytable_toml,
-    )
-
-
-def _seconds(milliseconds: int) -> Decimal:
-    return Decimal(milliseconds).scaleb(-3)
-
-
-def _check_limit(limit: int) -> int:
-    if limit < 0:
-        raise ParameterError(
-            Message(N_("A limit is a number of rows, zero or more, not {limit}."), limit=limit)
-        )
-    return limit
-
-
-def _to_json(value: object) -> str:
-    """Plain data as JSON; exact numbers (Decimal, Fraction) become their exact text."""
-    try:
-        return json.dumps(value, default=_plain, ensure_ascii=False)
-    except (TypeError, ValueError) as error:
-        raise ParameterError(
-            Message(N_("The value cannot be stored in the history: {reason}."), reason=error)
-        ) from None
-
-
-def _plain(value: object) -> object:
-    if isinstance(value, Decimal):
-        return format_amount(value)
-    if isinstance(value, Fraction):
-        return str(value)
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, (set, frozenset)):
-        return sorted(value, key=str)
-    raise TypeError(f"{type(value).__name__} is not plain data")

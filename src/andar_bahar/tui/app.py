@@ -8,6 +8,7 @@ when it opens, and the history database opens in the background (see
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, ClassVar, TypeVar
@@ -26,7 +27,7 @@ from andar_bahar import __version__
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.i18n import LANGUAGES, translations
 from andar_bahar.i18n.messages import N_, Message, Translator
-from andar_bahar.tui.common import TrainerScreen, button, literal, tr, trainer
+from andar_bahar.tui.common import ConfirmScreen, TrainerScreen, button, literal, tr, trainer
 from andar_bahar.tui.records import Records
 
 if TYPE_CHECKING:
@@ -133,8 +134,13 @@ class TrainerApp(App[None]):
 
     async def history_idle(self) -> None:
         """Wait for every queued history call and its answer (tests, quitting)."""
+        from textual.worker import WorkerCancelled
+
         await self.records.idle()
-        await self.workers.wait_for_complete()
+        for worker in list(self.workers):
+            # a cancelled one was replaced by a newer one (the odds of a newer choice)
+            with contextlib.suppress(WorkerCancelled):
+                await worker.wait()
 
     # -- language ------------------------------------------------------------------------
 
@@ -174,6 +180,29 @@ class TrainerApp(App[None]):
         self.notify(Message(N_("Press Ctrl+Q to quit.")).localized(self.translator), markup=False)
 
     async def action_quit(self) -> None:
+        """Quit; first asking, when a lesson or a table in play would be left (a second
+        Ctrl+Q on the question quits)."""
+        asking = isinstance(self.screen, ConfirmScreen)
+        if not asking and any(
+            isinstance(screen, TrainerScreen) and screen.leave_question() is not None
+            for screen in self.screen_stack
+        ):
+            question = Message(
+                N_(
+                    "Quit the trainer? The game in play is left unfinished; the rounds played"
+                    " and a table's balances stay in the history."
+                )
+            )
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self.run_worker(self._quit())
+
+            self.push_screen(ConfirmScreen(question), answered)
+            return
+        await self._quit()
+
+    async def _quit(self) -> None:
         for screen in reversed(self.screen_stack):
             closing = getattr(screen, "before_quit", None)
             if closing is not None:

@@ -14,19 +14,22 @@ from textual.widgets import Button, Input, Select, Static
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import Procedure
-from andar_bahar.games.clubgame import ClubGame, check_seat
+from andar_bahar.games.clubgame import ClubGame
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.tui.common import Bar, Note, Table, TrainerScreen, button, literal, refill, tr
+from andar_bahar.tui.common import Bar, Note, Table, button, literal, refill, tr
 from andar_bahar.tui.designer import DesignPanel, DesignState, design_table
 from andar_bahar.tui.odds import checked, odds_table, report_lines, warning_messages
 from andar_bahar.tui.rules_form import (
     DESIGNED,
+    awaited_file,
     compose_rules,
     read_procedure_chosen,
     read_rules,
+    reveal_file_field,
     sync_rules,
 )
+from andar_bahar.tui.seating import SeatingScreen
 
 if TYPE_CHECKING:
     from andar_bahar.chance.odds import OddsReport
@@ -34,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["ClubSetup"]
 
 
-class ClubSetup(TrainerScreen):
+class ClubSetup(SeatingScreen):
     """The players and their chips, the procedure and the club's paytable."""
 
     TITLE_TEXT = N_("Club game")
@@ -121,28 +124,14 @@ class ClubSetup(TrainerScreen):
 
     # -- players ------------------------------------------------------------------------
 
-    def seat(self) -> bool:
-        """Seat the player typed in; False (and a sentence) if refused."""
-        note = self.query_one("#players-note", Note)
-        try:
-            name, chips = check_seat(self.value("name"), self.value("chips"), self.players)
-        except AndarBaharError as refused:
-            note.say(refused)
-            return False
-        self.players[name] = chips
-        note.say(
-            Message(
-                N_("{player} sits down with {chips} chips."),
-                player=name,
-                chips=format_number(chips, language_of(self.t)),
-            ),
-            kind="success",
-        )
+    def seated(self) -> dict[str, Decimal]:
+        return self.players
+
+    SEAT_NOTE = "#players-note"
+
+    def add_seat(self, player: str, chips: Decimal) -> None:
+        self.players[player] = chips
         self._show_players()
-        name_field = self.query_one("#name", Input)
-        name_field.value = ""
-        self.focus_on(name_field)
-        return True
 
     def _show_players(self) -> None:
         lang = language_of(self.t)
@@ -168,6 +157,12 @@ class ClubSetup(TrainerScreen):
 
     def compute(self) -> None:
         """Read the rules; work their odds out on a worker thread when they changed."""
+        if awaited_file(self) is not None:  # a file chosen, its path still to be typed
+            self.rules_error, self.rules, self.report = None, None, None
+            self.query_one("#error", Note).say(None)
+            self.run_worker(refill(self.query_one("#preview"), self._preview()))
+            self.sync()
+            return
         try:
             rules = read_rules(self)
         except AndarBaharError as refused:
@@ -202,7 +197,11 @@ class ClubSetup(TrainerScreen):
             else:
                 self.design.design, self.design.rounding = result
                 panel = self.query_one(DesignPanel)
-                await refill(panel.query_one("#design-result"), panel.result())
+                shown = panel.query_one("#design-result")
+                await refill(shown, panel.result())
+                # the designed table where the eye is, and its button under the focus
+                self.call_after_refresh(shown.scroll_visible, animate=False, top=True)
+                self.focus_on(panel.query_one("#use-design", Button))
         self.resync()
 
     def on_design_panel_design(self) -> None:
@@ -231,14 +230,10 @@ class ClubSetup(TrainerScreen):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         self.compute()
+        reveal_file_field(self, event)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "name":
-            self.focus_on(self.query_one("#chips", Input))
-        elif event.input.id == "chips":
-            self.seat()
-        else:
-            self.compute()
+        self.compute()  # a file's path (the name and the chips: see SeatingScreen)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "seat":

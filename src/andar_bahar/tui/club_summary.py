@@ -11,10 +11,10 @@ from textual.app import ComposeResult
 from textual.widgets import Button, DataTable, Input, Static
 
 from andar_bahar.engine.errors import AndarBaharError, BetError
-from andar_bahar.engine.money import as_decimal, parse_stake
+from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import Procedure
-from andar_bahar.games.clubgame import ClubGame, check_seat
+from andar_bahar.games.clubgame import ClubGame
 from andar_bahar.games.wording import paytable_title, procedure_title
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, NP_, Message
@@ -29,6 +29,7 @@ from andar_bahar.tui.common import (
     tr,
     trainer,
 )
+from andar_bahar.tui.seating import SeatingScreen
 
 if TYPE_CHECKING:
     from andar_bahar.storage import Storage, StoredGame
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["PlayersScreen", "ResumeScreen", "SummaryScreen", "table_balances"]
 
 
-class PlayersScreen(TrainerScreen):
+class PlayersScreen(SeatingScreen):
     """Seat a player, top one up, or let one leave with their chips."""
 
     TITLE_TEXT = N_("Players")
@@ -46,20 +47,15 @@ class PlayersScreen(TrainerScreen):
         self.game = game
 
     def compose_body(self) -> ComposeResult:
-        yield Static(
-            literal(
-                tr(
-                    self,
-                    Message(
-                        N_(
-                            "A new player: a name and the chips, then Seat. To top up or to let"
-                            " a player leave, choose the player in the table first."
-                        )
-                    ),
-                )
+        seat = Message(N_("Seat the player"))  # the hint names the button as it is labelled
+        hint = Message(
+            N_(
+                "A new player: a name and the chips, then “{seat}”. To top up or to let"
+                " a player leave, choose the player in the table first."
             ),
-            classes="hint",
+            seat=seat,
         )
+        yield Static(literal(tr(self, hint)), classes="hint", id="players-hint")
         yield Table(*self._table(), right=(1,), cursor=True, id="players")
         yield Bar(
             self.field("name", placeholder=tr(self, Message(N_("name, e.g. Asha")))),
@@ -67,7 +63,7 @@ class PlayersScreen(TrainerScreen):
             width=18,
         )
         yield Bar(
-            button(tr(self, Message(N_("Seat the player"))), "seat", variant="primary"),
+            button(tr(self, seat), "seat", variant="primary"),
             button(tr(self, Message(N_("Top up the chosen player"))), "top-up"),
             button(tr(self, Message(N_("The chosen player leaves"))), "leave"),
             button(tr(self, Message(N_("Back to the table"))), "back"),
@@ -92,11 +88,12 @@ class PlayersScreen(TrainerScreen):
             raise BetError(Message(N_("Nobody is at the table.")))
         return names[max(0, min(table.cursor_row, len(names) - 1))]
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "name":
-            self.focus_on(self.query_one("#chips", Input))
-        else:
-            self.act("seat")
+    def seated(self) -> dict[str, Decimal]:
+        return self.game.balances
+
+    def add_seat(self, player: str, chips: Decimal) -> None:
+        self.game.add_player(player, chips)
+        self.query_one("#players", Table).fill(*self._table())
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.act(event.button.id or "")
@@ -107,18 +104,11 @@ class PlayersScreen(TrainerScreen):
         game = self.game
         try:
             if action == "seat":
-                name, chips = check_seat(self.value("name"), self.value("chips"), game.balances)
-                game.add_player(name, chips)
-                text = Message(
-                    N_("{player} sits down with {chips} chips."),
-                    player=name,
-                    chips=format_number(chips, lang),
-                )
-                self.query_one("#name", Input).value = ""
-            elif action == "top-up":
+                self.seat()
+                return
+            if action == "top-up":
                 name = self._chosen()
-                amount = parse_stake(self.value("chips"))
-                game.top_up(name, amount)
+                amount = game.top_up(name, self.value("chips"))
                 text = Message(
                     N_("{player} gets {chips} more chips: {balance} now."),
                     player=name,

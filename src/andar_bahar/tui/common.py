@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,11 +24,13 @@ from textual.content import Content
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Select, Static
-from textual.widgets._footer import FooterKey
+from textual.widgets import Button, Checkbox, Footer, Header, Input, Select, Static
+from textual.widgets._footer import FooterKey, FooterLabel
 
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.i18n.messages import N_, Message, Translator
+from andar_bahar.tui.tables import Table
+from andar_bahar.tui.text import unbroken
 
 if TYPE_CHECKING:
     from andar_bahar.tui.app import TrainerApp
@@ -61,8 +64,11 @@ def tr(node: DOMNode, message: Message | AndarBaharError) -> str:
 
 
 def literal(text: str) -> Content:
-    """*text* exactly as it is: square brackets in a name are never markup."""
-    return Content(text)
+    """*text* exactly as it is: square brackets in a name are never markup.
+
+    Only a number is kept on one line with its percent sign (see :mod:`andar_bahar.tui.text`).
+    """
+    return Content(unbroken(text))
 
 
 def keys(*names: str) -> str:
@@ -95,6 +101,10 @@ class TrainerFooter(Footer):
     move of the focus, which makes Tab slow on a busy machine).
     """
 
+    DEFAULT_CSS = """
+    TrainerFooter.-compact FooterLabel { margin: 0 1 0 0; }
+    """
+
     _shown: tuple[object, ...] | None = None
 
     def compose(self) -> ComposeResult:
@@ -103,6 +113,8 @@ class TrainerFooter(Footer):
         for widget in super().compose():
             if isinstance(widget, FooterKey) and widget.description:
                 widget.description = translator.gettext(widget.description)
+            elif isinstance(widget, FooterLabel):  # the name of a group of keys
+                widget.update(translator.gettext(str(widget.render())))
             yield widget
 
     def _signature(self) -> tuple[object, ...]:
@@ -161,67 +173,6 @@ class Note(Static):
             focused.scroll_visible(animate=False, immediate=True)
 
 
-class Table(DataTable[Text]):
-    """A table filled from rows of text (shown literally); its rows are given, not added."""
-
-    DEFAULT_CSS = """
-    Table { height: auto; max-height: 16; margin: 0 0 1 0; }
-    """
-
-    def __init__(
-        self,
-        headers: Sequence[str],
-        rows: Iterable[Sequence[str]] = (),
-        keys: Sequence[str] | None = None,
-        *,
-        right: Iterable[int] = (),
-        cursor: bool = False,
-        focusable: bool | None = None,
-        id: str | None = None,
-    ) -> None:
-        super().__init__(
-            id=id,
-            cursor_type="row" if cursor else "none",
-            show_cursor=cursor,
-            zebra_stripes=True,
-        )
-        self.can_focus = cursor if focusable is None else focusable
-        self._headers = list(headers)
-        self._rows = [list(row) for row in rows]
-        self._keys = list(keys) if keys is not None else None
-        self._right = set(right)
-        self._filled = False
-
-    def on_mount(self) -> None:
-        self.fill(self._headers, self._rows, keys=self._keys)
-
-    def fill(
-        self,
-        headers: Sequence[str],
-        rows: Iterable[Sequence[str]],
-        keys: Sequence[str] | None = None,
-    ) -> None:
-        """Show *rows* under *headers* (a key per row, for rows that can be chosen).
-
-        Nothing is redrawn when they are the same as shown (a screen shows its state often).
-        """
-        shown = (self._headers, self._rows, self._keys)
-        self._headers, self._rows = list(headers), [list(row) for row in rows]
-        self._keys = list(keys) if keys is not None else None
-        if self.is_mounted and self._filled and shown == (self._headers, self._rows, self._keys):
-            return
-        self._filled = True
-        self.clear(columns=True)
-        for index, header in enumerate(self._headers):
-            self.add_column(Text(header, justify="right" if index in self._right else "left"))
-        for number, row in enumerate(self._rows):
-            cells = [
-                Text(cell, justify="right" if index in self._right else "left")
-                for index, cell in enumerate(row)
-            ]
-            self.add_row(*cells, key=self._keys[number] if self._keys is not None else None)
-
-
 class Bar(ItemGrid):
     """Buttons (and small fields) side by side, wrapping onto more lines when narrow."""
 
@@ -238,6 +189,11 @@ class Bar(ItemGrid):
 def _natural_width(widget: Widget) -> int:
     if isinstance(widget, Button):
         return len(str(widget.label)) + (2 if widget.compact else 4)
+    if isinstance(widget, Select):
+        # Its list opens as wide as the choice: every option on one line, the arrow beside it.
+        options = getattr(widget, "_options", ())
+        shown = [str(widget.prompt), *(str(prompt) for prompt, _ in options)]
+        return max(cell_len(text) for text in shown) + 2
     width = widget.styles.width
     return int(width.value) if width is not None and width.is_cells else 12
 
@@ -501,7 +457,11 @@ class Body(VerticalScroll, can_focus=False):
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question over the screen; Esc says no."""
+    """A yes/no question over the screen; Esc says no.
+
+    It has a footer of its own, with its own keys: the screen's below it do nothing
+    while the question is open.
+    """
 
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }
@@ -512,9 +472,9 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen Static { width: 1fr; height: auto; margin: 0 0 1 0; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(keys("y"), "answer(True)", N_("Yes")),
+        Binding(keys("n"), "answer(False)", N_("No")),
         Binding("escape", "answer(False)", N_("No")),
-        Binding(keys("y"), "answer(True)", N_("Yes"), show=False),
-        Binding(keys("n"), "answer(False)", N_("No"), show=False),
     ]
 
     def __init__(self, question: Message) -> None:
@@ -528,6 +488,7 @@ class ConfirmScreen(ModalScreen[bool]):
                 button(tr(self, Message(N_("Yes"))), "yes", variant="warning"),
                 button(tr(self, Message(N_("No"))), "no", variant="primary"),
             )
+        yield TrainerFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

@@ -59,7 +59,7 @@ class DrillScreen(TrainerScreen):
             self.field("learner", placeholder=tr(self, Message(N_("learner's name, e.g. Tamar")))),
             self.choice("kind", [(kind.localized(t), kind.value) for kind in DrillKind], "layout"),
             button(tr(self, Message(N_("New drill"))), "new", variant="primary"),
-            width=22,
+            width=30,  # the name's example in full: two in a row at 80 columns, three wider
         )
         yield Note(id="error")
         drill = self.drill
@@ -98,7 +98,7 @@ class DrillScreen(TrainerScreen):
         ]
         rows = [
             [
-                row.first_at.strftime("%Y-%m-%d %H:%M"),
+                row.first_at.strftime("%m-%d %H:%M"),  # as History shows a time
                 DrillKind(row.kind).localized(t),
                 str(row.attempts),
                 str(row.correct),

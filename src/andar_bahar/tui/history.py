@@ -116,7 +116,7 @@ class HistoryScreen(TrainerScreen):
             [
                 str(r.id),
                 r.created_at.strftime("%m-%d %H:%M"),
-                procedure_title(r.procedure, t),
+                procedure_title(r.procedure, t).split(" (")[0],  # the name, not its gloss
                 r.winner.localized(t) if r.winner else tr(self, Message(N_("void"))),
                 str(r.cards_dealt),
                 str(r.bets) if r.bets else (f"◆ {r.markers}" if r.markers else "—"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.widgets import Static
 
@@ -29,11 +31,13 @@ def layout_text(
     upto: int | None = None,
     verdict: bool = True,
     centre: bool = True,
+    columns: int | None = None,
 ) -> Text:
     """The layout of a round in play or finished (its first *upto* cards, when replaying).
 
     *verdict* adds the number of cards dealt and the winner (or the void); *centre* the
-    centre card or target line. A drill that asks for them leaves them out.
+    centre card or target line. A drill that asks for them leaves them out. A row longer
+    than *columns* goes on under its first card, not under the row's name.
     """
     text = Text()
     dealt = source.dealt if upto is None else source.dealt[:upto]
@@ -46,6 +50,11 @@ def layout_text(
             text.append(
                 Message(N_("Target rank: {rank}"), rank=source.target).localized(translator)
             )
+        elif not source.procedure.has_centre:
+            text.append(
+                Message(N_("The target rank is not chosen yet.")).localized(translator),
+                style="dim",
+            )
         else:
             text.append(
                 Message(N_("The centre card is not turned yet.")).localized(translator)
@@ -54,15 +63,24 @@ def layout_text(
                 style="dim",
             )
         text.append("\n")
-    first = dealt[0].row if dealt else source.first_row
+    # the first row as far as the cards shown tell it (a replay does not give it away)
+    first = (
+        dealt[0].row if dealt else source.procedure.first_row(centre=source.centre, first_card=None)
+    )
     labels = {row: row.localized(translator) for row in Row}
     width = max(len(label) for label in labels.values()) + 3
     for row in Row:
         arrow = " →" if row is first else "  "
         text.append(f"{labels[row]}{arrow}".ljust(width), style="bold")
+        used = width
         for record in dealt:
             if record.row is row:
-                text.append_text(_card(record.card, translator, matched=record.matched))
+                card = _card(record.card, translator, matched=record.matched)
+                if columns is not None and used + card.cell_len > columns > width:
+                    text.append("\n" + " " * width)  # the row goes on under its cards
+                    used = width
+                text.append_text(card)
+                used += card.cell_len
         text.append("\n")
     if dealt and verdict:
         text.append(
@@ -97,11 +115,15 @@ def _void(source: Round | RoundResult) -> bool:
 
 
 class LayoutView(Static):
-    """Shows a round's layout; call :meth:`show` after every step."""
+    """Shows a round's layout, fitted to its width; call :meth:`show` after every step."""
 
     DEFAULT_CSS = """
     LayoutView { height: auto; padding: 0 1; border: round $accent; margin: 0 0 1 0; }
     """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self._shown: tuple[Round | RoundResult, Translator | None, dict[str, Any]] | None = None
 
     def show(
         self,
@@ -113,8 +135,16 @@ class LayoutView(Static):
         verdict: bool = True,
         centre: bool = True,
     ) -> None:
-        self.update(
-            layout_text(
-                source, translator, wording=wording, upto=upto, verdict=verdict, centre=centre
-            )
-        )
+        options = {"wording": wording, "upto": upto, "verdict": verdict, "centre": centre}
+        self._shown = (source, translator, options)
+        self.update(self._text())
+
+    def _text(self) -> Text:
+        if self._shown is None:
+            return Text()
+        source, translator, options = self._shown
+        return layout_text(source, translator, columns=self.size.width or None, **options)
+
+    def on_resize(self) -> None:
+        if self._shown is not None:
+            self.update(self._text())

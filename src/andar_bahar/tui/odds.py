@@ -23,7 +23,13 @@ from andar_bahar.games.wording import paytable_title, procedure_title
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message, Translator
 from andar_bahar.tui.common import Note, Table, TrainerScreen, button, literal, refill, tr
-from andar_bahar.tui.rules_form import compose_rules, read_rules, sync_rules
+from andar_bahar.tui.rules_form import (
+    awaited_file,
+    compose_rules,
+    read_rules,
+    reveal_file_field,
+    sync_rules,
+)
 
 if TYPE_CHECKING:
     from andar_bahar.chance.odds import BetOdds, OddsReport
@@ -63,13 +69,14 @@ def when_text(given: Colour | None, translator: Translator | None) -> str:
 
 
 def odds_table(report: OddsReport, translator: Translator | None, *, id: str) -> Table:
-    """Every bet: when, the chance, the pay, the house edge; the player's edge marked."""
+    """Every bet: when, the chance, the pay, the house edge; ◀ marks the player's edge
+    (explained under the table: see :func:`report_lines`)."""
     from andar_bahar.chance.odds import percent_text
 
     t = translator
     headers = [
         Message(m).localized(t)
-        for m in (N_("bet"), N_("when"), N_("chance"), N_("pays"), N_("house edge"), N_("note"))
+        for m in (N_("bet"), N_("when"), N_("chance"), N_("pays"), N_("house edge"))
     ]
     rows = [
         [
@@ -77,8 +84,7 @@ def odds_table(report: OddsReport, translator: Translator | None, *, id: str) ->
             when_text(odds.given, t),
             percent_text(odds.probability, t),
             pays_text(odds.bet, report.paytable, t),
-            percent_text(odds.house_edge, t),
-            Message(N_("◀ player's edge")).localized(t) if odds.player_advantage else "",
+            percent_text(odds.house_edge, t) + (" ◀" if odds.player_advantage else "  "),
         ]
         for odds in report.bets
     ]
@@ -182,6 +188,8 @@ def report_lines(
 ) -> Iterable[str]:
     """The sentences under the odds table: the mean count, the limits, the warnings (the
     odds' own, then what rounding to the chip does at real stakes)."""
+    if any(odds.player_advantage for odds in report.bets):
+        yield Message(N_("◀ marks a bet on which the player has the edge.")).localized(translator)
     yield mean_text(report, translator)
     yield limits_text(report.paytable, translator)
     warnings = warning_messages(report)
@@ -245,7 +253,14 @@ class OddsScreen(TrainerScreen):
         self.query_one("#results").loading = self.busy
 
     def on_select_changed(self, event: Select.Changed) -> None:
+        """Each choice shows its odds at once (a club's file once its path is typed)."""
         sync_rules(self)
+        if awaited_file(self) is None:
+            self.compute()
+        else:
+            self.error = None
+            self.sync()
+        reveal_file_field(self, event)
 
     def on_input_submitted(self) -> None:
         self.compute()

@@ -55,6 +55,10 @@ class Dealer:
     message: Say = None
     kind: str = ""
     timer: Timer | None = field(default=None, repr=False)
+    typed: str = ""
+    """A card being typed from a real deck (kept when the screen is drawn again)."""
+    rank: str | None = None
+    """The target rank chosen in the list, not yet taken (the chosen-rank procedure)."""
 
     @property
     def auto(self) -> bool:
@@ -71,6 +75,7 @@ class Dealer:
         self.stop()
         self.round = rnd
         self.message, self.kind = None, ""
+        self.typed, self.rank = "", None
 
     def say(self, text: Say, kind: str = "") -> None:
         self.message, self.kind = text, kind
@@ -113,13 +118,19 @@ class RoundPanel(Vertical):
         controls: list[Widget] = []
         if dealer.physical:
             controls.append(
-                Input(placeholder=tr(self, Message(N_("card, e.g. QH"))), id="card", compact=True)
+                Input(
+                    value=dealer.typed,
+                    placeholder=tr(self, Message(N_("card, e.g. QH"))),
+                    id="card",
+                    compact=True,
+                )
             )
         if not rnd.procedure.has_centre:
             controls.append(
                 Select(
                     [(Text(f"{r.localized(t)} — {r.name_localized(t)}"), r.value) for r in Rank],
                     prompt=tr(self, Message(N_("target rank"))),
+                    value=self._rank_shown(),
                     id="rank",
                     compact=True,
                 )
@@ -140,6 +151,13 @@ class RoundPanel(Vertical):
             )
         yield Bar(*controls, width=16)
         yield Note(id="panel-note")
+
+    def _rank_shown(self) -> str | object:
+        """The target rank taken, or the one chosen in the list, or none yet."""
+        target = self.dealer.round.target
+        if target is not None:
+            return target.value
+        return self.dealer.rank if self.dealer.rank is not None else Select.NULL
 
     @property
     def app_translator(self) -> Translator:
@@ -281,12 +299,7 @@ class RoundPanel(Vertical):
             )
             self.sync()
             return
-        question = Message(
-            N_(
-                "Is the deck exhausted with no match? Then the round is void: every stake is"
-                " returned, no marker counts, and the round is played again."
-            )
-        )
+        question = Message(self.dealer.wording.void_question)
         screen = self.screen
 
         def answered(yes: bool | None) -> None:
@@ -329,7 +342,13 @@ class RoundPanel(Vertical):
         dealer.stop()
         dealer.timer = screen.set_interval(float(dealer.speed), tick)
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "card":
+            self.dealer.typed = event.value
+
     def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "rank":
+            self.dealer.rank = None if event.value is Select.NULL else str(event.value)
         if event.select.id == "speed" and event.value is not Select.NULL:
             event.stop()
             self.dealer.speed = str(event.value)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.app import ComposeResult
-from textual.widgets import Input, Static
+from textual.widgets import Input, Select, Static
 
 from andar_bahar.engine.clubfiles import is_file_name, read_paytable, read_procedure
 from andar_bahar.engine.errors import PaytableError, ProcedureError
@@ -16,7 +16,14 @@ from andar_bahar.games.wording import CLUB, paytable_title, procedure_title
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.tui.common import TrainerScreen, literal, tr
 
-__all__ = ["compose_rules", "read_procedure_chosen", "read_rules", "sync_rules"]
+__all__ = [
+    "awaited_file",
+    "compose_rules",
+    "read_procedure_chosen",
+    "read_rules",
+    "reveal_file_field",
+    "sync_rules",
+]
 
 FILE = "file"
 OWN = "own"
@@ -57,6 +64,23 @@ def compose_rules(screen: TrainerScreen) -> ComposeResult:
     yield screen.field(
         "paytable-file", placeholder=tr(screen, Message(N_("path of the club's .toml file")))
     )
+
+
+def awaited_file(screen: TrainerScreen) -> str | None:
+    """The id of the file field to type in next: a club's file chosen in a list, its path
+    not typed yet (nothing to refuse yet: the field is where the eye should go)."""
+    for choice, field in (("procedure", "procedure-file"), ("paytable", "paytable-file")):
+        if screen.value(choice) == FILE and not screen.value(field).strip():
+            return field
+    return None
+
+
+def reveal_file_field(screen: TrainerScreen, event: Select.Changed) -> None:
+    """A club's file just chosen in a list: its path field, shown, takes the focus."""
+    field = awaited_file(screen)
+    if field is not None and event.select.id in ("procedure", "paytable"):
+        sync_rules(screen)
+        screen.focus_on(screen.query_one(f"#{field}", Input))
 
 
 def read_procedure_chosen(screen: TrainerScreen) -> Procedure:

@@ -32,7 +32,10 @@ from andar_bahar.tui.records import GameRecord
 
 __all__ = ["StandingsScreen", "TeachingRoundScreen", "TeachingSetup", "split_names"]
 
-_ROUNDS = re.compile(r"[0-9]{1,6}")
+MARKER_KEYS = Binding.Group(N_("marker"))
+"""The footer's name for the keys a and b (the next player's marker)."""
+
+_ROUNDS = re.compile(r"[-+]?[0-9]{1,6}")  # a sign too: "-1" is a number, just not a count
 
 
 def split_names(text: str) -> list[str]:
@@ -143,8 +146,9 @@ class TeachingRoundScreen(TrainerScreen):
     TeachingRoundScreen #next { width: auto; min-width: 20; margin: 1 0 0 0; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(keys("a"), "mark('andar')", N_("Andar")),
-        Binding(keys("b"), "mark('bahar')", N_("Bahar")),
+        # one name for the pair: the footer fits 80 columns in Georgian too
+        Binding(keys("a"), "mark('andar')", N_("Andar"), group=MARKER_KEYS),
+        Binding(keys("b"), "mark('bahar')", N_("Bahar"), group=MARKER_KEYS),
         *DEALING_KEYS,
         Binding(keys("n"), "next", N_("Next")),
     ]

@@ -20,7 +20,7 @@ from andar_bahar.engine.money import format_amount
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web import trust_api
-from andar_bahar.web.forms import procedure_from_form, read_json, whole_number
+from andar_bahar.web.forms import procedure_from_form, read_json, true_or_false, whole_number
 from andar_bahar.web.records import PublicRound
 
 if TYPE_CHECKING:
@@ -53,7 +53,10 @@ def register(app: FastAPI, club: Club) -> None:
                 client=club.client(request),
             )
         )  # fmt: skip
-        return JSONResponse({"code": created.code, "dealer_token": created.dealer_token})
+        return JSONResponse(
+            {"code": created.code, "dealer_token": created.dealer_token,
+             "device": club.device_proof(created.code)}
+        )  # fmt: skip
 
     @app.post("/api/tables/{code}/players")
     async def api_admit(request: Request, code: str) -> JSONResponse:
@@ -77,7 +80,7 @@ def register(app: FastAPI, club: Club) -> None:
     @app.post("/api/tables/{code}/rounds")
     async def api_open(request: Request, code: str) -> JSONResponse:
         data = await read_json(request)
-        physical = bool(data.get("physical"))
+        physical = true_or_false(data, "physical")
         seconds = whole_number(str(data["seconds"]), "seconds") if "seconds" in data else None
         token = bearer(request)
         opened = await run_in_threadpool(

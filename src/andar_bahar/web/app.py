@@ -268,7 +268,8 @@ def page_context(request: Request, **context: object) -> dict[str, Any]:
 
     def lang_url(code: str) -> str:
         query = [(k, v) for k, v in request.query_params.multi_items() if k != LANG_PARAMETER]
-        return f"{request.url.path}?{urlencode([*query, (LANG_PARAMETER, code)])}"
+        path = "/" + request.url.path.lstrip("/")  # "//host/…" would lead to another site
+        return f"{path}?{urlencode([*query, (LANG_PARAMETER, code)])}"
 
     def live_path(code: str) -> str:
         return request.url_for("live", code=code).path

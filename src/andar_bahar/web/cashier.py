@@ -150,8 +150,8 @@ class Statement:
         writer.writerow(["time", "player", "kind", "round", "amount", "reason"])
         for p in self.postings:
             writer.writerow(
-                [p.at.isoformat(), p.player, p.kind, p.round or "", format_amount(p.amount),
-                 _safe_cell(p.reason)]
+                [p.at.isoformat(), _safe_cell(p.player), p.kind, p.round or "",
+                 format_amount(p.amount), _safe_cell(p.reason)]
             )  # fmt: skip
         writer.writerow([])
         writer.writerow(
@@ -159,15 +159,19 @@ class Statement:
         )
         for s in self.players:
             writer.writerow(
-                [s.name, *(format_amount(v) for v in (s.bought_in, s.topped_up, s.cashed_out,
+                [_safe_cell(s.name), *(format_amount(v) for v in (s.bought_in, s.topped_up, s.cashed_out,
                  s.staked, s.returned, s.balance))]
             )  # fmt: skip
         return out.getvalue()
 
 
 def _safe_cell(text: str) -> str:
-    """A cell a spreadsheet will not run as a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+    """A cell of names or words that a spreadsheet will not run as a formula (OWASP).
+
+    >>> _safe_cell("=1+1"), _safe_cell("-2+3"), _safe_cell("Asha")
+    ("'=1+1", "'-2+3", 'Asha')
+    """
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 class Cashier(TableStore):
@@ -262,13 +266,15 @@ class Cashier(TableStore):
     @staticmethod
     def _admitted(session: Session, table: ClubTableRow, name: str) -> TablePlayerRow:
         """The player called *name* who holds a seat at *table* (else one sentence)."""
-        player = session.scalars(
-            select(TablePlayerRow).where(
-                TablePlayerRow.table_id == table.id,
-                TablePlayerRow.name == name.strip(),
-                TablePlayerRow.released_at.is_(None),
-            )
-        ).one_or_none()
+        player = None
+        if "\x00" not in name:  # no name holds one (and PostgreSQL could not compare it)
+            player = session.scalars(
+                select(TablePlayerRow).where(
+                    TablePlayerRow.table_id == table.id,
+                    TablePlayerRow.name == name.strip(),
+                    TablePlayerRow.released_at.is_(None),
+                )
+            ).one_or_none()
         if player is None:
             raise ActionError(
                 Message(N_("{name} is not at table {code}."), name=name.strip() or "—",
@@ -279,13 +285,14 @@ class Cashier(TableStore):
     # -- the statement ---------------------------------------------------------------------
 
     def statement(self, code: str, dealer_token: str) -> Statement:
-        """The night's statement of the table, for its dealer."""
-        with self._tx() as session:
+        """The night's statement of the table, for its dealer (a read: it never waits for
+        the writer, whoever asks)."""
+        with self._read() as session:
             return self._statement(session, self._dealer(session, code, dealer_token, lock=False))
 
     def statement_local(self, code: str) -> Statement:
         """The statement for someone at the server itself (``andar-bahar history statement``)."""
-        with self._tx() as session:
+        with self._read() as session:
             return self._statement(session, self._table(session, code, lock=False))
 
     def _statement(self, session: Session, table: ClubTableRow) -> Statement:
@@ -342,7 +349,7 @@ class Cashier(TableStore):
 
     def audit_local(self, code: str) -> list[AuditRow]:
         """The audit log for someone at the server itself (``andar-bahar history audit``)."""
-        with self._tx() as session:
+        with self._read() as session:
             table = self._table(session, code, lock=False)
             return list(
                 session.scalars(

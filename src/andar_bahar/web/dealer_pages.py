@@ -51,9 +51,11 @@ def register(app: FastAPI, club: Club) -> None:
 
     @app.post("/dealer/{code}/login")
     def dealer_login(request: Request, code: str, pin: Annotated[str, Form()]) -> Response:
-        token = club.service.dealer_login(code, pin, club.client(request))
+        known = club.device_of(code, request.cookies.get(f"device_{code.upper()}", ""))
+        token = club.service.dealer_login(code, pin, club.client(request), known)
         response = redirect(request, f"/dealer/{code.upper()}")
         set_cookie(response, request, f"dealer_{code.upper()}", club.dealers.sign(token))
+        club.remember_device(request, response, code)
         return response
 
     @app.get("/dealer/{code}")

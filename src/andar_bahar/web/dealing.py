@@ -223,9 +223,9 @@ class Dealing(TableStore):
     ) -> PlacedBet:
         key = key.strip()
         asked = hashlib.sha256("\0".join(part.strip() for part in request).encode()).hexdigest()
-        if not key or len(key) > 80:
+        if not key or len(key) > 80 or not key.isprintable():
             raise ParameterError(
-                Message(N_("Every bet request needs its own key (1 to 80 characters)."))
+                Message(N_("Every bet request needs its own key (1 to 80 printable characters)."))
             )
         try:
             with self._tx() as session:

@@ -5,6 +5,7 @@ Each reader answers a bad value with one sentence (a project error), never a tra
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import Request, UploadFile
@@ -29,6 +30,7 @@ __all__ = [
     "procedure_choices",
     "procedure_from_form",
     "read_json",
+    "true_or_false",
     "whole_number",
 ]
 
@@ -132,3 +134,18 @@ def whole_number(text: str, field: str) -> int:
         raise ParameterError(
             Message(N_("'{field}' must be a whole number, not '{text}'."), field=field, text=text)
         ) from None
+
+
+def true_or_false(data: dict[str, Any], field: str) -> bool:
+    """A JSON field that is ``true`` or ``false`` (missing: false), never a text that looks so.
+
+    >>> true_or_false({"physical": True}, "physical"), true_or_false({}, "physical")
+    (True, False)
+    """
+    value = data.get(field, False)
+    if not isinstance(value, bool):
+        raise ParameterError(
+            Message(N_("'{field}' must be true or false, not {value}."), field=field,
+                    value=json.dumps(value))
+        )  # fmt: skip
+    return value

@@ -7,7 +7,13 @@ twice as long after the last (1 s, 2 s, 4 s …), and after :attr:`Limits.failur
 the table (or the address) is locked until the oldest of them leaves the window — even the
 right PIN gets 429 with ``Retry-After`` meanwhile. An attempt is recorded as *pending*
 before the PIN is hashed and counts as a failure until it is known, so requests sent in
-parallel cannot get past the limit. Creating tables is limited per address too.
+parallel cannot get past the limit. Creating tables is limited per address too. An IPv6
+address counts by its /64 network (:func:`client_key`).
+
+**A device the dealer signed in on before** (it shows a signed proof: a cookie, or the
+API's ``device``) is counted on its own, neither per table nor per address: a stranger's
+wrong PINs, however many and however often, never lock the dealer out of a device they
+have used at the table.
 
 **Behind a reverse proxy** every request comes from the proxy's address: ``andar-bahar
 serve --proxy ADDRESS`` (see :func:`trusted_proxies`) makes uvicorn take the client's
@@ -26,6 +32,7 @@ reaches the ledger (a buy-in, a top-up, a cash-out, the most a bet can return) i
 from __future__ import annotations
 
 import ipaddress
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -52,9 +59,11 @@ __all__ = [
     "Limits",
     "RequestConflict",
     "TooManyAttempts",
+    "busy",
     "check_bet_return",
     "check_chips",
     "check_text",
+    "client_key",
     "finish_attempt",
     "reserve_attempt",
     "trusted_proxies",
@@ -112,6 +121,33 @@ def _refusal(kind: str, seconds: int) -> TooManyAttempts:
     return TooManyAttempts(Message(messages[kind], seconds=seconds), seconds)
 
 
+def busy(seconds: int) -> TooManyAttempts:
+    """The refusal of work the server is already doing for someone else (429, *seconds*)."""
+    message = N_("The server is working out the odds of another table: try again in {seconds} s.")
+    return TooManyAttempts(Message(message, seconds=seconds), seconds)
+
+
+def client_key(client: str) -> str:
+    """What guessing is counted by for the client at address *client*.
+
+    An IPv6 address counts by its /64 network (one phone or home holds all of it: counting
+    each address alone would let it guess without end); an IPv4 address, or an IPv6 one
+    that carries an IPv4 address, counts as that IPv4 address.
+
+    >>> client_key("2001:db8::1"), client_key("::ffff:192.0.2.7"), client_key("unknown")
+    ('2001:db8::/64', '192.0.2.7', 'unknown')
+    """
+    try:
+        address = ipaddress.ip_address(client)
+    except ValueError:
+        return client[:64]
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
 def reserve_attempt(
     session: Session,
     kind: str,
@@ -119,13 +155,17 @@ def reserve_attempt(
     client: str,
     now: datetime,
     limits: Limits,
+    device: str = "",
 ) -> int:
     """Record a pending attempt (its id), or refuse with 429 when it must wait or is locked.
 
     Call it in the transaction that locked the table's row, before the slow check.
+    *device*: the id of a device the dealer signed in on at this table before (its
+    attempts are counted on their own).
     """
     if client == "local":  # a call from no network (tests, the command line): not limited
         return 0
+    client = f"device:{device}"[:64] if device and kind == "login" else client_key(client)
     if session.get_bind().dialect.name == "postgresql":  # one address at a time, any table
         session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:c))"), {"c": client})
     session.execute(delete(AttemptRow).where(AttemptRow.created_at < now - 4 * limits.window))
@@ -142,8 +182,8 @@ def reserve_attempt(
     else:
         since = now - limits.window
         scopes = [AttemptRow.client == client]
-        if table_id is not None and kind == "login":  # seat codes: per address only, so that
-            scopes.append(AttemptRow.table_id == table_id)  # one guesser locks no table out
+        if table_id is not None and kind == "login" and not device:  # seat codes: per address
+            scopes.append(AttemptRow.table_id == table_id)  # only: one guesser locks no table out
         for scope in scopes:
             failed = session.scalars(
                 select(AttemptRow.created_at)
@@ -159,7 +199,7 @@ def reserve_attempt(
     attempt = AttemptRow(
         kind=kind,
         table_id=table_id,
-        client=client[:64],
+        client=client,
         outcome="ok" if kind == "create" else "pending",
         created_at=now,
     )
@@ -180,18 +220,44 @@ def _seconds(delta: timedelta) -> int:
 
 
 def check_text(value: str, what: str, limit: int, *, required: bool = True) -> str:
-    """*value* stripped, or one sentence saying it is missing or too long."""
+    """*value* stripped, or one sentence saying it is missing, too long or holds a control
+    character (a tab, a line break, a NUL — which PostgreSQL's text cannot even store).
+
+    >>> check_text("  Asha ", "name", 40)
+    'Asha'
+    >>> check_text("As\\tha", "name", 40)
+    Traceback (most recent call last):
+    ...
+    andar_bahar.engine.errors.ParameterError: A name cannot hold a control character (a tab, a line break …): type it on one line, without them.
+    """
     stripped = value.strip()
     labels = {
-        "name": (N_("A player needs a name."), N_("A name has at most {n} characters.")),
-        "table": (N_("A table needs a name."), N_("A table's name has at most {n} characters.")),
-        "reason": (N_("Give a reason."), N_("A reason has at most {n} characters.")),
-    }
-    missing, too_long = labels[what]
+        "name": (
+            N_("A player needs a name."),
+            N_("A name has at most {n} characters."),
+            N_("A name cannot hold a control character (a tab, a line break …): type it on one"
+               " line, without them."),
+        ),
+        "table": (
+            N_("A table needs a name."),
+            N_("A table's name has at most {n} characters."),
+            N_("A table's name cannot hold a control character (a tab, a line break …): type"
+               " it on one line, without them."),
+        ),
+        "reason": (
+            N_("Give a reason."),
+            N_("A reason has at most {n} characters."),
+            N_("A reason cannot hold a control character (a tab, a line break …): type it on"
+               " one line, without them."),
+        ),
+    }  # fmt: skip
+    missing, too_long, control = labels[what]
     if required and not stripped:
         raise ParameterError(Message(missing))
     if len(stripped) > limit:
         raise ParameterError(Message(too_long, n=limit))
+    if any(unicodedata.category(ch) == "Cc" for ch in stripped):
+        raise ParameterError(Message(control))
     return stripped
 
 

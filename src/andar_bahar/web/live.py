@@ -21,7 +21,10 @@ catch-up); this module is its mechanism, for any page that follows a table:
 - A follower that opens with ``?v=N`` older than the table, or that fell behind
   (its queue overflowed, or this process's LISTEN connection was lost), gets one
   message with **every** block of its page at the version read.
-- Public viewers get shared blocks only; a player only their own private blocks.
+- Public viewers get shared blocks only; a player only their own private blocks. A
+  socket whose seat or dealer's sign-in has ended since it came (a new seat code, a
+  released seat, a device signed out) is ended at the next render, with 1012: the
+  browser reconnects as whoever it is now (a public viewer, or refused).
 
 Deviation from LIVE.md, on purpose: events are coalesced (one render for all the
 events that arrived meanwhile), and a block is sent only when its HTML changed
@@ -59,8 +62,10 @@ from starlette.requests import HTTPConnection
 from andar_bahar.web.notify import TableEvent
 
 __all__ = [
+    "POLICY_VIOLATION",
     "QUEUE",
     "SERVER_NOW",
+    "SERVICE_RESTART",
     "Follower",
     "Hub",
     "Rendered",
@@ -72,6 +77,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+POLICY_VIOLATION = 1008
+"""A socket refused (who it is may not follow this page): the browser stops retrying."""
+SERVICE_RESTART = 1012
+"""A socket ended by the server (shutting down, or its viewer signed out): it reconnects."""
 QUEUE = 32
 """Messages waiting for one slow socket; past that it gets the full set instead."""
 SERVER_NOW = "@@server-now@@"
@@ -99,6 +108,9 @@ class Viewer:
     lang: str
     player_id: int | None = None
     player: str | None = None
+    credential: str | None = None
+    """What the socket was let in with (a hash of the seat's or the dealer's token), checked
+    again at every render (:meth:`Renderer.allowed`); ``None``: nothing (a public viewer)."""
 
     @property
     def group(self) -> tuple[str, str, str]:
@@ -131,6 +143,10 @@ class Renderer(Protocol):
 
     def private(self, snapshot: Any, viewer: Viewer) -> Rendered:
         """*viewer*'s own blocks (none for a public viewer or the dealer)."""
+
+    def allowed(self, snapshot: Any, viewer: Viewer) -> bool:
+        """Whether *viewer* still holds what it was let in with (a player's seat given a new
+        code or released, a dealer's device signed out: no longer)."""
 
     def close_expired(self, code: str) -> None:
         """Close the bets of *code* if their timer has run out (blocking, idempotent)."""
@@ -225,7 +241,7 @@ class Room:
 
     def _render(
         self, event: TableEvent | None, followers: list[Follower]
-    ) -> tuple[list[tuple[Follower, str]], datetime | None]:
+    ) -> tuple[list[tuple[Follower, str | None]], datetime | None]:
         """In a worker thread: read the table once and make every follower's message."""
         renderer = self.hub.renderer
         assert renderer is not None
@@ -233,9 +249,12 @@ class Room:
         version = renderer.version(snapshot)
         shared: dict[tuple[str, str, str], Rendered] = {}
         texts: dict[tuple[Any, ...], str] = {}
-        out = []
+        out: list[tuple[Follower, str | None]] = []
         now = datetime.now(UTC)
         for follower in followers:
+            if not renderer.allowed(snapshot, follower.viewer):  # signed out since it came:
+                out.append((follower, None))  # ended; it reconnects as who it is now
+                continue
             full = follower.full
             label = version if full else (event.version if event is not None else version)
             if label <= follower.version:  # its page has this version already
@@ -291,7 +310,7 @@ class Room:
     def close(self) -> None:
         if self.timer is not None:
             self.timer[1].cancel()
-        for follower in self.followers:
+        for follower in list(self.followers):  # a socket may end (and leave) meanwhile
             follower.push(None)
 
 

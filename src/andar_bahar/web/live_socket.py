@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from fastapi import FastAPI
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from andar_bahar.web.live import Follower, Hub, Viewer
+from andar_bahar.web.live import POLICY_VIOLATION, SERVICE_RESTART, Follower, Hub, Viewer
 
 __all__ = [
     "POLICY_VIOLATION",
@@ -31,8 +31,6 @@ log = logging.getLogger(__name__)
 
 TABLE_CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """The table codes the live route accepts."""
-POLICY_VIOLATION = 1008
-SERVICE_RESTART = 1012
 Identify = Callable[[WebSocket, str], Awaitable[Viewer | None]]
 """Who the socket following table *code* is (``None``: it may not; closed with 1008)."""
 

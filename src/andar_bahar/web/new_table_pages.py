@@ -12,6 +12,9 @@ the table and signs its creator in as its dealer.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Annotated, Any
@@ -28,6 +31,7 @@ from andar_bahar.engine.money import parse_stake
 from andar_bahar.engine.paytables import Paytable, load_paytable
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.reports.design_tables import design_headline
 from andar_bahar.reports.odds_tables import render_given, summary_messages
 from andar_bahar.web.app import redirect, render
 from andar_bahar.web.context import localize, translator
@@ -37,6 +41,7 @@ from andar_bahar.web.forms import (
     procedure_from_form,
     whole_number,
 )
+from andar_bahar.web.limits import busy
 from andar_bahar.web.security import set_cookie
 
 if TYPE_CHECKING:
@@ -48,10 +53,18 @@ DEFAULT_EDGE = "1%-5%"
 """The house edge the designer aims every bet at, unless the dealer says otherwise."""
 DEFAULT_STEP = "0.05"
 """The step of the designed pays ("0.05 to 1"), unless the dealer says otherwise."""
+FINEST_STEP = Fraction(1, 100)
+"""The finest step the designer takes here: its work grows with the square of 1/step."""
+ODDS_AT_ONCE = threading.BoundedSemaphore(1)
+"""Odds and designs worked out at once in this process. Anyone may ask for them (no table
+exists yet) and each keeps a core busy for up to seconds: the next request is told to try
+again (429) rather than take the cores the club's tables need."""
+ODDS_RETRY = 3
+"""Seconds a request for odds is told to wait while another is being worked out."""
 
 
 def design_step(text: str) -> Fraction:
-    """The designer's step from a form: a number above 0 and at most 1000.
+    """The designer's step from a form: a number from 0.01 to 1000.
 
     >>> design_step("0,5")
     Fraction(1, 2)
@@ -60,16 +73,25 @@ def design_step(text: str) -> Fraction:
         value = Fraction(parse_stake(text))
     except ValueError:
         value = Fraction(0)
-    if not 0 < value <= 1000:
+    if not FINEST_STEP <= value <= 1000:
         raise ParameterError(
             Message(
-                N_(
-                    "The step must be a number above 0 and at most 1000, such as 0.5, not '{value}'."
-                ),
+                N_("The step must be a number from 0.01 to 1000, such as 0.5, not '{value}'."),
                 value=text,
             )
         )
     return value
+
+
+@contextmanager
+def odds_slot() -> Iterator[None]:
+    """Work out odds or a design, unless another is under way (then 429: try again)."""
+    if not ODDS_AT_ONCE.acquire(blocking=False):
+        raise busy(ODDS_RETRY)
+    try:
+        yield
+    finally:
+        ODDS_AT_ONCE.release()
 
 
 def report_context(request: Request, report: OddsReport) -> dict[str, Any]:
@@ -127,7 +149,8 @@ def register(app: FastAPI, club: Club) -> None:
 
     @app.post("/tables/preview")
     async def preview(request: Request, chosen: Chosen) -> Response:
-        report = await run_in_threadpool(odds_report, chosen.procedure, chosen.paytable)
+        with odds_slot():
+            report = await run_in_threadpool(odds_report, chosen.procedure, chosen.paytable)
         return render(request, "odds_fragment.html", **report_context(request, report))
 
     @app.post("/tables/design")
@@ -143,15 +166,17 @@ def register(app: FastAPI, club: Club) -> None:
         unit = design_step(step)
         style = OddsStyle.FOR if odds_style == "for" else OddsStyle.TO
         called = localize(request, Message(N_("designed for {procedure}"), procedure=rules.name))
-        made = await run_in_threadpool(
-            lambda: design_paytable(
-                rules, edge=wanted, step=unit, style=style, base=base, name=called
+        with odds_slot():
+            made = await run_in_threadpool(
+                lambda: design_paytable(
+                    rules, edge=wanted, step=unit, style=style, base=base, name=called
+                )
             )
-        )
         return render(
             request,
             "design_fragment.html",
             design=made,
+            headline=design_headline(made),
             toml=made.paytable.to_toml(),
             **report_context(request, made.report),
         )
@@ -179,4 +204,5 @@ def register(app: FastAPI, club: Club) -> None:
         set_cookie(
             response, request, f"dealer_{created.code}", club.dealers.sign(created.dealer_token)
         )
+        club.remember_device(request, response, created.code)
         return response

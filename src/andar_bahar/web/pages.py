@@ -52,14 +52,14 @@ from andar_bahar.web.live import Viewer as LiveViewer
 from andar_bahar.web.live_pages import (
     LIVE_PAGES,
     LivePage,
-    TableRenderer,
     add_table_socket,
     answer,
     page_extras,
 )
 from andar_bahar.web.notify import Listener, psycopg_dsn
-from andar_bahar.web.security import Signer
+from andar_bahar.web.security import Signer, set_cookie
 from andar_bahar.web.service import TableService
+from andar_bahar.web.table_renderer import TableRenderer
 from andar_bahar.web.table_view import ROAD_LENGTH
 from andar_bahar.web.views import Viewer, visible_to
 
@@ -67,6 +67,8 @@ __all__ = ["LIVE_PAGES", "Club", "LivePage", "register"]
 
 log = logging.getLogger(__name__)
 
+DEVICE_SECONDS = 365 * 24 * 3600
+"""How long a browser is remembered as a device the dealer signed in on (see limits)."""
 LISTEN_WAIT = 10.0
 """Seconds a starting server waits for its LISTEN connection before serving anyway."""
 
@@ -91,6 +93,25 @@ class Club:
     def seat_token(self, conn: HTTPConnection, code: str) -> str:
         """The player's token from this browser's cookie ("" when there is none)."""
         return self.seats.unsign(conn.cookies.get(f"seat_{code.upper()}", "")) or ""
+
+    def device_of(self, code: str, proof: str) -> str:
+        """The id of the dealer's device that *proof* shows signed in at table *code* before
+        (the ``device_CODE`` cookie, or the API's ``device``); "" when it shows nothing."""
+        value = self.site.signer("dealer-device").unsign(proof) if proof else None
+        table, _, device = (value or "").partition(":")
+        return device if device and table == code.strip().upper() else ""
+
+    def device_proof(self, code: str, device: str = "") -> str:
+        """What proves that the device *device* (a new one when "") signed in at *code*."""
+        made = device or secrets.token_urlsafe(12)
+        return self.site.signer("dealer-device").sign(f"{code.strip().upper()}:{made}")
+
+    def remember_device(self, request: Request, response: Response, code: str) -> None:
+        """After a sign-in at *code*: this browser is a device the dealer has used there."""
+        name = f"device_{code.strip().upper()}"
+        device = self.device_of(code, request.cookies.get(name, ""))
+        proof = self.device_proof(code, device)
+        set_cookie(response, request, name, proof, max_age=DEVICE_SECONDS)
 
     @staticmethod
     def client(request: Request) -> str:

@@ -4,10 +4,12 @@ A mixin of :class:`~andar_bahar.web.service.TableService`; each method is one
 transaction (see :mod:`andar_bahar.web.store`) — except that a PIN is hashed between
 two of them, never while the table is locked.
 
-- **The dealer** signs in with the table's PIN (at least 6 characters) from any number
-  of devices side by side; each device has its own token and signs out on its own.
-  Wrong PINs are counted per table and per address and locked out
-  (:mod:`andar_bahar.web.limits`); every sign-in, failure and sign-out is audited.
+- **The dealer** signs in with the table's PIN (at least 6 characters) on up to
+  :data:`MAX_DEALER_DEVICES` devices side by side (one more signs the oldest out); each
+  device has its own token and signs out on its own. Wrong PINs are counted per table and
+  per address and locked out — except on a device that signed in at the table before,
+  counted on its own (:mod:`andar_bahar.web.limits`); every sign-in, failure and sign-out
+  is audited.
 - **A seat** is given by the dealer: admitting a player issues a *seat code* (six letters
   and digits that cannot be mistaken, read aloud as ``ABC-DEF``). A phone joins with the
   table's code and the seat code, once; a name alone never gets a seat. The dealer can
@@ -21,7 +23,7 @@ import json
 import secrets
 from decimal import Decimal
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from andar_bahar.engine.errors import AccessError, ActionError, BetError, ParameterError
@@ -52,7 +54,7 @@ __all__ = ["LOCAL", "MAX_DEALER_DEVICES", "Seating", "seat_code_text"]
 _CODE_LENGTH = 6
 _SEAT_LENGTH = 6
 MAX_DEALER_DEVICES = 10
-"""Devices signed in as the dealer of one table at once."""
+"""Devices signed in as the dealer of one table at once (an 11th signs the oldest out)."""
 LOCAL = "local"
 """The client address of calls that come from no network (tests, the command line)."""
 
@@ -136,22 +138,19 @@ class Seating(Cashier):
                 return code
 
     def _sign_in(self, session: Session, table: ClubTableRow, token: str, client: str) -> None:
-        devices = session.scalar(
-            select(func.count())
-            .select_from(DealerSessionRow)
+        """A new dealer device; past :data:`MAX_DEALER_DEVICES` the oldest is signed out
+        (most likely one whose token is lost: nothing else could ever sign it out)."""
+        devices = session.scalars(
+            select(DealerSessionRow)
             .where(DealerSessionRow.table_id == table.id)
-        )
-        if (devices or 0) >= MAX_DEALER_DEVICES:
-            raise ActionError(
-                Message(
-                    N_(
-                        "{n} devices are already signed in as the dealer of table {code}:"
-                        " sign out on one of them first."
-                    ),
-                    n=MAX_DEALER_DEVICES,
-                    code=table.code,
-                )
-            )
+            .order_by(DealerSessionRow.id)
+        ).all()
+        for oldest in devices[: max(0, len(devices) - MAX_DEALER_DEVICES + 1)]:
+            session.delete(oldest)
+            self._audit(
+                session, table, "dealer", "logout", oldest.client, client,
+                f"more than {MAX_DEALER_DEVICES} devices: the oldest is signed out",
+            )  # fmt: skip
         session.add(
             DealerSessionRow(
                 table_id=table.id, token_hash=token_hash(token), client=client[:64],
@@ -159,15 +158,18 @@ class Seating(Cashier):
             )
         )  # fmt: skip
 
-    def dealer_login(self, code: str, pin: str, client: str = LOCAL) -> str:
+    def dealer_login(self, code: str, pin: str, client: str = LOCAL, device: str = "") -> str:
         """A new dealer token for whoever knows the PIN; the devices already in stay in.
 
         Wrong PINs are counted per table and per address: too many get 429 (even with the
-        right PIN). The PIN is hashed between two transactions, with no lock held.
+        right PIN). *device*: the id of a device that signed in at this table before (the
+        adapter checked its proof); its attempts are counted on their own, so that no
+        stranger's guessing locks it out. The PIN is hashed with no lock held.
         """
         with self._tx() as session:
             table = self._table(session, code)
-            attempt = reserve_attempt(session, "login", table.id, client, self._now(), self.limits)
+            now = self._now()
+            attempt = reserve_attempt(session, "login", table.id, client, now, self.limits, device)
             stored, table_code = table.pin_hash, table.code
         ok = len(pin.strip()) <= MAX_PIN and pin_matches(pin.strip(), stored)
         token = secrets.token_urlsafe(24)

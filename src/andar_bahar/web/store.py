@@ -1,38 +1,32 @@
-"""The club table's storage machinery: lookups, the tables kept in memory, the audit log.
+"""The club table's storage machinery: lookups, checks of who asks, balances, the audit log.
 
 :class:`TableStore` is the base of :class:`~andar_bahar.web.service.TableService`:
 every action is one database transaction (:mod:`andar_bahar.web.transactions`) that
 reads the table (locking its row), checks who is asking, and writes what changed —
 the round's exact record, the ledger, the audit log — before it commits.
 
-What is read over and over is kept in memory with the table's **version** (one more
-for every change, in the same transaction): the open round (so a bet or a card is
-not a replay of the round from its first step), what a page may see of it, and the
-whole table as its dealer sees it. Each is used only while the version in the
-database is the one it was kept at — so a change made by another process, or a
-transaction that failed half-way, is never missed.
+What is read over and over is kept in memory with the table's **version**
+(:mod:`andar_bahar.web.kept`): used only while the version in the database is the one
+it was kept at — so a change made by another process, or a transaction that failed
+half-way, is never missed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import random
 import secrets
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import replace
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import bindparam, func, inspect, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, defer
 
-from andar_bahar.engine.cards import Card
 from andar_bahar.engine.errors import AccessError, ActionError
 from andar_bahar.engine.money import as_decimal
-from andar_bahar.engine.operations import operation_to_dict
 from andar_bahar.engine.round import Round
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage import Storage, utc_now
@@ -44,14 +38,7 @@ from andar_bahar.storage.models import (
     TablePlayerRow,
     TableRoundRow,
 )
-from andar_bahar.web.records import (
-    PublicRound,
-    RoundSummary,
-    SettledRound,
-    TableSnapshot,
-    public_round,
-)
-from andar_bahar.web.transactions import CHANGES, DIRTY, KEEPING, ROUNDS, Transactions
+from andar_bahar.web.kept import Kept
 
 __all__ = [
     "CODE_ALPHABET",
@@ -61,10 +48,6 @@ __all__ = [
     "signed_out",
     "token_hash",
 ]
-
-ROUND_ONLY = frozenset({"bet", "marker", "close", "centre", "target", "deal", "void", "timer"})
-"""Changes of the open round alone: no balance, player, paytable or other round changes."""
-
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Letters and digits that cannot be mistaken for one another (no O/0, I/1/L)."""
@@ -126,49 +109,7 @@ def pin_matches(pin: str, stored: str) -> bool:
     return hmac.compare_digest(pin_hash(pin, bytes.fromhex(salt)), stored)
 
 
-RECORDS_KEPT = 256
-"""Rounds whose record text is kept ready to be written again (a few per table)."""
-
-
-class RecordText:
-    """A round's record as compact JSON — ``Round.to_dict()``, as :meth:`Round.loads` reads
-    it — written again after each step without writing it all again: the rules, the
-    paytable, the deck and each operation already written are kept as text (a round's
-    operations are only ever added to)."""
-
-    def __init__(self, rnd: Round) -> None:
-        self.rnd = rnd
-        self.head = ""
-        self.done: list[object] = []
-        self.parts: list[str] = []
-        self._start()
-
-    def _start(self) -> None:
-        data = self.rnd.to_dict()
-        operations = data.pop("operations")
-        head = _compact(data)
-        self.head = head[:-1] + (',"operations":[' if len(head) > 2 else '"operations":[')
-        self.done = list(self.rnd.operations)
-        self.parts = [_compact(op) for op in operations]
-
-    def text(self) -> str:
-        operations = self.rnd.operations
-        done = self.done
-        if len(operations) < len(done) or any(
-            a is not b for a, b in zip(done, operations, strict=False)
-        ):
-            self._start()  # not only added to: all of it again
-        for op in operations[len(self.done) :]:
-            self.done.append(op)
-            self.parts.append(_compact(operation_to_dict(op)))
-        return self.head + ",".join(self.parts) + "]}"
-
-
-def _compact(data: object) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-
-class TableStore(Transactions):
+class TableStore(Kept):
     """The database of the club tables, and the checks every action starts with."""
 
     def __init__(
@@ -179,28 +120,8 @@ class TableStore(Transactions):
         now: Callable[[], datetime] = utc_now,
     ) -> None:
         super().__init__(storage)
-        # table id → (version, round id, round[, its row]): see _round_of and _public_of.
-        self._rounds: dict[int, tuple[int, int, Round, TableRoundRow]] = {}
-        self._publics: dict[int, tuple[int, int, PublicRound]] = {}
-        # (table id, rounds) → the table as its dealer sees it, its last rounds (its version
-        # is the state's).
-        self._snapshots: dict[tuple[int, int], TableSnapshot] = {}
-        # Settled rounds never change: every bet's settlement, once read (players' histories).
-        self._paid: dict[int, tuple[Mapping[str, str], ...]] = {}
-        # round id → its record as text, ready to be written again with one more step.
-        self._records: dict[int, RecordText] = {}
-        self._rounds_paid: dict[int, SettledRound] = {}
-        # Settled rounds never change: their centre card and markers, once read.
-        self._centres: dict[int, Card | None] = {}
-        self._markers: dict[int, dict[str, str]] = {}
         # table id → (ledger entries summed, the last entry's id, player id → sum).
         self._sums: dict[int, tuple[int, int, dict[int, Decimal]]] = {}
-        # A table's id and version by its code, in the driver's own words (the hot read).
-        version_of = select(ClubTableRow.id, ClubTableRow.version).where(
-            ClubTableRow.code == bindparam("code")
-        )
-        compiled = version_of.compile(dialect=self._peek.dialect)
-        self._version_sql, self._version_positional = str(compiled), compiled.positional
         # Live dealing uses the operating system's secure source; tests may seed one.
         self._rng = rng if rng is not None else secrets.SystemRandom()
         self._now = now
@@ -211,7 +132,8 @@ class TableStore(Transactions):
         query = select(ClubTableRow).where(ClubTableRow.code == code.strip().upper())
         if lock and session.get_bind().dialect.name != "sqlite":  # SQLite: BEGIN IMMEDIATE
             query = query.with_for_update()
-        table = session.scalars(query).one_or_none()
+        # A NUL is in no table's code (and PostgreSQL could not even compare one)
+        table = session.scalars(query).one_or_none() if "\x00" not in code else None
         if table is None:
             raise ActionError(
                 Message(N_("There is no table with the code {code}: check the code."), code=code)
@@ -227,23 +149,6 @@ class TableStore(Transactions):
             return found[1]
         with self._read() as session:  # there is none: say so, in one sentence
             return self._table(session, code, lock=False).version
-
-    def _version_of(self, code: str) -> tuple[int, int] | None:
-        """(id, version) of table *code*, or ``None``: one indexed read of one row, in a
-        read transaction of its own (what decides whether what is kept is still good)."""
-        with self._read_lock:
-            raw = self._peek.raw_connection()  # one statement: no session, no ORM
-            try:
-                cursor = raw.cursor()
-                key = code.strip().upper()
-                cursor.execute(
-                    self._version_sql, (key,) if self._version_positional else {"code": key}
-                )
-                found = cursor.fetchone()
-                cursor.close()
-            finally:
-                raw.close()  # back to the pool (its transaction, if any, rolled back)
-        return (int(found[0]), int(found[1])) if found is not None else None
 
     def player_seat(self, code: str, token: str) -> tuple[int, str] | None:
         """The id and name of the player whose token is *token* (``None``: nobody's)."""
@@ -329,142 +234,6 @@ class TableStore(Transactions):
         if found is None or found[0].status == "settled":
             raise ActionError(Message(N_("No round is open: the dealer opens the next round.")))
         return found
-
-    # -- the rounds kept in memory -----------------------------------------------------
-
-    def _kept_round(
-        self, session: Session, table: ClubTableRow
-    ) -> tuple[TableRoundRow, Round] | None:
-        """The table's last round and its row, as this process kept them at the table's
-        current version (``None``: not kept, or kept at another version — read it).
-
-        The row is the one the last committed transaction wrote (its values are the
-        database's while the version is the same): it joins this transaction without
-        a read, and is taken out of memory until this transaction commits.
-        """
-        used: tuple[int, Round, TableRoundRow] | None = session.info.setdefault(ROUNDS, {}).get(
-            table.id
-        )
-        if used is not None:  # an earlier step of this transaction's
-            return used[2], used[1]
-        kept = self._rounds.get(table.id)
-        if kept is None or kept[0] != table.version:
-            return None
-        row = kept[3]
-        state = inspect(row)
-        present = session.identity_map.get(state.key) if state.key is not None else None
-        if present is None:
-            if not state.detached:  # still another session's: read it
-                return None
-            session.add(row)  # detached → this transaction's, no read
-            present = row
-        del self._rounds[table.id]
-        self._keep_round(session, table, present, kept[2])
-        return present, kept[2]
-
-    def _round_of(self, session: Session, table: ClubTableRow, row: TableRoundRow) -> Round:
-        """The round stored in *row*, for this transaction to change (it locked *table*).
-
-        From memory when this process kept it at the table's current version, else
-        replayed from its record. It is taken out of memory for the transaction and
-        put back only if the transaction commits: a failed step never leaves a
-        half-changed round behind, and a change by another process (a higher
-        version) is never missed.
-        """
-        used: tuple[int, Round, TableRoundRow] | None = session.info.setdefault(ROUNDS, {}).get(
-            table.id
-        )
-        if used is not None and used[0] == row.id:  # an earlier step of this transaction's
-            return used[1]
-        kept = self._rounds.pop(table.id, None)
-        if kept is not None and kept[0] == table.version and kept[1] == row.id:
-            rnd = kept[2]
-        else:
-            rnd = Round.loads(row.record)
-        self._keep_round(session, table, row, rnd)
-        return rnd
-
-    def _keep_round(
-        self, session: Session, table: ClubTableRow, row: TableRoundRow, rnd: Round
-    ) -> None:
-        """Once committed, keep *rnd* and its row (and what a page may see of it) at the new
-        version (once per table, whatever the writers of a batch did)."""
-        session.info.setdefault(ROUNDS, {})[table.id] = (row.id, rnd, row)
-        keeping: set[int] = session.info.setdefault(KEEPING, set())
-        if table.id in keeping:
-            return
-        keeping.add(table.id)
-
-        def keep() -> None:
-            if session.info.get(DIRTY):  # a step of the batch failed half-way: read again
-                return
-            row_id, rnd, row = session.info[ROUNDS][table.id]
-            known = self._rounds.get(table.id)
-            if known is None or known[0] <= table.version:
-                self._rounds[table.id] = (table.version, row_id, rnd, row)
-            public = public_round(row, rnd)
-            self._publics[table.id] = (table.version, row_id, public)
-            change = session.info.get(CHANGES, {}).get(table.id)
-            if change is not None and ROUND_ONLY.issuperset(change.kinds):
-                self._moved_on(table.id, table.version, public)
-
-        self._on_commit(session, keep)
-
-    def _moved_on(self, table_id: int, version: int, public: PublicRound) -> None:
-        """A change of the round alone: the table kept at the previous version, with it."""
-        for key in [k for k in self._snapshots if k[0] == table_id]:
-            self._move_on(key, version, public)
-
-    def _move_on(self, key: tuple[int, int], version: int, public: PublicRound) -> None:
-        kept = self._snapshots.get(key)
-        if kept is None or kept.state.version != version - 1:
-            return
-        state, recent = kept.state, kept.recent
-        if state.round is None or state.round.number != public.number:
-            return
-        summary = [
-            RoundSummary(
-                public.number,
-                public.status,
-                (public.result.winner.value if public.result.winner else "void")
-                if public.result
-                else None,
-                public.result.cards_dealt if public.result else None,
-                public.centre,
-                public.commitment,
-                r.settled_at,
-            )
-            if r.number == public.number
-            else r
-            for r in recent
-        ]
-        self._snapshots[key] = TableSnapshot(
-            replace(state, round=public, version=version), summary, kept.settled
-        )
-
-    def _public_of(self, table: ClubTableRow, row: TableRoundRow) -> PublicRound:
-        """What a page may see of the round in *row* at the version read with *table*."""
-        kept = self._publics.get(table.id)
-        if kept is not None and kept[0] == table.version and kept[1] == row.id:
-            return kept[2]
-        public = public_round(row, Round.loads(row.record))
-        if kept is None or kept[0] < table.version:
-            self._publics[table.id] = (table.version, row.id, public)
-        return public
-
-    def _save(self, row: TableRoundRow, rnd: Round) -> None:
-        """Write *rnd* into *row*: its record (see :class:`RecordText`), status and result."""
-        kept = self._records.get(row.id)
-        if kept is None or kept.rnd is not rnd:
-            kept = self._records[row.id] = RecordText(rnd)
-            if len(self._records) > RECORDS_KEPT:  # the oldest rounds' first
-                del self._records[next(iter(self._records))]
-        row.record = kept.text()
-        if rnd.finished and row.status == "open":
-            row.status = "finished"
-            result = rnd.result
-            row.winner = result.winner.value if result.winner else "void"
-            row.cards_dealt = result.cards_dealt
 
     def _balances(self, session: Session, table: ClubTableRow) -> dict[str, Decimal]:
         """Every player's balance (the sum of their ledger entries), in the order admitted.

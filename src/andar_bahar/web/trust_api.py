@@ -1,7 +1,9 @@
 """The JSON API of trust at the table: the dealer's sign-in, seats, the cashier, the records.
 
-- ``POST /api/tables/{code}/login`` ``{"pin": …}`` → ``{"dealer_token": …}`` (429 with
-  ``Retry-After`` after too many wrong PINs); ``POST …/logout`` signs this token out;
+- ``POST /api/tables/{code}/login`` ``{"pin": …, "device": …}`` → ``{"dealer_token": …,
+  "device": …}`` (429 with ``Retry-After`` after too many wrong PINs; ``device``, from an
+  earlier sign-in or the new table's answer, keeps a stranger's wrong PINs from locking
+  this program out); ``POST …/logout`` signs this token out;
 - ``POST /api/tables/{code}/seats/reissue`` ``{"name": …, "reason": …}`` →
   ``{"seat_code": …}``; ``…/seats/release`` → ``{"cashed_out": …}``;
 - ``POST /api/tables/{code}/cash`` ``{"name", "amount", "action": "top-up"|"cash-out",
@@ -36,10 +38,11 @@ def register(app: FastAPI, club: Club, bearer: Callable[[Request], str]) -> None
     @app.post("/api/tables/{code}/login")
     async def api_login(request: Request, code: str) -> JSONResponse:
         data = await read_json(request)
+        known = club.device_of(code, str(data.get("device", "")))
         token = await run_in_threadpool(
-            club.service.dealer_login, code, str(data.get("pin", "")), club.client(request)
+            club.service.dealer_login, code, str(data.get("pin", "")), club.client(request), known
         )
-        return JSONResponse({"dealer_token": token})
+        return JSONResponse({"dealer_token": token, "device": club.device_proof(code, known)})
 
     @app.post("/api/tables/{code}/logout")
     async def api_logout(request: Request, code: str) -> JSONResponse:

@@ -23,6 +23,7 @@ from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.models import (
     AuditRow,
     ClubTableRow,
+    DealerSessionRow,
     LedgerRow,
     TablePlayerRow,
     TableRoundRow,
@@ -321,6 +322,20 @@ class Views(TableStore):
             return Reveal(
                 number, deck, row.salt, row.commitment, tuple(str(c) for c in turned), target
             )
+
+    def credentials(self, code: str) -> frozenset[str]:
+        """The hashes of the tokens that hold a seat or a dealer's sign-in at *code* now."""
+        with self._read() as session:
+            table = self._table(session, code, lock=False)
+            seats = session.scalars(
+                select(TablePlayerRow.token_hash).where(
+                    TablePlayerRow.table_id == table.id, TablePlayerRow.token_hash.is_not(None)
+                )
+            ).all()
+            dealers = session.scalars(
+                select(DealerSessionRow.token_hash).where(DealerSessionRow.table_id == table.id)
+            ).all()
+            return frozenset(h for h in (*seats, *dealers) if h is not None)
 
     def audit_log(self, code: str, dealer_token: str) -> list[AuditRow]:
         """Who changed what at the table, oldest first (for its dealer)."""

@@ -46,7 +46,7 @@ def run_migrations() -> None:
         with context.begin_transaction():
             context.run_migrations()
     else:
-        from andar_bahar.storage import _create_engine
+        from andar_bahar.storage.engines import create_database_engine as _create_engine
 
         engine = _create_engine(_url())
         try:

@@ -1,0 +1,141 @@
+"""Opening a database: the engine (SQLite's WAL and full sync, PostgreSQL's durable
+commits, the pools a web server needs) and the Alembic migrations that bring it up to date.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
+
+from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.storage.records import StorageError
+
+__all__ = [
+    "MIGRATIONS",
+    "MIGRATION_LOCK",
+    "POOL_OVERFLOW",
+    "POOL_SIZE",
+    "READ_ONLY_OPTION",
+    "alembic_config",
+    "cannot_open",
+    "create_database_engine",
+    "upgrade",
+]
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+MIGRATION_LOCK = 0x616E646172
+"""The PostgreSQL advisory lock taken while the schema is brought up to date."""
+POOL_SIZE, POOL_OVERFLOW = 16, 24
+"""Connections an engine keeps open, and how many more it opens (and closes) at a peak:
+a web server's threads (up to 40) read and write at once."""
+
+
+def create_database_engine(url: str) -> Engine:
+    """An engine for *url*; SQLite gets its folder, WAL, full sync and foreign keys.
+
+    PostgreSQL's commits are durable whatever the server's default says
+    (``synchronous_commit=on`` on every connection).
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        engine = create_engine(
+            parsed, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
+        )
+        if parsed.get_backend_name() == "postgresql":
+            event.listen(engine, "connect", _postgresql_connect)
+        return engine
+    database = parsed.database or ""
+    if database in ("", ":memory:") or parsed.query.get("mode") == "memory":
+        # One connection shared by every session: the database lives in it.
+        engine = create_engine(
+            parsed, poolclass=StaticPool, connect_args={"check_same_thread": False}
+        )
+    else:
+        if not database.startswith("file:"):
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        # Wait up to 30 s for another program's write (the trainer and the server may
+        # share one file) rather than fail at once.
+        # The web server's threads read at once (WAL: readers never wait): keep enough
+        # connections open that none is opened and closed again per request.
+        engine = create_engine(
+            parsed, connect_args={"timeout": 30}, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
+        )
+    event.listen(engine, "connect", _sqlite_connect)
+    event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _postgresql_connect(connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:
+    cursor = connection.cursor()
+    try:
+        cursor.execute("SET synchronous_commit = on")
+    finally:
+        cursor.close()
+    connection.commit()
+
+
+def _sqlite_connect(connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:
+    # SQLAlchemy emits BEGIN itself (below), so DDL and reads are transactional too.
+    connection.isolation_level = None
+    cursor = connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+    finally:
+        cursor.close()
+
+
+READ_ONLY_OPTION = "andar_bahar_read_only"
+"""An engine's execution option: its transactions only read (on SQLite: a deferred BEGIN)."""
+
+
+def _sqlite_begin(connection: Any) -> None:
+    # IMMEDIATE: take the write lock at once, so two programs writing the same
+    # file wait for each other (busy timeout) instead of failing half-way. A
+    # transaction that only reads begins deferred: in WAL mode it reads one
+    # snapshot while a writer goes on.
+    if connection.get_execution_options().get(READ_ONLY_OPTION):
+        connection.exec_driver_sql("BEGIN")
+    else:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS).replace("%", "%%"))
+    config.set_main_option("path_separator", "os")
+    return config
+
+
+def upgrade(engine: Engine) -> None:
+    """Run the migrations to every head on one connection, in one transaction."""
+    config = alembic_config()
+    with engine.begin() as connection:
+        if engine.dialect.name == "postgresql":  # servers starting together migrate in turn
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+        config.attributes["connection"] = connection
+        command.upgrade(config, "heads")
+
+
+def cannot_open(url: str, error: BaseException) -> StorageError:
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+    except SQLAlchemyError:
+        shown = url
+    cause = error.orig if isinstance(error, DBAPIError) else error
+    reason = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+    return StorageError(
+        Message(
+            N_("The history database {url} cannot be opened: {reason}."),
+            url=shown,
+            reason=reason.rstrip("."),
+        )
+    )
