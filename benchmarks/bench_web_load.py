@@ -1,12 +1,13 @@
 """Load test of the club table on loopback, with clients that behave like the real pages.
 
     .venv/bin/python benchmarks/bench_web_load.py [--tables 10] [--players 20] [--rounds 50]
+        [--mode paced|saturate|both] [--reaction 0.3:3] [--again 0.3:1] [--card 0.3:0.5]
         [--db URL] [--workers N] [--format text|json] [--seed N] [--timeout S]
 
 Starts the server (``andar-bahar serve``'s app and uvicorn settings, with ``--workers``
 as given, plus one bare endpoint for the floor, below) on 127.0.0.1 against a fresh
 SQLite file in a temporary folder, or the database ``--db`` names. Each table gets a
-dealer and its players:
+dealer and its players (``web_load_people.py``):
 
 - the dealer creates the table (the API), admits the players (their seat codes), signs
   in on the dealer's page and follows it live (``/ws/CODE?page=dealer``); every step —
@@ -20,20 +21,32 @@ dealer and its players:
   one bet in twenty is sent again with the same key — half at once, half after the
   answer (a repeat applied twice would double the stake: repeated bets add up).
 
-It measures the latency of every request by kind, **card_to_phone** (from the deal's
-request being sent until that card is on *every* phone of the table), requests per
-second during the rounds, and, in the same run, the **floor**: the same number of
-clients sending as many requests as the rounds did to a bare endpoint of the same
-stack (the same app, middleware and server process(es)) that does one durable insert
-through the service's own transaction. After the run it checks in the database that
-every bet a phone saw accepted is stored once with its stake (``bets_lost``,
-``bets_doubled``), that every round's and table's ledger sums to zero, and every
-balance. It exits with status 1 if any check fails.
+Two runs, on fresh tables each (``--mode both``, the default):
 
-``--format json`` prints one object with, at least, ``requests_per_second``,
-``floor_requests_per_second``, ``latency_ms`` (``bet``, ``deal``, ``settle``,
-``card_to_phone``, … each with ``p50``, ``p99``, ``max``), ``errors``, ``bets_sent``,
-``bets_settled``, ``bets_lost``, ``bets_doubled``.
+- **paced** — people's pace: a phone taps its first bet 0.3–3 s (``--reaction``) after
+  its page shows the round open, a second one 0.3–1 s (``--again``) after the first's
+  answer; the dealer waits for every bet, then takes 0.3–0.5 s (``--card``) before each
+  card, the settlement and the next round. The latencies a player feels are judged here.
+- **saturate** — a closed loop: every phone bets the instant its page shows the round
+  open, the dealer deals the instant an answer comes back. Its requests/s is the
+  table's capacity, compared with the **floor**: right after it, the same clients send
+  as many requests, one after another, to a bare endpoint of the same stack (the same
+  app, middleware and server process(es)) that does one durable insert through the
+  service's own transaction.
+
+Each run measures the latency of every request by kind, **card_to_phone** (from the
+deal's request being sent until that card is on *every* phone of the table),
+requests per second, and the CPU time of the server's processes and of this client
+(which shares the machine). After the runs it checks in the database that every bet a
+phone saw accepted is stored once with its stake (``bets_lost``, ``bets_doubled``),
+that every round's and table's ledger sums to zero. It exits with status 1 if any
+check fails.
+
+``--format json`` prints one object with, at least, ``requests_per_second`` (the
+saturated run's), ``floor_requests_per_second``, ``latency_ms`` (the paced run's:
+``bet``, ``deal``, ``settle``, ``card_to_phone``, … each with ``p50``, ``p99``,
+``max``), ``errors``, ``bets_sent``, ``bets_settled``, ``bets_lost``, ``bets_doubled``
+(both runs), and each run whole under ``runs`` (``mode``, the pacing, ``cpu``).
 """
 
 from __future__ import annotations
@@ -46,29 +59,39 @@ import math
 import os
 import platform
 import random
-import re
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import httpx
 from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, insert, make_url, select
-from websockets.asyncio.client import ClientConnection, connect
+from starlette.requests import Request  # at module level: the floor's route is annotated with it
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from web_load_people import (
+    KINDS,
+    PAYTABLE,
+    TIMEOUT,
+    Club,
+    Pacing,
+    Page,
+    Recorder,
+    play,
+    seconds_range,
+    set_up,
+)
 
 HOST = "127.0.0.1"
-PAYTABLE = "wizard"
-BALANCE = Decimal(10_000)
-PIN = "246813"
-TIMEOUT = 60.0
 FLOOR_PATH = "/bench/floor"
 FLOOR = Table(
     "bench_floor",
@@ -78,7 +101,6 @@ FLOOR = Table(
     Column("created_at", DateTime(timezone=True)),
 )
 """The bare endpoint's table: one row per request (created by the benchmark, then dropped)."""
-KINDS = ("open", "bet", "bet again", "deal", "settle")
 
 
 # -- the server ---------------------------------------------------------------------------------
@@ -89,7 +111,6 @@ def bench_app() -> Any:
     from datetime import UTC, datetime
 
     from starlette.concurrency import run_in_threadpool
-    from starlette.requests import Request
     from starlette.responses import JSONResponse
 
     from andar_bahar.cli.serve import worker_app
@@ -118,7 +139,6 @@ def serve(url: str, port: int, workers: int) -> None:
     from andar_bahar.cli.serve import UVICORN, WORKER_DB, WORKER_KEY
 
     os.environ[WORKER_DB], os.environ[WORKER_KEY] = url, secrets.token_hex(32)
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     uvicorn.run("bench_web_load:bench_app", factory=True, workers=workers, host=HOST, port=port,
                 **UVICORN)  # fmt: skip
 
@@ -163,36 +183,110 @@ def stop_server(server: subprocess.Popen[bytes]) -> None:
             server.wait(timeout=10)
 
 
-# -- measuring ----------------------------------------------------------------------------------
+# -- CPU time -----------------------------------------------------------------------------------
+
+
+TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def group_cpu(group: int) -> tuple[float, float]:
+    """CPU seconds (user, system) of the live processes of process group *group* (Linux)."""
+    user = system = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = stat.read_text().rpartition(")")[2].split()
+            if int(fields[2]) == group:  # fields[0] is the state: pgrp is the 5th field
+                user, system = user + int(fields[11]), system + int(fields[12])
+    return user / TICKS, system / TICKS
 
 
 @dataclass
-class Recorder:
-    """Every request's latency and outcome, by kind."""
+class Clock:
+    """Wall time and the CPU time of this client process and of the server's processes."""
 
-    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
-    errors: Counter[str] = field(default_factory=Counter)
-    samples: list[str] = field(default_factory=list)
+    server: int
+    started: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
-    async def post(
-        self, client: httpx.AsyncClient, kind: str, path: str, **options: Any
-    ) -> httpx.Response | None:
-        """The answer, or ``None`` for an error (counted, with a few samples kept)."""
-        started = time.perf_counter()
-        try:
-            response = await client.post(path, **options)
-        except (httpx.HTTPError, OSError) as error:
-            self.latencies[kind].append(time.perf_counter() - started)
-            return self._error(kind, f"{kind} {path}: {type(error).__name__} {error}")
-        self.latencies[kind].append(time.perf_counter() - started)
-        if not response.is_success:
-            return self._error(kind, f"{kind} {path}: {response.status_code} {response.text[:160]}")
-        return response
+    def __post_init__(self) -> None:
+        self.started = self._now()
 
-    def _error(self, kind: str, text: str) -> None:
-        self.errors[kind] += 1
-        if len(self.samples) < 10:
-            self.samples.append(text)
+    def _now(self) -> tuple[float, float, float, float]:
+        return time.perf_counter(), time.process_time(), *group_cpu(self.server)
+
+    def lap(self, requests: int) -> dict[str, float]:
+        """Since the start: seconds, CPU seconds of each side, their shares of the machine."""
+        now = self._now()
+        wall, client, user, system = (b - a for a, b in zip(self.started, now, strict=True))
+        server = user + system
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+        return {
+            "seconds": round(wall, 2),
+            "client_cpu_s": round(client, 2), "server_cpu_s": round(server, 2),
+            "server_system_cpu_s": round(system, 2),
+            "client_share": round(client / (wall * cores), 3),
+            "server_share": round(server / (wall * cores), 3),
+            "server_cpu_ms_per_request": round(1000 * server / max(requests, 1), 2),
+            "client_cpu_ms_per_request": round(1000 * client / max(requests, 1), 2),
+        }  # fmt: skip
+
+
+# -- a profile of the server --------------------------------------------------------------------
+
+
+def start_profile(prefix: str | None, mode: str, server: int) -> subprocess.Popen[bytes] | None:
+    """``py-spy record`` of the server's processes while the rounds are played (``--py-spy``):
+    samples of the thread holding the GIL, as collapsed stacks in ``PREFIX.MODE.txt``
+    (``benchmarks/profile_kinds.py`` sums them by kind of request)."""
+    if not prefix:
+        return None
+    spy = shutil.which("py-spy") or str(
+        Path(sys.executable).parent / "py-spy"
+    )  # pip install py-spy
+    command = [spy, "record", "--gil", "--rate", "250", "--format", "raw", "--nonblocking",
+               "--subprocesses", "-o", f"{prefix}.{mode}.txt", "--pid", str(server)]  # fmt: skip
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_profile(profiler: subprocess.Popen[bytes] | None) -> None:
+    if profiler is not None:
+        profiler.send_signal(signal.SIGINT)
+        profiler.wait(timeout=60)
+
+
+# -- the floor ----------------------------------------------------------------------------------------
+
+
+async def floor(base: str, clubs: list[Club], requests: int, server: int) -> dict[str, Any]:
+    """The same clients (each page's cookies and CSRF token; the pages of a table sharing
+    one HTTP client and its connections, as in the rounds) sending *requests* in all to the
+    bare endpoint, each one request after another: requests/s and CPU."""
+    groups = [[c.dealer] + [p.page for p in c.players] for c in clubs]
+    count = sum(len(g) for g in groups)
+    recorder = Recorder()
+
+    async def one(client: httpx.AsyncClient, page: Page, n: int) -> None:
+        for _ in range(requests // count + (1 if n < requests % count else 0)):
+            headers = {**page.headers(), "X-Client": str(n)}
+            answer = await recorder.post(client, "floor", FLOOR_PATH, headers=headers)
+            if answer is not None and answer.content != b'{"ok":true}':  # an error page
+                recorder.errors["floor"] += 1
+                recorder.samples.append(answer.text[:160])
+
+    clients = []
+    for group in groups:
+        limits = httpx.Limits(max_connections=len(group) + 3,
+                              max_keepalive_connections=len(group) + 3, keepalive_expiry=4.0)  # fmt: skip
+        clients.append(httpx.AsyncClient(base_url=base, timeout=TIMEOUT, limits=limits))
+    numbered = [(client, page) for client, g in zip(clients, groups, strict=True) for page in g]
+    clock = Clock(server)
+    await asyncio.gather(*(one(client, page, n) for n, (client, page) in enumerate(numbered)))
+    cpu = clock.lap(requests)
+    for client in clients:
+        await client.aclose()
+    if recorder.errors:
+        raise SystemExit(f"the floor's endpoint failed: {recorder.samples}")
+    return {"requests": requests, "requests_per_second": round(requests / cpu["seconds"], 1),
+            "latency_ms": {"floor": summary(recorder.latencies["floor"])}, "cpu": cpu}  # fmt: skip
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -206,235 +300,6 @@ def summary(values: list[float]) -> dict[str, float]:
         return {"count": 0, "p50": 0.0, "p99": 0.0, "max": 0.0}
     return {"count": len(values), "p50": round(percentile(values, 0.5) * 1000, 1),
             "p99": round(percentile(values, 0.99) * 1000, 1), "max": round(max(values) * 1000, 1)}  # fmt: skip
-
-
-# -- the people at a table ----------------------------------------------------------------------
-
-
-@dataclass
-class Page:
-    """A browser page that follows the table live: its cookies, token, version and blocks."""
-
-    cookies: str
-    csrf: str
-    version: int
-    blocks: dict[str, str] = field(default_factory=dict)
-    socket: ClientConnection | None = None
-    seen: dict[tuple[int, int], float] = field(default_factory=dict)
-    """(round, cards turned) → when this page first showed that many cards of the round."""
-    opened: asyncio.Queue[int] = field(default_factory=asyncio.Queue)
-    """Rounds whose opening this page has seen (the players bet then)."""
-    messages: int = 0
-
-    def headers(self) -> dict[str, str]:
-        return {"Cookie": self.cookies, "HX-Request": "true", "X-CSRF-Token": self.csrf}
-
-    def apply(self, message: dict[str, Any], *, complete: bool = True) -> None:
-        """As live.js does: blocks replaced; the version only from a complete message."""
-        self.blocks.update(message.get("blocks", {}))
-        if complete:
-            self.version = max(self.version, int(message["v"]))
-        data, now = message.get("data", {}), time.perf_counter()
-        number = data.get("round")
-        if number is None:
-            return
-        turned = int(data.get("dealt") or 0) + (1 if data.get("card") else 0)
-        for count in range(1, turned + 1):
-            self.seen.setdefault((number, count), now)
-        if data.get("bets_open"):
-            self.opened.put_nowait(number)
-
-    async def follow(self) -> None:
-        assert self.socket is not None
-        with contextlib.suppress(Exception):  # closed at the end, or by the server
-            async for text in self.socket:
-                if text == "pong":
-                    continue
-                message = json.loads(text)
-                self.messages += 1
-                if int(message["v"]) > self.version:  # as live.js: only newer messages
-                    self.apply(message)
-
-
-@dataclass
-class Player:
-    name: str
-    page: Page
-    accepted: dict[tuple[int, str], str] = field(default_factory=dict)
-    """(round, bet) → stake, for every bet the page saw accepted."""
-    unknown: int = 0
-
-
-@dataclass
-class Club:
-    code: str
-    token: str
-    client: httpx.AsyncClient
-    dealer: Page
-    players: list[Player]
-    rng: random.Random
-    dealt_at: dict[tuple[int, int], float] = field(default_factory=dict)
-    """(round, cards turned) → when the dealer's page sent the deal that turned it."""
-    rounds: int = 0
-
-
-async def page_of(base: str, path: str, form: dict[str, str]) -> tuple[str, str]:
-    """Post *form* to *path* as a fresh browser: its cookies and its page's CSRF token."""
-    async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as browser:
-        home = await browser.get("/")
-        csrf = re.search(r'name="csrf_token" value="([^"]+)"', home.text)
-        assert csrf, "no CSRF token on the home page"
-        answer = await browser.post(path, data={**form, "csrf_token": csrf.group(1)})
-        if answer.status_code >= 400:
-            raise SystemExit(f"{path}: {answer.status_code} {answer.text[:200]}")
-        cookies = "; ".join(f"{k}={v}" for k, v in browser.cookies.items())
-        return cookies, csrf.group(1)
-
-
-async def live_page(base: str, url: str, cookies: str, csrf: str, kind: str) -> Page:
-    """Load the page once (its version) and follow it over the WebSocket."""
-    async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as browser:
-        loaded = await browser.get(url, headers={"Cookie": cookies})
-    version = re.search(r'data-live-version="(\d+)"', loaded.text)
-    assert version, f"{url} is not a live page: {loaded.status_code}"
-    page = Page(cookies, csrf, int(version.group(1)))
-    code = url.rsplit("/", 1)[-1]
-    ws = base.replace("http://", "ws://")
-    page.socket = await connect(
-        f"{ws}/ws/{code}?page={kind}&v={page.version}&lang=en",
-        additional_headers={"Cookie": cookies}, open_timeout=TIMEOUT, max_queue=None,
-    )  # fmt: skip
-    return page
-
-
-async def set_up(index: int, base: str, players: int, rng: random.Random) -> Club:
-    async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as api:
-        created = (await api.post("/api/tables", json={
-            "name": f"Table {index + 1}", "pin": PIN, "paytable": PAYTABLE})).json()  # fmt: skip
-        code, token = created["code"], created["dealer_token"]
-        seats = []
-        for n in range(players):
-            admitted = await api.post(
-                f"/api/tables/{code}/players", headers={"Authorization": f"Bearer {token}"},
-                json={"name": f"P{index + 1}-{n + 1}", "balance": str(BALANCE)},
-            )  # fmt: skip
-            seats.append((f"P{index + 1}-{n + 1}", admitted.json()["seat_code"]))
-    cookies, csrf = await page_of(base, f"/dealer/{code}/login", {"pin": PIN})
-    dealer = await live_page(base, f"/dealer/{code}", cookies, csrf, "dealer")
-    people = []
-    for name, seat in seats:
-        cookies, csrf = await page_of(base, "/join", {"code": code, "seat": seat})
-        people.append(Player(name, await live_page(base, f"/play/{code}", cookies, csrf, "player")))
-    limits = httpx.Limits(max_connections=players + 4, max_keepalive_connections=players + 4,
-                          keepalive_expiry=4.0)  # fmt: skip
-    client = httpx.AsyncClient(base_url=base, timeout=TIMEOUT, limits=limits)
-    return Club(code, token, client, dealer, people, rng)
-
-
-# -- a round ----------------------------------------------------------------------------------------
-
-
-async def act(club: Club, action: str, recorder: Recorder) -> dict[str, Any] | None:
-    """The dealer's page presses a button; its answer brings the page's new blocks."""
-    kind = "open" if action == "open" else action
-    response = await recorder.post(
-        club.client, kind, f"/dealer/{club.code}/round/{action}", headers=club.dealer.headers()
-    )
-    if response is None:
-        return None
-    message: dict[str, Any] = response.json()
-    club.dealer.apply(message, complete=bool(message.get("complete")))
-    return message
-
-
-async def bet(club: Club, player: Player, number: int, spot: str, recorder: Recorder,
-              resend: float) -> None:  # fmt: skip
-    path = f"/play/{club.code}/bet"
-    form = {"bet": spot, "stake": str(club.rng.randint(1, 10)), "key": secrets.token_hex(10)}
-    options = {"data": form, "headers": player.page.headers()}
-    roll = club.rng.random()
-    answers: list[httpx.Response | None]
-    if roll < resend / 2:  # the same request twice at once (a double tap)
-        answers = list(await asyncio.gather(recorder.post(club.client, "bet", path, **options),
-                                            recorder.post(club.client, "bet again", path, **options)))  # fmt: skip
-    else:
-        answers = [None]
-        for _ in range(3):  # an unanswered request is sent again with its key
-            answers[0] = await recorder.post(club.client, "bet", path, **options)
-            if answers[0] is not None:
-                break
-        if roll < resend:  # again after its answer (a retry after a lost answer)
-            answers.append(await recorder.post(club.client, "bet again", path, **options))
-    good = [a for a in answers if a is not None]
-    if not good:
-        player.unknown += 1
-        return
-    for answer in good:
-        player.page.apply(answer.json(), complete=False)
-    player.accepted[(number, spot)] = form["stake"]
-
-
-async def bets_of(club: Club, player: Player, number: int, spots: list[str], recorder: Recorder,
-                  resend: float) -> None:  # fmt: skip
-    """The phone waits until its page shows the round open, then bets."""
-    while True:
-        seen = await asyncio.wait_for(player.page.opened.get(), TIMEOUT)
-        if seen == number:
-            break
-    chosen = club.rng.sample(spots, 2 if club.rng.random() < 0.2 else 1)
-    for spot in chosen:
-        await bet(club, player, number, spot, recorder, resend)
-
-
-async def play(club: Club, rounds: int, spots: list[str], recorder: Recorder,
-               resend: float) -> None:  # fmt: skip
-    for _ in range(rounds):
-        opened = await act(club, "open", recorder)
-        if opened is None:
-            continue
-        number = int(opened["data"]["round"])
-        await asyncio.gather(*(bets_of(club, p, number, spots, recorder, resend)
-                               for p in club.players))  # fmt: skip
-        status, turned, failures = "open", 0, 0
-        while status == "open" and failures < 5:
-            sent = time.perf_counter()
-            dealt = await act(club, "deal", recorder)
-            if dealt is None:
-                failures += 1
-                continue
-            data = dealt["data"]
-            turned = int(data.get("dealt") or 0) + (1 if data.get("card") else 0)
-            club.dealt_at[(number, turned)] = sent
-            status = data["status"]
-        for _ in range(3):
-            if await act(club, "settle", recorder) is not None:
-                club.rounds += 1
-                break
-
-
-# -- the floor ----------------------------------------------------------------------------------------
-
-
-async def floor(base: str, pages: list[Page], requests: int) -> float:
-    """Requests per second of the same clients (each page's cookies and CSRF token) sending
-    *requests* in all to the bare endpoint, each one request after another."""
-    clients = len(pages)
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients,
-                          keepalive_expiry=4.0)  # fmt: skip
-    async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT, limits=limits) as client:
-        recorder = Recorder()
-
-        async def one(n: int) -> None:
-            for _ in range(requests // clients + (1 if n < requests % clients else 0)):
-                headers = {**pages[n].headers(), "X-Client": str(n)}
-                await recorder.post(client, "floor", FLOOR_PATH, headers=headers)
-
-        started = time.perf_counter()
-        await asyncio.gather(*(one(n) for n in range(clients)))
-        elapsed = time.perf_counter() - started
-    if recorder.errors:
-        raise SystemExit(f"the floor's endpoint failed: {recorder.samples}")
-    return requests / elapsed
 
 
 # -- checks against the database -----------------------------------------------------------------------
@@ -480,26 +345,30 @@ def check_database(url: str, clubs: list[Club]) -> dict[str, int]:
 # -- the run ----------------------------------------------------------------------------------------------
 
 
-async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
+async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int,
+                rng: random.Random) -> dict[str, Any]:  # fmt: skip
+    """Fresh tables, every page following live, the rounds played at *pacing*."""
     from andar_bahar.engine.paytables import find_paytable
 
-    rng = random.Random(args.seed)
     spots = [str(b) for b in find_paytable(PAYTABLE).bets]
-    clubs = [await set_up(i, base, args.players, random.Random(rng.getrandbits(64)))
+    mode = "S" if pacing.saturate else "P"
+    clubs = [await set_up(f"{mode}{i + 1}", base, args.players, random.Random(rng.getrandbits(64)))
              for i in range(args.tables)]  # fmt: skip
     pages = [c.dealer for c in clubs] + [p.page for c in clubs for p in c.players]
     readers = [asyncio.create_task(page.follow()) for page in pages]
     recorder = Recorder()
-    started = time.perf_counter()
-    await asyncio.gather(*(play(c, args.rounds, spots, recorder, args.resend) for c in clubs))
-    elapsed = time.perf_counter() - started
+    profiler = start_profile(args.py_spy, "saturate" if pacing.saturate else "paced", server)
+    clock = Clock(server)
+    await asyncio.gather(*(play(c, args.rounds, spots, recorder, args.resend, pacing)
+                           for c in clubs))  # fmt: skip
+    cpu = clock.lap(recorder.requests)
+    stop_profile(profiler)
     await asyncio.sleep(0.5)  # the last messages on their way
     for page in pages:
         if page.socket is not None:
             await page.socket.close()
     await asyncio.gather(*readers, return_exceptions=True)
-    card_to_phone = []
-    missed = 0
+    card_to_phone, missed = [], 0
     for club in clubs:
         for key, sent in club.dealt_at.items():
             times = [p.page.seen.get(key) for p in club.players]
@@ -508,11 +377,31 @@ async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
             else:
                 card_to_phone.append(max(t for t in times if t is not None) - sent)
         await club.client.aclose()
-    requests = sum(len(recorder.latencies[k]) for k in KINDS)
-    floor_rps = await floor(base, pages, requests)
-    return {"clubs": clubs, "recorder": recorder, "elapsed": elapsed, "requests": requests,
-            "card_to_phone": card_to_phone, "missed": missed, "floor": floor_rps,
-            "messages": sum(p.messages for p in pages)}  # fmt: skip
+    latency = {kind: summary(recorder.latencies[kind]) for kind in KINDS}
+    latency["card_to_phone"] = summary(card_to_phone)
+    return {
+        "clubs": clubs, "pages": pages, "recorder": recorder,
+        "figures": {
+            **pacing.describe(), "requests": recorder.requests,
+            "requests_per_second": round(recorder.requests / cpu["seconds"], 1),
+            "latency_ms": latency, "errors": sum(recorder.errors.values()),
+            "cards_missed": missed, "live_messages": sum(p.messages for p in pages),
+            "rounds_settled": sum(c.rounds for c in clubs), "cpu": cpu,
+        },
+    }  # fmt: skip
+
+
+async def run(args: argparse.Namespace, base: str, server: int) -> dict[str, Any]:
+    rng = random.Random(args.seed)
+    pacings = {"paced": Pacing(args.reaction, args.again, args.card, args.start),
+               "saturate": Pacing(saturate=True)}  # fmt: skip
+    modes = ["paced", "saturate"] if args.mode == "both" else [args.mode]
+    phases = {mode: await phase(args, base, pacings[mode], server, rng) for mode in modes}
+    last = phases[modes[-1]]  # the floor: as many requests as the capacity run sent
+    return {
+        "phases": phases,
+        "floor": await floor(base, last["clubs"], last["recorder"].requests, server),
+    }
 
 
 def machine() -> str:
@@ -527,47 +416,63 @@ def machine() -> str:
 
 
 def report(args: argparse.Namespace, db: str, result: dict[str, Any], found: dict[str, int],
-           load: tuple[float, ...]) -> dict[str, Any]:  # fmt: skip
-    recorder: Recorder = result["recorder"]
-    clubs: list[Club] = result["clubs"]
-    latency = {kind: summary(recorder.latencies[kind]) for kind in KINDS}
-    latency["card_to_phone"] = summary(result["card_to_phone"])
-    rps = result["requests"] / result["elapsed"]
+           load: list[list[float]]) -> dict[str, Any]:  # fmt: skip
+    """The JSON: the issue's keys — latencies from the paced run (what a player feels),
+    requests/s from the saturated run (capacity, against the floor) — and each run whole."""
+    phases = result["phases"]
+    figures = {mode: p["figures"] for mode, p in phases.items()}
+    paced = figures.get("paced", figures.get("saturate"))
+    capacity = figures.get("saturate", figures.get("paced"))
+    assert paced is not None and capacity is not None
+    floor_rps = result["floor"]["requests_per_second"]
+    clubs = [c for p in phases.values() for c in p["clubs"]]
+    players = [pl for c in clubs for pl in c.players]
+    samples = [s for p in phases.values() for s in p["recorder"].samples]
     return {
         "tables": args.tables, "players": args.players, "rounds": args.rounds,
         "database": db, "workers": args.workers, "machine": machine(),
-        "load_average": [round(x, 2) for x in load],
-        "requests": result["requests"], "seconds": round(result["elapsed"], 2),
-        "requests_per_second": round(rps, 1),
-        "floor_requests_per_second": round(result["floor"], 1),
-        "ratio_to_floor": round(rps / result["floor"], 3),
-        "latency_ms": latency,
-        "errors": sum(recorder.errors.values()),
-        "cards_missed": result["missed"],
-        "live_messages": result["messages"],
-        "rounds_settled": sum(c.rounds for c in clubs),
-        "bets_sent": sum(len(p.accepted) + p.unknown for c in clubs for p in c.players),
+        "load_average": load[0], "load_average_after": load[1], "mode": args.mode,
+        "pacing": Pacing(args.reaction, args.again, args.card, args.start).describe(),
+        "requests": capacity["requests"], "seconds": capacity["cpu"]["seconds"],
+        "requests_per_second": capacity["requests_per_second"],
+        "floor_requests_per_second": floor_rps,
+        "ratio_to_floor": round(capacity["requests_per_second"] / floor_rps, 3),
+        "latency_ms": paced["latency_ms"],
+        "errors": sum(f["errors"] for f in figures.values()),
+        "cards_missed": sum(f["cards_missed"] for f in figures.values()),
+        "live_messages": sum(f["live_messages"] for f in figures.values()),
+        "rounds_settled": sum(f["rounds_settled"] for f in figures.values()),
+        "bets_sent": sum(len(p.accepted) + p.unknown for p in players),
         "bets_settled": found.get("settled", 0),
         "bets_lost": found.get("lost", 0),
         "bets_doubled": found.get("doubled", 0),
-        "bets_unknown": sum(p.unknown for c in clubs for p in c.players),
+        "bets_unknown": sum(p.unknown for p in players),
         "ledgers_not_zero": found.get("bad ledgers", 0),
-        "problems": recorder.samples,
+        "runs": figures, "floor": result["floor"],
+        "problems": samples[:10],
     }  # fmt: skip
 
 
 def print_text(out: dict[str, Any]) -> None:
     print(f"{out['tables']} tables × {out['players']} phones × {out['rounds']} rounds; "
           f"{out['database']}, {out['workers']} worker(s); {out['machine']}; "
-          f"load average {out['load_average']}\n")  # fmt: skip
-    print("| request | count | p50 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|")
-    for kind, s in out["latency_ms"].items():
-        print(f"| {kind} | {s['count']:,} | {s['p50']} | {s['p99']} | {s['max']} |")
-    print(f"\n- {out['requests']:,} requests in {out['seconds']} s: **{out['requests_per_second']}"
-          f" requests/s**; the floor: {out['floor_requests_per_second']} requests/s "
-          f"(ratio {out['ratio_to_floor']})")  # fmt: skip
-    print(f"- errors {out['errors']}; cards missed by a phone {out['cards_missed']}; "
-          f"{out['live_messages']:,} live messages")  # fmt: skip
+          f"load average {out['load_average']} → {out['load_average_after']}")  # fmt: skip
+    for mode, run in out["runs"].items():
+        cpu = run["cpu"]
+        print(f"\n{mode}: {run['requests']:,} requests in {cpu['seconds']} s, "
+              f"{run['requests_per_second']} requests/s; server CPU "
+              f"{cpu['server_cpu_ms_per_request']} ms a request (system "
+              f"{cpu['server_system_cpu_s']} of {cpu['server_cpu_s']} s; {cpu['server_share']:.0%} of the "
+              f"machine), client {cpu['client_share']:.0%}; {run['live_messages']:,} live messages\n")  # fmt: skip
+        print("| request | count | p50 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|")
+        for kind, s in run["latency_ms"].items():
+            print(f"| {kind} | {s['count']:,} | {s['p50']} | {s['p99']} | {s['max']} |")
+    floor_cpu = out["floor"]["cpu"]
+    print(f"\n- capacity: **{out['requests_per_second']} requests/s**; the floor: "
+          f"{out['floor_requests_per_second']} requests/s (ratio {out['ratio_to_floor']}; server "
+          f"CPU {floor_cpu['server_cpu_ms_per_request']} ms a request, client "
+          f"{floor_cpu['client_share']:.0%})")  # fmt: skip
+    print(f"- errors {out['errors']}; cards missed by a phone {out['cards_missed']}")
     print(f"- bets: {out['bets_sent']:,} sent, {out['bets_settled']:,} settled, "
           f"{out['bets_lost']} lost, {out['bets_doubled']} doubled, {out['bets_unknown']} unknown; "
           f"ledgers not summing to zero: {out['ledgers_not_zero']}")  # fmt: skip
@@ -575,19 +480,38 @@ def print_text(out: dict[str, Any]) -> None:
         print(f"  - {text}")
 
 
-def main() -> int:
+def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=10)
     parser.add_argument("--players", type=int, default=20, help="phones at each table")
     parser.add_argument("--rounds", type=int, default=50, help="rounds at each table")
     parser.add_argument("--db", help="the database URL (default: SQLite in a temporary folder)")
     parser.add_argument("--workers", type=int, default=1, help="server processes (PostgreSQL)")
+    parser.add_argument("--mode", choices=["paced", "saturate", "both"], default="both",
+                        help="people's pace, a closed loop (capacity), or one after the other")  # fmt: skip
+    parser.add_argument("--saturate", dest="mode", action="store_const", const="saturate",
+                        help="the same as --mode saturate")  # fmt: skip
+    parser.add_argument("--reaction", type=seconds_range, default=Pacing.reaction, metavar="LO:HI",
+                        help="paced: seconds from the round shown open to a phone's first tap (0.3:3)")  # fmt: skip
+    parser.add_argument("--again", type=seconds_range, default=Pacing.again, metavar="LO:HI",
+                        help="paced: seconds from a first bet's answer to the second tap (0.3:1)")  # fmt: skip
+    parser.add_argument("--card", type=seconds_range, default=Pacing.card, metavar="LO:HI",
+                        help="paced: seconds between the dealer's steps (0.3:0.5)")  # fmt: skip
+    parser.add_argument("--start", type=seconds_range, default=Pacing.start, metavar="LO:HI",
+                        help="paced: seconds before each table opens its first round (0:5)")  # fmt: skip
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--port", type=int, default=0, help="default: a free port")
-    parser.add_argument("--timeout", type=float, default=1800, help="seconds for the whole run")
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds for the whole run")
     parser.add_argument("--resend", type=float, default=0.05, help="share of bets sent twice")
     parser.add_argument("--seed", type=int, default=5, help="the players' choices")
+    parser.add_argument("--py-spy", metavar="PREFIX",
+                        help="profile the server during the rounds (py-spy): PREFIX.MODE.txt")  # fmt: skip
     parser.add_argument("--serve", metavar="URL", help=argparse.SUPPRESS)  # the server's process
+    return parser
+
+
+def main() -> int:
+    parser = arguments()
     args = parser.parse_args()
     if args.serve:
         serve(args.serve, args.port, args.workers)
@@ -600,16 +524,19 @@ def main() -> int:
         if args.workers > 1 and make_url(url).get_backend_name() == "sqlite":
             parser.error("--workers above 1 needs --db postgresql+psycopg://…")
         port = args.port or free_port()
+        load = [[round(x, 2) for x in os.getloadavg()]]
         server = start_server(url, port, args.workers, folder)
         try:
-            result = asyncio.run(asyncio.wait_for(run(args, f"http://{HOST}:{port}"), args.timeout))
+            main_loop = run(args, f"http://{HOST}:{port}", server.pid)
+            result = asyncio_run(asyncio.wait_for(main_loop, args.timeout))
         except TimeoutError:
             print(f"FAILED: the run took more than {args.timeout:.0f} s", file=sys.stderr)
             return 1
         finally:
-            load = os.getloadavg()
+            load.append([round(x, 2) for x in os.getloadavg()])
             stop_server(server)
-        found = check_database(url, result["clubs"])
+        clubs = [c for p in result["phases"].values() for c in p["clubs"]]
+        found = check_database(url, clubs)
         db = make_url(url).get_backend_name() + ("" if args.db else " (a temporary file)")
         out = report(args, db, result, found, load)
     if args.format == "json":
@@ -617,8 +544,18 @@ def main() -> int:
     else:
         print_text(out)
     ok = out["bets_lost"] == out["bets_doubled"] == out["ledgers_not_zero"] == 0
-    ok = ok and out["errors"] == 0 and out["rounds_settled"] == args.tables * args.rounds
+    expected = args.tables * args.rounds * (2 if args.mode == "both" else 1)
+    ok = ok and out["errors"] == 0 and out["rounds_settled"] == expected
     return 0 if ok else 1
+
+
+def asyncio_run(main_loop: Any) -> Any:
+    """Run the client's loop, on uvloop when it is installed (the client shares the cores)."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main_loop)
+    return uvloop.run(main_loop)
 
 
 if __name__ == "__main__":

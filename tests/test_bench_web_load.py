@@ -1,8 +1,9 @@
 """A small, fast run of the web load benchmark (benchmarks/bench_web_load.py): its JSON.
 
-The full run (10 tables × 20 phones × 50 rounds) gives the figures of docs/performance.md;
-this one checks, on every test run, that the benchmark still plays whole rounds the way
-the pages do and that its checks hold: nothing lost, nothing doubled, ledgers at zero.
+The full run (10 tables × 20 phones × 50 rounds, paced and saturated) gives the figures of
+docs/performance.md; this one checks, on every test run, that the benchmark still plays
+whole rounds the way the pages do, at people's pace and in a closed loop, and that its
+checks hold: nothing lost, nothing doubled, ledgers at zero.
 """
 
 from __future__ import annotations
@@ -31,5 +32,11 @@ def test_a_small_load_run_reports_its_figures_and_loses_no_bet() -> None:
         assert out["latency_ms"][kind]["count"] > 0, kind
     assert out["errors"] == out["bets_lost"] == out["bets_doubled"] == 0
     assert out["bets_sent"] == out["bets_settled"] > 0
-    assert out["rounds_settled"] == 4 and out["cards_missed"] == 0
-    assert out["requests_per_second"] > 0 and out["floor_requests_per_second"] > 0
+    # Both runs (people's pace, then the closed loop), each 2 tables × 2 rounds.
+    assert set(out["runs"]) == {"paced", "saturate"} and out["mode"] == "both"
+    assert out["rounds_settled"] == 8 and out["cards_missed"] == 0
+    assert out["latency_ms"] == out["runs"]["paced"]["latency_ms"]
+    assert out["requests_per_second"] == out["runs"]["saturate"]["requests_per_second"] > 0
+    assert out["floor_requests_per_second"] > 0
+    for run in out["runs"].values():
+        assert run["cpu"]["server_cpu_s"] > 0 and 0 <= run["cpu"]["client_share"] <= 1

@@ -130,3 +130,40 @@ def test_the_timer_task_closes_the_bets_at_the_deadline(database_url: str) -> No
         assert service.close_expired(code) is True
         assert service.close_expired(code) is False
         assert service.table_version(code) == version + 1
+
+
+def test_a_rounds_record_written_step_by_step_is_the_whole_record() -> None:
+    """The record kept as text and added to after each step (web/kept.RecordText) is, after
+    every step, exactly ``Round.to_dict()`` as compact JSON — what Round.loads reads."""
+    import json
+
+    from andar_bahar.engine.cards import Card, shuffled
+    from andar_bahar.engine.round import Round
+    from andar_bahar.web.kept import RecordText
+
+    rng = random.Random(11)
+    for physical in (False, True):
+        deck = None if physical else shuffled(rng)
+        rnd = Round(find_procedure("classic"), find_paytable("wizard"), deck=deck,
+                    balances={"Ann": Decimal(100), "Бо": Decimal(50)})  # fmt: skip
+        record = RecordText(rnd)
+
+        def whole(rnd: Round = rnd) -> str:
+            return json.dumps(rnd.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+        assert record.text() == whole()
+        rnd.place_bet("Ann", "andar", "10")
+        rnd.place_bet("Бо", "cards:1-5", "5")
+        assert record.text() == whole()
+        rnd.place_bet("Ann", "andar", "5")
+        rnd.withdraw_bet("Бо", "cards:1-5")
+        assert record.text() == whole()
+        typed = Card.parse_many("7♣ 2♦ 9♠ 7♥ K♣ 7♦")
+        cards = iter(typed) if physical else None
+        rnd.turn_centre(None if cards is None else next(cards))
+        while not rnd.finished:
+            rnd.deal(None if cards is None else next(cards))
+            assert record.text() == whole()
+        rnd.settle()
+        assert record.text() == whole()
+        assert Round.loads(record.text()).to_dict() == rnd.to_dict()

@@ -37,7 +37,8 @@ from andar_bahar.engine.money import parse_stake
 from andar_bahar.i18n import translations
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web import Hub, create_app, hub_of, redirect, render
-from andar_bahar.web.live import QUEUE, Rendered, Viewer, add_live_route
+from andar_bahar.web.live import QUEUE, Rendered, Viewer
+from andar_bahar.web.live_socket import add_live_route
 from andar_bahar.web.notify import TableEvent
 from andar_bahar.web.security import CSRF_REFUSED, load_or_create_secret
 
@@ -729,3 +730,22 @@ def test_in_a_browser_htmx_csrf_errors_and_live_updates() -> None:
             assert problems == []
         finally:
             browser.close()
+
+
+def test_a_serving_app_freezes_what_it_started_with_and_collects_young_objects_later() -> None:
+    """serve's app (serving=True) tunes the garbage collector once started (fewer, shorter
+    pauses: docs/performance.md); an app made for a test leaves it alone."""
+    import gc
+
+    from andar_bahar.web.app import GC_YOUNG
+
+    before = gc.get_threshold()
+    try:
+        with TestClient(create_app(secret=b"k" * 32, pages_module=None)):
+            assert gc.get_threshold() == before
+        with TestClient(create_app(secret=b"k" * 32, pages_module=None, serving=True)):
+            assert gc.get_threshold()[0] >= GC_YOUNG
+            assert gc.get_freeze_count() > 0
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()

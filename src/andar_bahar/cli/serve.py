@@ -94,7 +94,9 @@ def worker_app() -> FastAPI:
     from andar_bahar.web.app import create_app
 
     return create_app(
-        database_url=os.environ[WORKER_DB], secret=bytes.fromhex(os.environ[WORKER_KEY])
+        database_url=os.environ[WORKER_DB],
+        secret=bytes.fromhex(os.environ[WORKER_KEY]),
+        serving=True,
     )
 
 
@@ -172,7 +174,7 @@ def serve(
         secret = new_secret()
     line = address_line(host, port).localized(translator_for(lang))
     if workers == 1:
-        application = create_app(database_url=url, secret=secret)
+        application = create_app(database_url=url, secret=secret, serving=True)
         typer.echo(line)
         uvicorn.run(application, host=host, port=port, **settings)
         return

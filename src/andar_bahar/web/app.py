@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import html
 import importlib
 import importlib.util
@@ -71,6 +72,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+GC_YOUNG = 10_000
+"""Objects made (less those freed) before a server's garbage collector looks at the young
+ones (Python's default: 700); see :func:`tune_garbage_collector`."""
 API_PREFIX = "/api/"
 """The JSON API: bearer tokens, no cookies, so no CSRF token; errors as JSON."""
 PAGES_MODULE = "andar_bahar.web.pages"
@@ -150,6 +154,7 @@ def create_app(
     reload_templates: bool = False,
     pages_module: str | None = PAGES_MODULE,
     limits: object | None = None,
+    serving: bool = False,
 ) -> FastAPI:
     """The club's web app.
 
@@ -159,7 +164,8 @@ def create_app(
     *csrf_exempt_paths* are path prefixes whose unsafe requests are not checked (none
     by default). The routes come from ``pages_module.register(app, site)`` if that
     module exists. *limits* (a :class:`~andar_bahar.web.limits.Limits`) replaces the
-    default limits on guessing and on new tables.
+    default limits on guessing and on new tables. *serving*: the app is the server's
+    process (``andar-bahar serve``): :func:`tune_garbage_collector` once it has started.
     """
     key = secret.encode() if isinstance(secret, str) else secret
     site = Site(
@@ -175,6 +181,8 @@ def create_app(
         async with contextlib.AsyncExitStack() as stack:
             for hook in app.state.lifespan_hooks:
                 await stack.enter_async_context(hook())
+            if serving:
+                tune_garbage_collector()
             yield
             site.hub.close()  # the browsers reconnect, with backoff, to the next server
 
@@ -211,6 +219,21 @@ def create_app(
     if pages_module is not None and _module_exists(pages_module):
         importlib.import_module(pages_module).register(app, site)
     return app
+
+
+def tune_garbage_collector() -> None:
+    """For a server process, once started: fewer and shorter pauses of the garbage collector.
+
+    What the server has made by then (the modules, the app, the templates) lives as long
+    as it does: frozen out of the collector's sight, so that a full collection (which
+    stops every request) looks only at what requests made since. And the collector looks
+    at young objects after :data:`GC_YOUNG` of them rather than Python's 700, which makes
+    the full collections, tens of milliseconds each, some 14 times rarer under load.
+    """
+    gc.collect()
+    gc.freeze()
+    if gc.get_threshold()[0] < GC_YOUNG:
+        gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
 
 
 def _module_exists(name: str) -> bool:

@@ -21,10 +21,12 @@ from starlette.responses import Response
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.app import redirect, render
+from andar_bahar.web.context import request_info
 from andar_bahar.web.forms import (
     paytable_from_form,
     whole_number,
 )
+from andar_bahar.web.live import Viewer
 from andar_bahar.web.security import set_cookie
 from andar_bahar.web.trust_pages import remember_seat, seats_context
 
@@ -32,6 +34,10 @@ if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
 
 __all__ = ["register"]
+
+
+def lang(request: Request) -> str:
+    return request_info(request).lang
 
 
 def register(app: FastAPI, club: Club) -> None:
@@ -100,7 +106,8 @@ def register(app: FastAPI, club: Club) -> None:
         if action not in steps:
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
         steps[action]()
-        return club.done(request, code, "dealer")
+        # The step has just checked the dealer's token: the answer is the dealer's page.
+        return club.done(request, code, "dealer", viewer=Viewer("dealer", "dealer", lang(request)))
 
     @app.post("/dealer/{code}/paytable")
     async def change_paytable(

@@ -22,10 +22,12 @@ import hashlib
 import json
 import secrets
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import cast
 
-from sqlalchemy import select
+from sqlalchemy import Select, Table, bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -58,6 +60,12 @@ __all__ = ["MAX_TIMER", "Dealing"]
 MAX_TIMER = 3600
 """The longest bet timer, in seconds."""
 TIMER_OVER = Message(N_("Bets are closed: the bet timer has run out."))
+_ANSWERS = cast(Table, IdempotencyRow.__table__)
+FIRST_ANSWER: Select[str | None, str] = select(_ANSWERS.c.request, _ANSWERS.c.response).where(
+    _ANSWERS.c.player_id == bindparam("player_id"), _ANSWERS.c.key == bindparam("key")
+)
+KEEP_ANSWER = insert(_ANSWERS)
+"""The first answer to a player's request key: read, and kept (plain statements, built once)."""
 
 
 class Dealing(TableStore):
@@ -226,12 +234,8 @@ class Dealing(TableStore):
             with self._read() as session:
                 table = self._table(session, code, lock=False)
                 player = self._player(session, table, token)
-                done = session.scalars(
-                    select(IdempotencyRow).where(
-                        IdempotencyRow.player_id == player.id, IdempotencyRow.key == key
-                    )
-                ).one()
-                return _answered(done, asked)
+                done = session.execute(_first_answer(player.id, key)).one()
+                return replace(_answered(done[0], done[1], asked), player_id=player.id)
         if placed is None:
             raise BetError(TIMER_OVER)
         return placed
@@ -248,13 +252,9 @@ class Dealing(TableStore):
         """The bet in this transaction: its answer (``None``: refused, the timer ran out)."""
         table = self._table(session, code)
         player = self._player(session, table, token)
-        done = session.scalars(
-            select(IdempotencyRow).where(
-                IdempotencyRow.player_id == player.id, IdempotencyRow.key == key
-            )
-        ).one_or_none()
+        done = session.execute(_first_answer(player.id, key)).one_or_none()
         if done is not None:
-            return _answered(done, asked)
+            return replace(_answered(done[0], done[1], asked), player_id=player.id)
         round_row, rnd = self._open_round(session, table)
         if self._expire(session, table, round_row, rnd):
             return None
@@ -262,21 +262,26 @@ class Dealing(TableStore):
         self._save(round_row, rnd)
         self._changed(session, table, "bet", {player.id})
         stake = getattr(record, "stake", Decimal(0))
-        placed = PlacedBet(player.name, str(getattr(record, "bet", "")), stake, round_row.number)
+        name = str(getattr(record, "bet", ""))
+        total = sum((w.stake for w in rnd.wagers if w.player == player.name and str(w.bet) == name),
+                    Decimal(0))  # fmt: skip
+        placed = PlacedBet(player.name, name, stake, round_row.number, player.id, total)
         response = {
             "player": placed.player,
             "bet": placed.bet,
             "stake": format_amount(placed.stake),
             "round": placed.round,
+            "total": format_amount(total),
         }
-        session.add(
-            IdempotencyRow(
-                player_id=player.id,
-                key=key,
-                request=asked,
-                response=json.dumps(response),
-                created_at=self._now(),
-            )
+        session.execute(
+            KEEP_ANSWER,
+            {
+                "player_id": player.id,
+                "key": key,
+                "request": asked,
+                "response": json.dumps(response),
+                "created_at": self._now(),
+            },
         )
         return placed
 
@@ -364,9 +369,14 @@ class Dealing(TableStore):
             return public_round(row, rnd)
 
 
-def _answered(done: IdempotencyRow, asked: str) -> PlacedBet:
+def _first_answer(player_id: int, key: str) -> Select[str | None, str]:
+    """The request and answer kept for *player_id*'s request *key* (plain SQL: no ORM)."""
+    return FIRST_ANSWER.params(player_id=player_id, key=key)
+
+
+def _answered(request: str | None, response: str, asked: str) -> PlacedBet:
     """The first answer to a key, if this is the same request (older keys kept none)."""
-    if done.request is not None and done.request != asked:
+    if request is not None and request != asked:
         raise RequestConflict(
             Message(
                 N_(
@@ -375,7 +385,7 @@ def _answered(done: IdempotencyRow, asked: str) -> PlacedBet:
                 )
             )
         )
-    return placed_from_json(json.loads(done.response))
+    return placed_from_json(json.loads(response))
 
 
 def _card(text: str | None) -> Card | None:

@@ -37,13 +37,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from functools import lru_cache
 
 from sqlalchemy import delete, or_, select, text
 from sqlalchemy.orm import Session
 
 from andar_bahar.engine.errors import AccessError, ActionError, BetError, ParameterError
 from andar_bahar.engine.money import Amount, format_amount
-from andar_bahar.engine.paytables import Paytable
+from andar_bahar.engine.paytables import Odds, Paytable
 from andar_bahar.engine.rules import Row
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.models import AttemptRow
@@ -285,16 +286,24 @@ def check_chips(amount: Decimal, chip: Decimal) -> Decimal:
     return amount
 
 
-def check_bet_return(paytable: Paytable, bet_text: str, stake: Decimal) -> None:
-    """Refuse a bet whose greatest possible return is more than :data:`MAX_CHIPS`."""
+@lru_cache(maxsize=1024)
+def _bet_odds(paytable: Paytable, bet_text: str) -> tuple[Odds, ...]:
+    """Every odds *bet_text* may pay at *paytable*, each once (worked out once per bet)."""
     from andar_bahar.engine.bets import Bet
 
     bet = Bet.parse(bet_text)
-    most = max(
-        stake + paytable.win(stake, paytable.odds_for(bet, first_row=row, cards_dealt=count))
-        for row in Row
-        for count in (None, *range(1, 50))  # pays may depend on the count of cards dealt
+    return tuple(
+        dict.fromkeys(
+            paytable.odds_for(bet, first_row=row, cards_dealt=count)
+            for row in Row
+            for count in (None, *range(1, 50))  # pays may depend on the count of cards dealt
+        )
     )
+
+
+def check_bet_return(paytable: Paytable, bet_text: str, stake: Decimal) -> None:
+    """Refuse a bet whose greatest possible return is more than :data:`MAX_CHIPS`."""
+    most = max(stake + paytable.win(stake, odds) for odds in _bet_odds(paytable, bet_text))
     if most > MAX_CHIPS:
         raise BetError(
             Message(

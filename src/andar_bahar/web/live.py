@@ -37,6 +37,12 @@ socket, what it was sent, and a socket that really fell behind gets the full set
 The bet timer: when a room's table has a deadline ahead, the room calls the
 renderer's ``close_expired`` at that moment (every process with followers does;
 the service makes it happen once).
+
+A renderer may keep a block's HTML and send it again while what the block shows is the
+same (the club's pages do: :mod:`~andar_bahar.web.live_keys`); a block that shows the
+server's time (a countdown's ``data-now``) holds :data:`SERVER_NOW` in its place, and
+every message is sent with the time it was made there (:func:`with_now`). The socket
+route itself is :mod:`~andar_bahar.web.live_socket`.
 """
 
 from __future__ import annotations
@@ -45,45 +51,51 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
-from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from andar_bahar.web.notify import TableEvent
 
 __all__ = [
     "POLICY_VIOLATION",
     "QUEUE",
+    "SERVER_NOW",
     "SERVICE_RESTART",
-    "TABLE_CODE",
     "Follower",
     "Hub",
-    "Identify",
     "Rendered",
     "Renderer",
     "Viewer",
-    "add_live_route",
     "hub_of",
-    "serve_follower",
+    "with_now",
 ]
 
 log = logging.getLogger(__name__)
 
-TABLE_CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-"""The table codes the live route accepts."""
 POLICY_VIOLATION = 1008
+"""A socket refused (who it is may not follow this page): the browser stops retrying."""
 SERVICE_RESTART = 1012
+"""A socket ended by the server (shutting down, or its viewer signed out): it reconnects."""
 QUEUE = 32
 """Messages waiting for one slow socket; past that it gets the full set instead."""
-Identify = Callable[[WebSocket, str], Awaitable["Viewer | None"]]
-"""Who the socket following table *code* is (``None``: it may not; closed with 1008)."""
+SERVER_NOW = "@@server-now@@"
+"""What a block may hold for the server's time (a countdown's ``data-now``): every message
+is sent with the time it was made in its place (:func:`with_now`), so that a block's HTML
+can be kept and sent again while what it shows is the same."""
+
+
+def with_now(text: str, now: datetime) -> str:
+    """*text* with the server's time *now* (ISO 8601, UTC, to the millisecond) for
+    :data:`SERVER_NOW`."""
+    if SERVER_NOW not in text:
+        return text
+    stamp = now.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return text.replace(SERVER_NOW, stamp)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +250,7 @@ class Room:
         shared: dict[tuple[str, str, str], Rendered] = {}
         texts: dict[tuple[Any, ...], str] = {}
         out: list[tuple[Follower, str | None]] = []
-        now = datetime.now(UTC).isoformat()
+        now = datetime.now(UTC)
         for follower in followers:
             if not renderer.allowed(snapshot, follower.viewer):  # signed out since it came:
                 out.append((follower, None))  # ended; it reconnects as who it is now
@@ -249,27 +261,32 @@ class Room:
                 follower.full = False
                 continue
             group = follower.viewer.group
-            if group not in shared:
-                shared[group] = renderer.shared(snapshot, group)
-            blocks, data = dict(shared[group].blocks), dict(shared[group].data)
+            common = shared.get(group)
+            if common is None:
+                common = shared[group] = renderer.shared(snapshot, group)
+            blocks, data = common.blocks, common.data
             player = follower.viewer.player_id
             mine = player is not None and (
                 full or event is None or event.players is None or player in event.players
             )
             if mine:
                 own = renderer.private(snapshot, follower.viewer)
-                blocks.update(own.blocks)
-                data.update(own.data)
-            if not full:
-                blocks = {k: v for k, v in blocks.items() if follower.memo.get(k) != v}
-            follower.memo.update(blocks)
+                blocks, data = {**blocks, **own.blocks}, {**data, **own.data}
+            memo = follower.memo
+            if not full:  # only what differs from what it has (the same text: the same object)
+                blocks = {k: v for k, v in blocks.items() if memo.get(k) != v}
+            memo.update(blocks)
             follower.version, follower.full = label, False
             kind = "sync" if full or event is None else event.kind
             key = (group, label, kind, tuple(blocks), mine)
-            if mine or key not in texts:  # one text for every follower that gets the same
-                message = {"v": label, "kind": kind, "blocks": blocks, "data": {**data, "now": now}}
-                texts[key] = json.dumps(message, ensure_ascii=False, default=str)
-            out.append((follower, texts[key]))
+            text = None if mine else texts.get(key)
+            if text is None:  # one text for every follower that gets the same
+                message = {"v": label, "kind": kind, "blocks": blocks,
+                           "data": {**data, "now": now.isoformat()}}  # fmt: skip
+                text = with_now(json.dumps(message, ensure_ascii=False, default=str), now)
+                if not mine:
+                    texts[key] = text
+            out.append((follower, text))
         return out, renderer.deadline(snapshot)
 
     def _schedule(self, deadline: datetime | None) -> None:
@@ -365,62 +382,3 @@ def hub_of(conn: HTTPConnection) -> Hub:
     hub = conn.app.state.hub
     assert isinstance(hub, Hub)
     return hub
-
-
-async def serve_follower(websocket: WebSocket, follower: Follower) -> None:
-    """Send *follower*'s messages until the browser leaves; answer its ``ping`` with ``pong``."""
-    lock = asyncio.Lock()
-
-    async def send(text: str) -> None:
-        async with lock:
-            await websocket.send_text(text)
-
-    async def listen() -> None:  # returns when the browser leaves
-        while True:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            if message.get("text") == "ping":
-                await send("pong")
-
-    listener = asyncio.ensure_future(listen())
-    try:
-        while True:
-            getter = asyncio.ensure_future(follower.queue.get())
-            done, _ = await asyncio.wait({getter, listener}, return_when=asyncio.FIRST_COMPLETED)
-            if getter not in done:
-                getter.cancel()
-                break
-            text = getter.result()
-            if text is None:
-                await websocket.close(code=SERVICE_RESTART)
-                break
-            await send(text)
-    except (WebSocketDisconnect, OSError, RuntimeError) as error:  # the browser went away
-        log.debug("live connection ended: %r", error)
-    finally:
-        listener.cancel()
-        await asyncio.gather(listener, return_exceptions=True)
-
-
-def add_live_route(app: FastAPI, hub: Hub, identify: Identify, *, path: str = "/ws/{code}") -> None:
-    """Add the WebSocket route *path* (named ``live``): ``?v=N`` is the version the page has.
-
-    A code that is not a table code, or a socket *identify* refuses, is closed with
-    1008 (the browser then stops retrying). Text ``ping`` is answered ``pong``.
-    """
-
-    async def live(websocket: WebSocket, code: str) -> None:
-        try:
-            version = int(websocket.query_params.get("v", "-1"))
-        except ValueError:
-            version = -1
-        viewer = await identify(websocket, code) if TABLE_CODE.fullmatch(code) else None
-        await websocket.accept()
-        if viewer is None:
-            await websocket.close(code=POLICY_VIOLATION)
-            return
-        async with hub.follow(code, viewer, version) as follower:
-            await serve_follower(websocket, follower)
-
-    app.add_api_websocket_route(path, live, name="live")

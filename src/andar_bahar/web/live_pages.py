@@ -8,56 +8,54 @@ or renaming blocks. In a template, a live region is an element with
 from :func:`block_context` alone (the state, the round, the last rounds, the
 viewer, the language) — never from the request, which a live render does not have.
 
-:class:`TableRenderer` is the :class:`~andar_bahar.web.live.Renderer` of the club's
-tables; :func:`add_table_socket` adds ``/ws/{code}?page=KIND&v=N&lang=LL``, whose
+The renderer of the club's tables is :class:`~andar_bahar.web.table_renderer.TableRenderer`;
+:func:`add_table_socket` adds ``/ws/{code}?page=KIND&v=N&lang=LL``, whose
 identity comes from the page's own cookies (the dealer's, a player's seat, or none:
 a public viewer).
 """
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection, Request
-from starlette.responses import JSONResponse
+from starlette.responses import Response
 from starlette.websockets import WebSocket
 
 from andar_bahar.engine.errors import AndarBaharError
-from andar_bahar.engine.money import format_amount
 from andar_bahar.i18n import translations
 from andar_bahar.web.context import request_info
 from andar_bahar.web.forms import paytable_rows
-from andar_bahar.web.live import Rendered, Viewer, add_live_route
+from andar_bahar.web.live import SERVER_NOW, Viewer, with_now
+from andar_bahar.web.live_socket import add_live_route
 from andar_bahar.web.page_views import dealer_view, player_view
-from andar_bahar.web.records import RoundSummary, TableState
+from andar_bahar.web.records import RoundSummary, TableSnapshot, TableState
 from andar_bahar.web.store import token_hash
-from andar_bahar.web.table_view import ROAD_LENGTH, common_context
+from andar_bahar.web.table_view import common_context
 from andar_bahar.web.templating import gettext_callables
 from andar_bahar.web.views import Viewer as Sight
 from andar_bahar.web.views import visible_to
 
 if TYPE_CHECKING:
-    from jinja2 import Environment
-
     from andar_bahar.web.pages import Club
-    from andar_bahar.web.service import TableService
 
 __all__ = [
     "LIVE_PAGES",
+    "SERVER_NOW",
     "LivePage",
     "Snapshot",
-    "TableRenderer",
     "add_table_socket",
     "answer",
     "block_context",
     "page_extras",
+    "with_now",
 ]
 
 LIVE_HEADER = "X-Live"
@@ -109,13 +107,21 @@ LIVE_PAGES: Mapping[str, LivePage] = {
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """A table read once: its whole state (as its dealer sees it) and its last rounds."""
+    """A table read once (:class:`~andar_bahar.web.records.TableSnapshot`: its whole state as
+    its dealer sees it, its last rounds, its last settled rounds), and what each viewer sees."""
 
-    state: TableState
-    recent: list[RoundSummary]
+    table: TableSnapshot
     seen: dict[tuple[bool, str | None], TableState] = field(default_factory=dict)
     held: dict[str, frozenset[str]] = field(default_factory=dict)
     """The table's code → what its seated phones and dealer devices hold (read when asked)."""
+
+    @property
+    def state(self) -> TableState:
+        return self.table.state
+
+    @property
+    def recent(self) -> list[RoundSummary]:
+        return self.table.recent
 
     def seen_by(self, viewer: Viewer) -> TableState:
         """What *viewer* may see of the table (:func:`~andar_bahar.web.views.visible_to`):
@@ -153,16 +159,18 @@ def block_context(snapshot: Snapshot, viewer: Viewer, *, answering: bool = False
 
 
 def page_extras(
-    service: TableService, viewer: Viewer, state: TableState, recent: list[RoundSummary]
+    viewer: Viewer, state: TableState, table: TableSnapshot, now: datetime | str
 ) -> dict[str, Any]:
     """What the table pages draw besides the state: card faces, the road, the countdown;
     the phone's spots, chips and the player's own rounds; the dealer's next step
-    (:mod:`~andar_bahar.web.table_view`). From the table and the viewer alone."""
-    extras = common_context(state, recent, viewer.lang, datetime.now(UTC))
+    (:mod:`~andar_bahar.web.table_view`). From the table and the viewer alone; *now* is
+    the server's time (or :data:`SERVER_NOW`, for a block kept and sent later)."""
+    extras = common_context(state, table.recent, viewer.lang, now)
     if viewer.page == "player" and viewer.player is not None:
-        extras.update(player_view(service, state, viewer.player, viewer.lang))
+        mine = table.player_rounds(viewer.player)
+        extras.update(player_view(state, viewer.player, viewer.lang, mine))
     elif viewer.page == "dealer":
-        extras.update(dealer_view(service, state))
+        extras.update(dealer_view(state))
     return extras
 
 
@@ -186,108 +194,6 @@ def shared_data(state: TableState) -> dict[str, Any]:
     }
 
 
-class TableRenderer:
-    """The live blocks of the club's table pages, rendered from one snapshot of a table."""
-
-    def __init__(self, service: TableService, env: Environment) -> None:
-        self.service = service
-        self.env = env
-        # (table, group) → (version, its shared blocks): the answer to the dealer's own
-        # step and the live message after it need them at the same version: render once.
-        self._shared: dict[tuple[str, tuple[str, str, str]], tuple[int, Rendered]] = {}
-        self._private: dict[tuple[str, Viewer], tuple[int, Rendered]] = {}
-
-    def read(self, code: str) -> Snapshot:
-        state, recent = self.service.snapshot(code, ROAD_LENGTH)
-        return Snapshot(state, recent)
-
-    def version(self, snapshot: Snapshot) -> int:
-        return snapshot.state.version
-
-    def deadline(self, snapshot: Snapshot) -> datetime | None:
-        rnd = snapshot.state.round
-        return rnd.bets_deadline if rnd is not None else None
-
-    def close_expired(self, code: str) -> None:
-        self.service.close_expired(code)
-
-    def allowed(self, snapshot: Snapshot, viewer: Viewer) -> bool:
-        if viewer.credential is None:
-            return True
-        code = snapshot.state.code
-        if code not in snapshot.held:  # once per render, and only if someone needs it
-            snapshot.held[code] = self.service.credentials(code)
-        return viewer.credential in snapshot.held[code]
-
-    def blocks(
-        self,
-        snapshot: Snapshot,
-        viewer: Viewer,
-        names: tuple[str, ...],
-        *,
-        answering: bool = False,
-    ) -> dict[str, str]:
-        template = self.env.get_template(LIVE_PAGES[viewer.page].template)
-        context = block_context(snapshot, viewer, answering=answering)
-        context.update(page_extras(self.service, viewer, context["state"], snapshot.recent))
-        return {
-            name: "".join(template.blocks[name](template.new_context(context))) for name in names
-        }
-
-    def shared(self, snapshot: Snapshot, group: tuple[str, str, str]) -> Rendered:
-        """The blocks every viewer of *group* sees, rendered once per version of the table."""
-        key, version = (snapshot.state.code, group), snapshot.state.version
-        kept = self._shared.get(key)
-        if kept is not None and kept[0] == version:
-            return kept[1]
-        page, role, lang = group
-        viewer = Viewer(page, role, lang)  # no player: what every viewer of the group may see
-        rendered = Rendered(
-            self.blocks(snapshot, viewer, LIVE_PAGES[page].shared),
-            shared_data(snapshot.seen_by(viewer)),
-        )
-        if kept is None or kept[0] < version:
-            self._shared[key] = (version, rendered)
-        return rendered
-
-    def private(self, snapshot: Snapshot, viewer: Viewer, *, answering: bool = False) -> Rendered:
-        """*viewer*'s own blocks, rendered once per version of the table: the answer to a
-        player's own bet and the live message after it need them at the same version."""
-        if viewer.player is None:
-            return Rendered({})
-        key, version = (snapshot.state.code, viewer), snapshot.state.version
-        kept = self._private.get(key)
-        if kept is not None and kept[0] == version:
-            return kept[1]
-        rendered = self._render_private(snapshot, viewer, answering=answering)
-        if kept is None or kept[0] < version:
-            self._private[key] = (version, rendered)
-        return rendered
-
-    def _render_private(self, snapshot: Snapshot, viewer: Viewer, *, answering: bool) -> Rendered:
-        names = LIVE_PAGES[viewer.page].private
-        blocks = self.blocks(snapshot, viewer, names, answering=answering)
-        data: dict[str, Any] = {}
-        state = snapshot.seen_by(viewer)
-        for player in state.players:
-            if player.name == viewer.player:
-                data["balance"] = format_amount(player.balance)
-        rnd = state.round
-        if rnd is not None and rnd.settlement is not None:
-            mine = [b for b in rnd.settlement.bets if b.player == viewer.player]
-            if mine:
-                data["net"] = format_amount(sum((b.net for b in mine), Decimal(0)))
-        return Rendered(blocks, data)
-
-    def answer(self, snapshot: Snapshot, viewer: Viewer, *, complete: bool) -> Rendered:
-        """The blocks that answer *viewer*'s own action: every block, or only its own ones."""
-        own = self.private(snapshot, viewer, answering=True)
-        if not complete:
-            return own
-        shared = self.shared(snapshot, viewer.group)  # as the live message has them
-        return Rendered({**shared.blocks, **own.blocks}, {**shared.data, **own.data})
-
-
 def viewer_of(club: Club, conn: HTTPConnection, code: str, page: str) -> Viewer | None:
     """Who the page or socket is, from its cookies (``None``: it may not follow *page*)."""
     kind = LIVE_PAGES.get(page)
@@ -304,14 +210,24 @@ def viewer_of(club: Club, conn: HTTPConnection, code: str, page: str) -> Viewer 
     return Viewer(page, "public", lang) if "public" in kind.roles else None
 
 
-def answer(club: Club, request: Request, code: str, page: str, note: str = "") -> JSONResponse:
+def answer(
+    club: Club,
+    request: Request,
+    code: str,
+    page: str,
+    note: str = "",
+    viewer: Viewer | None = None,
+) -> Response:
     """The answer to an htmx action on a live page: the blocks it changed for this viewer.
 
     The dealer's page gets all its blocks (``complete``: the page is then at ``v``);
     a player's page its own blocks — the live message that follows brings the rest.
     *note* (``data.note``) is a short sentence the page shows by what was tapped.
+    *viewer*: who acted, when the action itself has just checked it (else from the
+    request's cookies).
     """
-    viewer = viewer_of(club, request, code, page)
+    if viewer is None:
+        viewer = viewer_of(club, request, code, page)
     snapshot = club.renderer.read(code)
     if viewer is None:
         viewer = Viewer(page, "public", request_info(request).lang)
@@ -324,7 +240,12 @@ def answer(club: Club, request: Request, code: str, page: str, note: str = "") -
         "blocks": rendered.blocks,
         "data": {**rendered.data, "note": note} if note else rendered.data,
     }
-    return JSONResponse(body, headers={LIVE_HEADER: "1"})
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), default=str)
+    return Response(
+        with_now(text, datetime.now(UTC)),
+        media_type="application/json",
+        headers={LIVE_HEADER: "1"},
+    )
 
 
 def add_table_socket(app: FastAPI, club: Club) -> None:

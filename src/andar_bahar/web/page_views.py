@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from andar_bahar.engine.money import Amount
 from andar_bahar.engine.paytables import PAYTABLES
@@ -19,7 +19,6 @@ from andar_bahar.i18n import translations
 from andar_bahar.i18n.messages import N_, Message, Translator
 from andar_bahar.web.records import PlayerRound, PlayerState, TableState
 from andar_bahar.web.table_view import (
-    ROAD_LENGTH,
     bets_by_player,
     chip_values,
     next_step,
@@ -27,23 +26,21 @@ from andar_bahar.web.table_view import (
     staked,
 )
 
-if TYPE_CHECKING:
-    from andar_bahar.web.service import TableService
-
 __all__ = ["TIMER_SECONDS", "Banner", "banner", "dealer_view", "last_bets", "player_view"]
 
 TIMER_SECONDS = (15, 30, 60)
 """The bet timers the dealer's screen offers, in seconds."""
 
 
-def player_view(service: TableService, state: TableState, name: str, lang: str) -> dict[str, Any]:
+def player_view(state: TableState, name: str, lang: str, mine: list[PlayerRound]) -> dict[str, Any]:
     """What the player's page shows of *state* for the player *name* (no request: a live
-    render of the player's own blocks calls it too). *state* is what *name* may see."""
+    render of the player's own blocks calls it too). *state* is what *name* may see;
+    *mine* their rounds (:meth:`~andar_bahar.web.records.TableSnapshot.player_rounds`)."""
     me = next((p for p in state.players if p.name == name), PlayerState(name, True, Decimal(0), 0))
     rnd = state.round
     wagers = rnd.wagers if rnd else ()
     paytable = rnd.paytable if rnd else state.paytable
-    mine = [] if state.teaching else service.player_rounds(state.code, name, ROAD_LENGTH)
+    mine = [] if state.teaching else mine
     return {
         "player": name,
         "me": me,
@@ -103,7 +100,7 @@ def banner(state: TableState, name: str, words: Translator) -> Banner | None:
     return Banner(kind, headline.localized(words), detail.localized(words) if detail else "")
 
 
-def dealer_view(service: TableService, state: TableState) -> dict[str, Any]:
+def dealer_view(state: TableState) -> dict[str, Any]:
     """What the dealer's page shows of *state* (no request: a live render calls it too)."""
     rnd = state.round
     timer = not state.teaching

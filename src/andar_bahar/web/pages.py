@@ -29,6 +29,7 @@ import logging
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -51,7 +52,6 @@ from andar_bahar.web.live import Viewer as LiveViewer
 from andar_bahar.web.live_pages import (
     LIVE_PAGES,
     LivePage,
-    TableRenderer,
     add_table_socket,
     answer,
     page_extras,
@@ -59,6 +59,7 @@ from andar_bahar.web.live_pages import (
 from andar_bahar.web.notify import Listener, psycopg_dsn
 from andar_bahar.web.security import Signer, set_cookie
 from andar_bahar.web.service import TableService
+from andar_bahar.web.table_renderer import TableRenderer
 from andar_bahar.web.table_view import ROAD_LENGTH
 from andar_bahar.web.views import Viewer, visible_to
 
@@ -123,7 +124,8 @@ class Club:
         The table as the viewer may see it (:func:`~andar_bahar.web.views.visible_to`):
         ``extra`` names the ``player`` (or ``dealer=True``; neither: anyone's view).
         """
-        whole, recent = self.service.snapshot(code, ROAD_LENGTH)
+        table = self.service.table_snapshot(code, ROAD_LENGTH)
+        whole, recent = table.state, table.recent
         player = extra.get("player")
         dealer = extra.get("dealer") is True
         sight = Viewer(dealer=dealer, player=str(player) if player else None)
@@ -131,7 +133,7 @@ class Club:
         role = "dealer" if dealer else ("player" if player else "public")
         viewer = LiveViewer(page, role, request_info(request).lang, player=sight.player)
         context: dict[str, Any] = {
-            **page_extras(self.service, viewer, state, recent),
+            **page_extras(viewer, state, table, datetime.now(UTC)),
             "recent": recent,
             "bet_key": secrets.token_hex(12),
             "live_table": state.code,
@@ -141,11 +143,19 @@ class Club:
         }
         return render(request, LIVE_PAGES[page].template, **context)
 
-    def done(self, request: Request, code: str, page: str, note: str = "") -> Response:
+    def done(
+        self,
+        request: Request,
+        code: str,
+        page: str,
+        note: str = "",
+        viewer: LiveViewer | None = None,
+    ) -> Response:
         """After an action on a live page: its new blocks for the page's script (and a
-        *note* to show by what was tapped), else the page again."""
+        *note* to show by what was tapped), else the page again. *viewer*: who acted, if
+        the action has just checked it (else the request's cookies say)."""
         if is_htmx(request):
-            return answer(self, request, code, page, note)
+            return answer(self, request, code, page, note, viewer)
         return redirect(request, f"/{'dealer' if page == 'dealer' else 'play'}/{code.upper()}")
 
 

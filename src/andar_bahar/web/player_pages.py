@@ -25,7 +25,8 @@ from andar_bahar.engine.errors import AccessError, AndarBaharError
 from andar_bahar.engine.money import Amount
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.app import redirect, render
-from andar_bahar.web.context import localize
+from andar_bahar.web.context import localize, request_info
+from andar_bahar.web.live import Viewer
 from andar_bahar.web.page_views import last_bets
 from andar_bahar.web.security import set_cookie
 from andar_bahar.web.table_view import ROAD_LENGTH
@@ -43,11 +44,13 @@ FAVICON = (resources.files("andar_bahar.web") / "static" / "favicon.svg").read_b
 def register(app: FastAPI, club: Club) -> None:
     """Add the players' pages to *app*."""
 
-    def done(request: Request, code: str, note: Message | None = None) -> Response:
+    def done(
+        request: Request, code: str, note: Message | None = None, viewer: Viewer | None = None
+    ) -> Response:
         """After the player's action: their own new blocks (and a note) for the page's
         script, or the page again for a browser without scripts."""
         text = localize(request, note) if note is not None else ""
-        return club.done(request, code, "player", note=text)
+        return club.done(request, code, "player", note=text, viewer=viewer)
 
     # -- home, joining ------------------------------------------------------------------
 
@@ -108,15 +111,13 @@ def register(app: FastAPI, club: Club) -> None:
         key: Annotated[str, Form()],
     ) -> Response:
         placed = club.service.place_bet(code, club.seat_token(request, code), bet, stake, key=key)
-        held = club.service.state(code).round
-        total = sum(
-            (
-                s
-                for p, b, s in (held.wagers if held else ())
-                if p == placed.player and b == placed.bet
-            ),
-            Decimal(0),
-        )
+        total = placed.total
+        if total is None:  # a repeated request: its first answer did not keep the total
+            held = club.service.state(code).round
+            wagers = held.wagers if held else ()
+            total = sum(
+                (s for p, b, s in wagers if p == placed.player and b == placed.bet), Decimal(0)
+            )
         name = Bet.parse(placed.bet)
         note = (
             Message(N_("{bet}: {stake} on the spot."), bet=name, stake=Amount(total))
@@ -128,7 +129,10 @@ def register(app: FastAPI, club: Club) -> None:
                 total=Amount(total),
             )
         )
-        return done(request, code, note)
+        # The bet has just checked the seat: the answer is this player's own blocks.
+        lang = request_info(request).lang
+        viewer = Viewer("player", "player", lang, placed.player_id, placed.player)
+        return done(request, code, note, viewer if placed.player_id else None)
 
     @app.post("/play/{code}/withdraw")
     def withdraw(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
@@ -29,6 +29,8 @@ __all__ = [
     "PublicRound",
     "Reveal",
     "RoundSummary",
+    "SettledRound",
+    "TableSnapshot",
     "TableState",
     "centre_of_record",
     "commitment_of",
@@ -36,6 +38,7 @@ __all__ = [
     "player_round",
     "public_round",
     "settled_bets",
+    "settled_round",
 ]
 
 
@@ -72,6 +75,11 @@ class PlacedBet:
     bet: str
     stake: Decimal
     round: int
+    player_id: int = 0
+    """The player's id at the table (0: not known)."""
+    total: Decimal | None = None
+    """The player's whole stake on the bet after this one (``None``: not known, for an
+    answer repeated from the first request's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +229,43 @@ class TableState:
         ]
 
 
+@dataclass(frozen=True, slots=True)
+class SettledRound:
+    """A settled round as the players' own histories read it: every bet's settlement."""
+
+    number: int
+    winner: str | None
+    cards_dealt: int | None
+    paid: tuple[Mapping[str, str], ...]
+    """As :func:`settled_bets` reads them from the round's record."""
+    by_player: Mapping[str, PlayerRound] = field(default_factory=dict, compare=False)
+    """Each player's :class:`PlayerRound` of it (see :func:`settled_round`)."""
+
+
+def settled_round(
+    number: int, winner: str | None, cards: int | None, paid: tuple[Mapping[str, str], ...]
+) -> SettledRound:
+    """A settled round, with every player's own part of it worked out once."""
+    players = dict.fromkeys(str(b.get("player")) for b in paid)
+    mine = {p: player_round(number, winner, cards, paid, p) for p in players}
+    return SettledRound(number, winner, cards, paid, mine)
+
+
+@dataclass(frozen=True, slots=True)
+class TableSnapshot:
+    """The whole table at one version (as its dealer sees it), its last rounds, and its
+    last settled rounds (for each player's own history): what the pages render from."""
+
+    state: TableState
+    recent: list[RoundSummary]
+    settled: tuple[SettledRound, ...] = ()
+
+    def player_rounds(self, player: str) -> list[PlayerRound]:
+        """*player*'s bets and returns in the last settled rounds (only where they bet)."""
+        rounds = (r.by_player.get(player) for r in self.settled)
+        return [r for r in rounds if r is not None and r.bets]
+
+
 def public_round(row: TableRoundRow, rnd: Round) -> PublicRound:
     """What a browser may see of the round *rnd* stored in *row*."""
     return PublicRound(
@@ -254,6 +299,11 @@ def centre_of_record(record: str) -> Card | None:
 
 def placed_from_json(data: Mapping[str, object]) -> PlacedBet:
     """A :class:`PlacedBet` from the answer kept for an idempotency key."""
+    total = data.get("total")  # kept since the answers carry it
     return PlacedBet(
-        str(data["player"]), str(data["bet"]), Decimal(str(data["stake"])), int(str(data["round"]))
+        str(data["player"]),
+        str(data["bet"]),
+        Decimal(str(data["stake"])),
+        int(str(data["round"])),
+        total=Decimal(str(total)) if total is not None else None,
     )

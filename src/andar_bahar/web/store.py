@@ -1,35 +1,30 @@
-"""The club table's storage machinery: lookups, the tables kept in memory, the audit log.
+"""The club table's storage machinery: lookups, checks of who asks, balances, the audit log.
 
 :class:`TableStore` is the base of :class:`~andar_bahar.web.service.TableService`:
 every action is one database transaction (:mod:`andar_bahar.web.transactions`) that
 reads the table (locking its row), checks who is asking, and writes what changed —
 the round's exact record, the ledger, the audit log — before it commits.
 
-What is read over and over is kept in memory with the table's **version** (one more
-for every change, in the same transaction): the open round (so a bet or a card is
-not a replay of the round from its first step), what a page may see of it, and the
-whole table as its dealer sees it. Each is used only while the version in the
-database is the one it was kept at — so a change made by another process, or a
-transaction that failed half-way, is never missed.
+What is read over and over is kept in memory with the table's **version**
+(:mod:`andar_bahar.web.kept`): used only while the version in the database is the one
+it was kept at — so a change made by another process, or a transaction that failed
+half-way, is never missed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import random
 import secrets
 import threading
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, defer
 
-from andar_bahar.engine.cards import Card
 from andar_bahar.engine.errors import AccessError, ActionError
 from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.round import Round
@@ -43,8 +38,7 @@ from andar_bahar.storage.models import (
     TablePlayerRow,
     TableRoundRow,
 )
-from andar_bahar.web.records import PublicRound, RoundSummary, TableState, public_round
-from andar_bahar.web.transactions import CHANGES, DIRTY, ROUNDS, Transactions
+from andar_bahar.web.kept import Kept
 
 __all__ = [
     "CODE_ALPHABET",
@@ -54,10 +48,6 @@ __all__ = [
     "signed_out",
     "token_hash",
 ]
-
-ROUND_ONLY = frozenset({"bet", "marker", "close", "centre", "target", "deal", "void", "timer"})
-"""Changes of the open round alone: no balance, player, paytable or other round changes."""
-
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Letters and digits that cannot be mistaken for one another (no O/0, I/1/L)."""
@@ -119,7 +109,7 @@ def pin_matches(pin: str, stored: str) -> bool:
     return hmac.compare_digest(pin_hash(pin, bytes.fromhex(salt)), stored)
 
 
-class TableStore(Transactions):
+class TableStore(Kept):
     """The database of the club tables, and the checks every action starts with."""
 
     def __init__(
@@ -130,14 +120,6 @@ class TableStore(Transactions):
         now: Callable[[], datetime] = utc_now,
     ) -> None:
         super().__init__(storage)
-        # table id → (version, round id, round): see _round_of and _public_of.
-        self._rounds: dict[int, tuple[int, int, Round]] = {}
-        self._publics: dict[int, tuple[int, int, PublicRound]] = {}
-        # (table id, rounds) → (version, the table as its dealer sees it, its last rounds).
-        self._snapshots: dict[tuple[int, int], tuple[int, TableState, list[RoundSummary]]] = {}
-        # Settled rounds never change: their centre card and markers, once read.
-        self._centres: dict[int, Card | None] = {}
-        self._markers: dict[int, dict[str, str]] = {}
         # table id → (ledger entries summed, the last entry's id, player id → sum).
         self._sums: dict[int, tuple[int, int, dict[int, Decimal]]] = {}
         # Live dealing uses the operating system's secure source; tests may seed one.
@@ -162,7 +144,10 @@ class TableStore(Transactions):
 
     def table_version(self, code: str) -> int:
         """The version of table *code* (an error if there is no such table)."""
-        with self._read() as session:
+        found = self._version_of(code)
+        if found is not None:
+            return found[1]
+        with self._read() as session:  # there is none: say so, in one sentence
             return self._table(session, code, lock=False).version
 
     def player_seat(self, code: str, token: str) -> tuple[int, str] | None:
@@ -242,106 +227,13 @@ class TableStore(Transactions):
         )
 
     def _open_round(self, session: Session, table: ClubTableRow) -> tuple[TableRoundRow, Round]:
-        row = self._current(session, table)
-        if row is None or row.status == "settled":
+        found = self._kept_round(session, table)
+        if found is None:
+            row = self._current(session, table)
+            found = (row, self._round_of(session, table, row)) if row is not None else None
+        if found is None or found[0].status == "settled":
             raise ActionError(Message(N_("No round is open: the dealer opens the next round.")))
-        return row, self._round_of(session, table, row)
-
-    # -- the rounds kept in memory -----------------------------------------------------
-
-    def _round_of(self, session: Session, table: ClubTableRow, row: TableRoundRow) -> Round:
-        """The round stored in *row*, for this transaction to change (it locked *table*).
-
-        From memory when this process kept it at the table's current version, else
-        replayed from its record. It is taken out of memory for the transaction and
-        put back only if the transaction commits: a failed step never leaves a
-        half-changed round behind, and a change by another process (a higher
-        version) is never missed.
-        """
-        used: tuple[int, Round] | None = session.info.setdefault(ROUNDS, {}).get(table.id)
-        if used is not None and used[0] == row.id:  # an earlier step of this transaction's
-            return used[1]
-        kept = self._rounds.pop(table.id, None)
-        if kept is not None and kept[0] == table.version and kept[1] == row.id:
-            rnd = kept[2]
-        else:
-            rnd = Round.loads(row.record)
-        self._keep_round(session, table, row, rnd)
-        return rnd
-
-    def _keep_round(
-        self, session: Session, table: ClubTableRow, row: TableRoundRow, rnd: Round
-    ) -> None:
-        """Once committed, keep *rnd* (and what a page may see of it) at the new version."""
-        session.info.setdefault(ROUNDS, {})[table.id] = (row.id, rnd)
-
-        def keep() -> None:
-            if session.info.get(DIRTY):  # a step of the batch failed half-way: read again
-                return
-            known = self._rounds.get(table.id)
-            if known is None or known[0] <= table.version:
-                self._rounds[table.id] = (table.version, row.id, rnd)
-            public = public_round(row, rnd)
-            self._publics[table.id] = (table.version, row.id, public)
-            change = session.info.get(CHANGES, {}).get(table.id)
-            if change is not None and ROUND_ONLY.issuperset(change.kinds):
-                self._moved_on(table.id, table.version, public)
-
-        self._on_commit(session, keep)
-
-    def _moved_on(self, table_id: int, version: int, public: PublicRound) -> None:
-        """A change of the round alone: the table kept at the previous version, with it."""
-        for key in [k for k in self._snapshots if k[0] == table_id]:
-            self._move_on(key, version, public)
-
-    def _move_on(self, key: tuple[int, int], version: int, public: PublicRound) -> None:
-        kept = self._snapshots.get(key)
-        if kept is None or kept[0] != version - 1:
-            return
-        state, recent = kept[1], kept[2]
-        if state.round is None or state.round.number != public.number:
-            return
-        summary = [
-            RoundSummary(
-                public.number,
-                public.status,
-                (public.result.winner.value if public.result.winner else "void")
-                if public.result
-                else None,
-                public.result.cards_dealt if public.result else None,
-                public.centre,
-                public.commitment,
-                r.settled_at,
-            )
-            if r.number == public.number
-            else r
-            for r in recent
-        ]
-        self._snapshots[key] = (
-            version,
-            replace(state, round=public, version=version),
-            summary,
-        )
-
-    def _public_of(self, table: ClubTableRow, row: TableRoundRow) -> PublicRound:
-        """What a page may see of the round in *row* at the version read with *table*."""
-        kept = self._publics.get(table.id)
-        if kept is not None and kept[0] == table.version and kept[1] == row.id:
-            return kept[2]
-        public = public_round(row, Round.loads(row.record))
-        if kept is None or kept[0] < table.version:
-            self._publics[table.id] = (table.version, row.id, public)
-        return public
-
-    @staticmethod
-    def _save(row: TableRoundRow, rnd: Round) -> None:
-        # Round.to_dict() as compact JSON (Round.loads reads it as it reads Round.dumps()).
-        row.record = json.dumps(rnd.to_dict(), ensure_ascii=False, separators=(",", ":"))
-        if rnd.finished and row.status == "open":
-            row.status = "finished"
-            result = rnd.result
-            row.winner = result.winner.value if result.winner else "void"
-            row.cards_dealt = result.cards_dealt
+        return found
 
     def _balances(self, session: Session, table: ClubTableRow) -> dict[str, Decimal]:
         """Every player's balance (the sum of their ledger entries), in the order admitted.

@@ -14,10 +14,11 @@ chips (:func:`spots`, :func:`chip_values`), the dealer the next step
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import cache, lru_cache
 from typing import Any
 
 from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
@@ -323,8 +324,22 @@ def signed_amount(amount: Decimal, lang: str) -> str:
     return f"+{text}" if amount > 0 else (f"−{text}" if amount < 0 else text)
 
 
+@cache
+def faces(lang: str) -> Callable[[Card], CardFace]:
+    """:func:`card_face` in *lang*, each card worked out once (pages draw the same 52)."""
+    words = translations(lang)
+    return cache(lambda card: card_face(card, words))
+
+
+@cache
+def bet_labels(lang: str) -> Callable[[str], str]:
+    """A bet's name (``cards:1-5``) in *lang*, each worked out once."""
+    words = translations(lang)
+    return lru_cache(maxsize=1024)(lambda text: Bet.parse(text).localized(words))
+
+
 def common_context(
-    state: TableState, recent: Sequence[RoundSummary], lang: str, now: datetime
+    state: TableState, recent: Sequence[RoundSummary], lang: str, now: datetime | str
 ) -> dict[str, Any]:
     """What every table page's blocks see, from the table alone (a live render has no request).
 
@@ -340,9 +355,9 @@ def common_context(
         "road_entries": road(recent),
         "paytable_rows": paytable_rows(rnd.paytable if rnd else state.paytable),
         "deadline": iso_time(deadline) if isinstance(deadline, datetime) else None,
-        "server_now": iso_time(now),
-        "face": lambda card: card_face(card, words),
-        "bet_label": lambda text: Bet.parse(text).localized(words),
+        "server_now": iso_time(now) if isinstance(now, datetime) else now,
+        "face": faces(lang),
+        "bet_label": bet_labels(lang),
         "signed": lambda amount: signed_amount(amount, lang),
         "ranks": RANKS,
         "suits": SUITS,

@@ -118,10 +118,29 @@ def gettext_callables(lang: str) -> Mapping[str, Callable[..., str]]:
     )
 
 
+_LOCALIZED: dict[tuple[type, object, int], str] = {}
+"""What :func:`localized` wrote, by the value (a bet, odds, a row: frozen, hashable) and the
+catalogue: the pages write the same names and odds over and over."""
+_LOCALIZED_MOST = 20_000
+
+
 @pass_context
 def localized(context: Context, value: object) -> str:
     """Filter: a Message, an error or any Localizable in the page's language."""
-    return render(value, context.get("translations"))
+    catalogue = context.get("translations")
+    if isinstance(value, BaseException):  # an error: once, and not kept
+        return render(value, catalogue)
+    try:
+        key = (type(value), value, id(catalogue))
+        known = _LOCALIZED.get(key)
+    except TypeError:  # not hashable (a Message with parameters, say): written each time
+        return render(value, catalogue)
+    if known is None:
+        known = render(value, catalogue)
+        if len(_LOCALIZED) >= _LOCALIZED_MOST:
+            _LOCALIZED.clear()
+        _LOCALIZED[key] = known
+    return known
 
 
 @pass_context

@@ -44,9 +44,10 @@ __all__ = ["MAX_BATCH", "Transactions"]
 MAX_BATCH = 64
 """The most writes one commit of a group carries."""
 LOCKED, CHANGES, WROTE, ON_COMMIT = "ab_locked", "ab_changes", "ab_wrote", "ab_on_commit"
-ROUNDS, DIRTY, NAMED = "ab_rounds", "ab_dirty", "ab_named"
+ROUNDS, DIRTY, NAMED, KEEPING = "ab_rounds", "ab_dirty", "ab_named", "ab_keeping"
 """``session.info`` keys: the tables locked, the changes named and written (by the writer
-at work, for LOCKED, NAMED and WROTE), callbacks after the commit, rounds in use."""
+at work, for LOCKED, NAMED and WROTE), callbacks after the commit, rounds in use (and the
+tables whose rounds are kept once committed)."""
 
 
 @dataclass(slots=True)
@@ -89,9 +90,9 @@ class Transactions:
         self.storage = storage
         engine = storage.engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
-        self._readers = sessionmaker(
-            engine.execution_options(**{READ_ONLY_OPTION: True}), expire_on_commit=False
-        )
+        self._peek = engine.execution_options(**{READ_ONLY_OPTION: True})
+        """The engine of short reads that need no session (a table's version, say)."""
+        self._readers = sessionmaker(self._peek, expire_on_commit=False)
         event.listen(self._sessions, "after_flush", _wrote)
         sqlite = engine.dialect.name == "sqlite"
         shared = isinstance(engine.pool, StaticPool)

@@ -7,7 +7,6 @@ undealt card: a deck is revealed only once its round is settled.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import lru_cache
@@ -35,10 +34,12 @@ from andar_bahar.web.records import (
     PublicRound,
     Reveal,
     RoundSummary,
+    SettledRound,
+    TableSnapshot,
     TableState,
     centre_of_record,
-    player_round,
     settled_bets,
+    settled_round,
 )
 from andar_bahar.web.store import TableStore
 
@@ -119,22 +120,37 @@ class Views(TableStore):
         return self.snapshot(code)[0]
 
     def snapshot(self, code: str, limit: int = RECENT) -> tuple[TableState, list[RoundSummary]]:
-        """The whole table and its last rounds, read together (one transaction).
+        """The whole table and its last rounds, read together (see :meth:`table_snapshot`)."""
+        kept = self.table_snapshot(code, limit)
+        return kept.state, kept.recent
 
-        Kept in memory with the table's version: read again only when the version in
-        the database has moved on (a change of the round alone, made in this process,
-        moves it on without a read).
+    def table_snapshot(self, code: str, limit: int = RECENT) -> TableSnapshot:
+        """The whole table, its last *limit* rounds and its last *limit* settled rounds, read
+        together (one transaction).
+
+        Kept in memory with the table's version: while the version in the database is
+        the one it was kept at (one indexed read of one row), nothing else is read; a
+        change of the round alone, made in this process, moves it on without a read.
         """
+        found = self._version_of(code)
+        if found is not None:
+            kept = self._snapshots.get((found[0], limit))
+            if kept is not None and kept.state.version == found[1]:
+                return kept
         with self._read() as session:
             table = self._table(session, code, lock=False)
             kept = self._snapshots.get((table.id, limit))
-            if kept is not None and kept[0] == table.version:
-                return kept[1], kept[2]
+            if kept is not None and kept.state.version == table.version:
+                return kept
             state = self._state(session, table)
-            recent = self._recent(session, table, limit, state)
-            if kept is None or kept[0] < table.version:
-                self._snapshots[(table.id, limit)] = (table.version, state, recent)
-            return state, recent
+            fresh = TableSnapshot(
+                state,
+                self._recent(session, table, limit, state),
+                self._settled(session, table, limit),
+            )
+            if kept is None or kept.state.version < table.version:
+                self._snapshots[(table.id, limit)] = fresh
+            return fresh
 
     def _state(self, session: Session, table: ClubTableRow) -> TableState:
         row = self._current(session, table)
@@ -233,30 +249,40 @@ class Views(TableStore):
     def player_rounds(self, code: str, player: str, limit: int = 20) -> list[PlayerRound]:
         """*player*'s bets and returns in the table's last *limit* settled rounds, newest first
         (only the rounds where they bet): their page's own history of the night."""
-        paid: dict[int, tuple[Mapping[str, str], ...]] = self.__dict__.setdefault("_paid", {})
-        with self._read() as session:
-            table = self._table(session, code, lock=False)
-            rows = session.execute(
-                select(
-                    TableRoundRow.id,
-                    TableRoundRow.number,
-                    TableRoundRow.winner,
-                    TableRoundRow.cards_dealt,
-                )
-                .where(TableRoundRow.table_id == table.id, TableRoundRow.status == "settled")
-                .order_by(TableRoundRow.number.desc())
-                .limit(limit)
-            ).all()
-            missing = [row.id for row in rows if row.id not in paid]
-            if missing:  # a settled round never changes: its record is read once
-                for round_id, record in session.execute(
-                    select(TableRoundRow.id, TableRoundRow.record).where(
-                        TableRoundRow.id.in_(missing)
-                    )
-                ):
-                    paid[round_id] = settled_bets(record)
-        rounds = (player_round(n, w, c, paid[i], player) for i, n, w, c in rows)
-        return [r for r in rounds if r.bets]
+        return self.table_snapshot(code, limit).player_rounds(player)
+
+    def _settled(
+        self, session: Session, table: ClubTableRow, limit: int
+    ) -> tuple[SettledRound, ...]:
+        """The table's last *limit* settled rounds, newest first, with every bet's settlement."""
+        rows = session.execute(
+            select(
+                TableRoundRow.id,
+                TableRoundRow.number,
+                TableRoundRow.winner,
+                TableRoundRow.cards_dealt,
+            )
+            .where(TableRoundRow.table_id == table.id, TableRoundRow.status == "settled")
+            .order_by(TableRoundRow.number.desc())
+            .limit(limit)
+        ).all()
+        missing = [row.id for row in rows if row.id not in self._paid]
+        if missing:  # a settled round never changes: its record is read once
+            for round_id, record in session.execute(
+                select(TableRoundRow.id, TableRoundRow.record).where(TableRoundRow.id.in_(missing))
+            ):
+                self._paid[round_id] = settled_bets(record)
+        return tuple(self._settled_round(i, n, w, c) for i, n, w, c in rows)
+
+    def _settled_round(
+        self, round_id: int, number: int, winner: str | None, cards: int | None
+    ) -> SettledRound:
+        kept = self._rounds_paid.get(round_id)  # a settled round never changes
+        if kept is None:
+            kept = self._rounds_paid[round_id] = settled_round(
+                number, winner, cards, self._paid[round_id]
+            )
+        return kept
 
     def reveal(self, code: str, number: int) -> Reveal:
         """The deck and salt of a settled round, for anyone to check the commitment."""

@@ -1,0 +1,341 @@
+"""The people of the web load benchmark: phones, dealers, and how fast they act.
+
+Imported by ``bench_web_load.py`` (beside it). A :class:`Page` is a browser page that
+follows its table live as ``live.js`` does; a :class:`Club` is one table with its dealer
+and players; :func:`play` plays its rounds, paced as people act (:class:`Pacing`) or in a
+closed loop (``Pacing.saturate``: every phone bets the instant its page shows the round
+open, the dealer deals the instant an answer comes back).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import random
+import re
+import secrets
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+
+try:  # the client shares the cores with the server: parse the many live messages fast
+    import orjson
+
+    loads: Callable[[str | bytes], Any] = orjson.loads
+except ImportError:  # pragma: no cover - orjson is optional
+    loads = json.loads
+
+PAYTABLE = "wizard"
+BALANCE = Decimal(10_000)
+PIN = "246813"
+TIMEOUT = 60.0
+KINDS = ("open", "bet", "bet again", "deal", "settle")
+
+
+# -- how fast people act ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pacing:
+    """Seconds between what people do, each drawn uniformly from its (low, high) range.
+
+    The defaults are faster than a club night (more load than real people make):
+
+    - ``reaction``: a phone's first tap after its page shows the round open. Real players
+      take the whole bet window (15–30 s with a timer); here every bet is in within 3 s.
+    - ``again``: a phone's second tap (one phone in five bets on two spots) after the
+      first one's answer.
+    - ``card``: the dealer between two steps — before the first card (once every bet is
+      answered), between two cards, before settling, before opening the next round. A
+      dealer turning cards by hand takes about a second a card.
+    - ``start``: when each table opens its first round. The tables of a club are not in
+      step; left in step, every table would open, deal and settle in the same
+      milliseconds all night.
+
+    ``saturate``: no pauses at all — the closed loop that measures capacity.
+    """
+
+    reaction: tuple[float, float] = (0.3, 3.0)
+    again: tuple[float, float] = (0.3, 1.0)
+    card: tuple[float, float] = (0.3, 0.5)
+    start: tuple[float, float] = (0.0, 5.0)
+    saturate: bool = False
+
+    async def pause(self, rng: random.Random, span: tuple[float, float]) -> None:
+        if not self.saturate:
+            await asyncio.sleep(rng.uniform(*span))
+
+    def describe(self) -> dict[str, Any]:
+        if self.saturate:
+            return {"mode": "saturate", "closed_loop": True}
+        return {"mode": "paced", "reaction_s": list(self.reaction), "second_bet_s": list(self.again),
+                "dealer_step_s": list(self.card), "table_start_s": list(self.start)}  # fmt: skip
+
+
+def seconds_range(text: str) -> tuple[float, float]:
+    """``"0.3:3"`` → (0.3, 3.0) (a single number: that many seconds every time)."""
+    low, _, high = text.partition(":")
+    values = float(low), float(high or low)
+    if not 0 <= values[0] <= values[1] or not all(math.isfinite(v) for v in values):
+        raise ValueError(f"not a range of seconds LOW:HIGH: {text!r}")
+    return values
+
+
+# -- measuring ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Recorder:
+    """Every request's latency and outcome, by kind."""
+
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    errors: Counter[str] = field(default_factory=Counter)
+    samples: list[str] = field(default_factory=list)
+
+    async def post(
+        self, client: httpx.AsyncClient, kind: str, path: str, **options: Any
+    ) -> httpx.Response | None:
+        """The answer, or ``None`` for an error (counted, with a few samples kept)."""
+        started = time.perf_counter()
+        try:
+            response = await client.post(path, **options)
+        except (httpx.HTTPError, OSError) as error:
+            self.latencies[kind].append(time.perf_counter() - started)
+            return self._error(kind, f"{kind} {path}: {type(error).__name__} {error}")
+        self.latencies[kind].append(time.perf_counter() - started)
+        if not response.is_success:
+            return self._error(kind, f"{kind} {path}: {response.status_code} {response.text[:160]}")
+        return response
+
+    def _error(self, kind: str, text: str) -> None:
+        self.errors[kind] += 1
+        if len(self.samples) < 10:
+            self.samples.append(text)
+
+    @property
+    def requests(self) -> int:
+        return sum(len(self.latencies[k]) for k in KINDS)
+
+
+# -- the people at a table ----------------------------------------------------------------------
+
+
+@dataclass
+class Page:
+    """A browser page that follows the table live: its cookies, token, version and blocks."""
+
+    cookies: str
+    csrf: str
+    version: int
+    blocks: dict[str, str] = field(default_factory=dict)
+    socket: ClientConnection | None = None
+    seen: dict[tuple[int, int], float] = field(default_factory=dict)
+    """(round, cards turned) → when this page first showed that many cards of the round."""
+    opened: asyncio.Queue[int] = field(default_factory=asyncio.Queue)
+    """Rounds whose opening this page has seen (the players bet then)."""
+    messages: int = 0
+
+    def headers(self) -> dict[str, str]:
+        return {"Cookie": self.cookies, "HX-Request": "true", "X-CSRF-Token": self.csrf}
+
+    def apply(self, message: dict[str, Any], *, complete: bool = True) -> None:
+        """As live.js does: blocks replaced; the version only from a complete message."""
+        self.blocks.update(message.get("blocks", {}))
+        if complete:
+            self.version = max(self.version, int(message["v"]))
+        data, now = message.get("data", {}), time.perf_counter()
+        number = data.get("round")
+        if number is None:
+            return
+        turned = int(data.get("dealt") or 0) + (1 if data.get("card") else 0)
+        for count in range(1, turned + 1):
+            self.seen.setdefault((number, count), now)
+        if data.get("bets_open"):
+            self.opened.put_nowait(number)
+
+    async def follow(self) -> None:
+        assert self.socket is not None
+        with contextlib.suppress(Exception):  # closed at the end, or by the server
+            async for text in self.socket:
+                if text == "pong":
+                    continue
+                message = loads(text)
+                self.messages += 1
+                if int(message["v"]) > self.version:  # as live.js: only newer messages
+                    self.apply(message)
+
+
+@dataclass
+class Player:
+    name: str
+    page: Page
+    accepted: dict[tuple[int, str], str] = field(default_factory=dict)
+    """(round, bet) → stake, for every bet the page saw accepted."""
+    unknown: int = 0
+
+
+@dataclass
+class Club:
+    code: str
+    token: str
+    client: httpx.AsyncClient
+    dealer: Page
+    players: list[Player]
+    rng: random.Random
+    dealt_at: dict[tuple[int, int], float] = field(default_factory=dict)
+    """(round, cards turned) → when the dealer's page sent the deal that turned it."""
+    rounds: int = 0
+
+
+async def page_of(base: str, path: str, form: dict[str, str]) -> tuple[str, str]:
+    """Post *form* to *path* as a fresh browser: its cookies and its page's CSRF token."""
+    async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as browser:
+        home = await browser.get("/")
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', home.text)
+        assert csrf, "no CSRF token on the home page"
+        answer = await browser.post(path, data={**form, "csrf_token": csrf.group(1)})
+        if answer.status_code >= 400:
+            raise SystemExit(f"{path}: {answer.status_code} {answer.text[:200]}")
+        cookies = "; ".join(f"{k}={v}" for k, v in browser.cookies.items())
+        return cookies, csrf.group(1)
+
+
+async def live_page(base: str, url: str, cookies: str, csrf: str, kind: str) -> Page:
+    """Load the page once (its version) and follow it over the WebSocket."""
+    async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as browser:
+        loaded = await browser.get(url, headers={"Cookie": cookies})
+    version = re.search(r'data-live-version="(\d+)"', loaded.text)
+    assert version, f"{url} is not a live page: {loaded.status_code}"
+    page = Page(cookies, csrf, int(version.group(1)))
+    code = url.rsplit("/", 1)[-1]
+    ws = base.replace("http://", "ws://")
+    page.socket = await connect(
+        f"{ws}/ws/{code}?page={kind}&v={page.version}&lang=en",
+        additional_headers={"Cookie": cookies}, open_timeout=TIMEOUT, max_queue=None,
+        compression=None,
+    )  # fmt: skip
+    return page
+
+
+async def set_up(name: str, base: str, players: int, rng: random.Random) -> Club:
+    """A new table *name* with its dealer and *players* phones, each following its page."""
+    async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as api:
+        created = (await api.post("/api/tables", json={
+            "name": name, "pin": PIN, "paytable": PAYTABLE})).json()  # fmt: skip
+        code, token = created["code"], created["dealer_token"]
+        seats = []
+        for n in range(players):
+            admitted = await api.post(
+                f"/api/tables/{code}/players", headers={"Authorization": f"Bearer {token}"},
+                json={"name": f"{name}-{n + 1}", "balance": str(BALANCE)},
+            )  # fmt: skip
+            seats.append((f"{name}-{n + 1}", admitted.json()["seat_code"]))
+    cookies, csrf = await page_of(base, f"/dealer/{code}/login", {"pin": PIN})
+    dealer = await live_page(base, f"/dealer/{code}", cookies, csrf, "dealer")
+    people = []
+    for player, seat in seats:
+        cookies, csrf = await page_of(base, "/join", {"code": code, "seat": seat})
+        people.append(
+            Player(player, await live_page(base, f"/play/{code}", cookies, csrf, "player"))
+        )
+    limits = httpx.Limits(max_connections=players + 4, max_keepalive_connections=players + 4,
+                          keepalive_expiry=4.0)  # fmt: skip
+    client = httpx.AsyncClient(base_url=base, timeout=TIMEOUT, limits=limits)
+    return Club(code, token, client, dealer, people, rng)
+
+
+# -- a round ----------------------------------------------------------------------------------------
+
+
+async def act(club: Club, action: str, recorder: Recorder) -> dict[str, Any] | None:
+    """The dealer's page presses a button; its answer brings the page's new blocks."""
+    response = await recorder.post(
+        club.client, action, f"/dealer/{club.code}/round/{action}", headers=club.dealer.headers()
+    )
+    if response is None:
+        return None
+    message: dict[str, Any] = loads(response.content)
+    club.dealer.apply(message, complete=bool(message.get("complete")))
+    return message
+
+
+async def bet(club: Club, player: Player, number: int, spot: str, recorder: Recorder,
+              resend: float) -> None:  # fmt: skip
+    path = f"/play/{club.code}/bet"
+    form = {"bet": spot, "stake": str(club.rng.randint(1, 10)), "key": secrets.token_hex(10)}
+    options = {"data": form, "headers": player.page.headers()}
+    roll = club.rng.random()
+    answers: list[httpx.Response | None]
+    if roll < resend / 2:  # the same request twice at once (a double tap)
+        answers = list(await asyncio.gather(recorder.post(club.client, "bet", path, **options),
+                                            recorder.post(club.client, "bet again", path, **options)))  # fmt: skip
+    else:
+        answers = [None]
+        for _ in range(3):  # an unanswered request is sent again with its key
+            answers[0] = await recorder.post(club.client, "bet", path, **options)
+            if answers[0] is not None:
+                break
+        if roll < resend:  # again after its answer (a retry after a lost answer)
+            answers.append(await recorder.post(club.client, "bet again", path, **options))
+    good = [a for a in answers if a is not None]
+    if not good:
+        player.unknown += 1
+        return
+    for answer in good:
+        player.page.apply(loads(answer.content), complete=False)
+    player.accepted[(number, spot)] = form["stake"]
+
+
+async def bets_of(club: Club, player: Player, number: int, spots: list[str], recorder: Recorder,
+                  resend: float, pacing: Pacing) -> None:  # fmt: skip
+    """The phone waits until its page shows the round open, then its player taps."""
+    while True:
+        seen = await asyncio.wait_for(player.page.opened.get(), TIMEOUT)
+        if seen == number:
+            break
+    chosen = club.rng.sample(spots, 2 if club.rng.random() < 0.2 else 1)
+    await pacing.pause(club.rng, pacing.reaction)
+    for index, spot in enumerate(chosen):
+        if index:
+            await pacing.pause(club.rng, pacing.again)
+        await bet(club, player, number, spot, recorder, resend)
+
+
+async def play(club: Club, rounds: int, spots: list[str], recorder: Recorder, resend: float,
+               pacing: Pacing) -> None:  # fmt: skip
+    """The dealer's rounds: open, wait for every phone's bets, deal to the end, settle."""
+    await pacing.pause(club.rng, pacing.start)
+    for index in range(rounds):
+        if index:
+            await pacing.pause(club.rng, pacing.card)
+        opened = await act(club, "open", recorder)
+        if opened is None:
+            continue
+        number = int(opened["data"]["round"])
+        await asyncio.gather(*(bets_of(club, p, number, spots, recorder, resend, pacing)
+                               for p in club.players))  # fmt: skip
+        status, turned, failures = "open", 0, 0
+        while status == "open" and failures < 5:
+            await pacing.pause(club.rng, pacing.card)
+            sent = time.perf_counter()
+            dealt = await act(club, "deal", recorder)
+            if dealt is None:
+                failures += 1
+                continue
+            data = dealt["data"]
+            turned = int(data.get("dealt") or 0) + (1 if data.get("card") else 0)
+            club.dealt_at[(number, turned)] = sent
+            status = data["status"]
+        await pacing.pause(club.rng, pacing.card)
+        for _ in range(3):
+            if await act(club, "settle", recorder) is not None:
+                club.rounds += 1
+                break

@@ -1,0 +1,261 @@
+"""What the club tables' store keeps in memory, with each table's version.
+
+:class:`Kept` is the base of :class:`~andar_bahar.web.store.TableStore`. What is read over
+and over is kept with the table's **version** (one more for every change, in the same
+transaction): the open round and its row (so a bet or a card is neither a read nor a
+replay of the round from its first step), its record as text (written again with one
+more step, :class:`RecordText`), what a page may see of it, and the whole table as its
+dealer sees it. Each is used only while the version in the database is the one it was
+kept at (:meth:`Kept._version_of`: one indexed read) — so a change made by another
+process, or a transaction that failed half-way, is never missed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import replace
+
+from sqlalchemy import bindparam, inspect, select
+from sqlalchemy.orm import Session
+
+from andar_bahar.engine.cards import Card
+from andar_bahar.engine.operations import operation_to_dict
+from andar_bahar.engine.round import Round
+from andar_bahar.storage import Storage
+from andar_bahar.storage.models import ClubTableRow, TableRoundRow
+from andar_bahar.web.records import (
+    PublicRound,
+    RoundSummary,
+    SettledRound,
+    TableSnapshot,
+    public_round,
+)
+from andar_bahar.web.transactions import CHANGES, DIRTY, KEEPING, ROUNDS, Transactions
+
+__all__ = ["RECORDS_KEPT", "ROUND_ONLY", "Kept", "RecordText"]
+
+ROUND_ONLY = frozenset({"bet", "marker", "close", "centre", "target", "deal", "void", "timer"})
+"""Changes of the open round alone: no balance, player, paytable or other round changes."""
+
+
+RECORDS_KEPT = 256
+"""Rounds whose record text is kept ready to be written again (a few per table)."""
+
+
+class RecordText:
+    """A round's record as compact JSON — ``Round.to_dict()``, as :meth:`Round.loads` reads
+    it — written again after each step without writing it all again: the rules, the
+    paytable, the deck and each operation already written are kept as text (a round's
+    operations are only ever added to)."""
+
+    def __init__(self, rnd: Round) -> None:
+        self.rnd = rnd
+        self.head = ""
+        self.done: list[object] = []
+        self.parts: list[str] = []
+        self._start()
+
+    def _start(self) -> None:
+        data = self.rnd.to_dict()
+        operations = data.pop("operations")
+        head = _compact(data)
+        self.head = head[:-1] + (',"operations":[' if len(head) > 2 else '"operations":[')
+        self.done = list(self.rnd.operations)
+        self.parts = [_compact(op) for op in operations]
+
+    def text(self) -> str:
+        operations = self.rnd.operations
+        done = self.done
+        if len(operations) < len(done) or any(
+            a is not b for a, b in zip(done, operations, strict=False)
+        ):
+            self._start()  # not only added to: all of it again
+        for op in operations[len(self.done) :]:
+            self.done.append(op)
+            self.parts.append(_compact(operation_to_dict(op)))
+        return self.head + ",".join(self.parts) + "]}"
+
+
+def _compact(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+class Kept(Transactions):
+    """The rounds and tables kept in memory, each with the table's version."""
+
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(storage)
+        # table id → (version, round id, round[, its row]): see _round_of and _public_of.
+        self._rounds: dict[int, tuple[int, int, Round, TableRoundRow]] = {}
+        self._publics: dict[int, tuple[int, int, PublicRound]] = {}
+        # (table id, rounds) → the table as its dealer sees it, its last rounds (its version
+        # is the state's).
+        self._snapshots: dict[tuple[int, int], TableSnapshot] = {}
+        # Settled rounds never change: every bet's settlement, once read (players' histories).
+        self._paid: dict[int, tuple[Mapping[str, str], ...]] = {}
+        # round id → its record as text, ready to be written again with one more step.
+        self._records: dict[int, RecordText] = {}
+        self._rounds_paid: dict[int, SettledRound] = {}
+        # Settled rounds never change: their centre card and markers, once read.
+        self._centres: dict[int, Card | None] = {}
+        self._markers: dict[int, dict[str, str]] = {}
+        # A table's id and version by its code, in the driver's own words (the hot read).
+        version_of = select(ClubTableRow.id, ClubTableRow.version).where(
+            ClubTableRow.code == bindparam("code")
+        )
+        compiled = version_of.compile(dialect=self._peek.dialect)
+        self._version_sql, self._version_positional = str(compiled), compiled.positional
+
+    def _version_of(self, code: str) -> tuple[int, int] | None:
+        """(id, version) of table *code*, or ``None``: one indexed read of one row, in a
+        read transaction of its own (what decides whether what is kept is still good)."""
+        with self._read_lock:
+            raw = self._peek.raw_connection()  # one statement: no session, no ORM
+            try:
+                cursor = raw.cursor()
+                key = code.strip().upper()
+                cursor.execute(
+                    self._version_sql, (key,) if self._version_positional else {"code": key}
+                )
+                found = cursor.fetchone()
+                cursor.close()
+            finally:
+                raw.close()  # back to the pool (its transaction, if any, rolled back)
+        return (int(found[0]), int(found[1])) if found is not None else None
+
+    # -- the rounds kept in memory -----------------------------------------------------
+
+    def _kept_round(
+        self, session: Session, table: ClubTableRow
+    ) -> tuple[TableRoundRow, Round] | None:
+        """The table's last round and its row, as this process kept them at the table's
+        current version (``None``: not kept, or kept at another version — read it).
+
+        The row is the one the last committed transaction wrote (its values are the
+        database's while the version is the same): it joins this transaction without
+        a read, and is taken out of memory until this transaction commits.
+        """
+        used: tuple[int, Round, TableRoundRow] | None = session.info.setdefault(ROUNDS, {}).get(
+            table.id
+        )
+        if used is not None:  # an earlier step of this transaction's
+            return used[2], used[1]
+        kept = self._rounds.get(table.id)
+        if kept is None or kept[0] != table.version:
+            return None
+        row = kept[3]
+        state = inspect(row)
+        present = session.identity_map.get(state.key) if state.key is not None else None
+        if present is None:
+            if not state.detached:  # still another session's: read it
+                return None
+            session.add(row)  # detached → this transaction's, no read
+            present = row
+        del self._rounds[table.id]
+        self._keep_round(session, table, present, kept[2])
+        return present, kept[2]
+
+    def _round_of(self, session: Session, table: ClubTableRow, row: TableRoundRow) -> Round:
+        """The round stored in *row*, for this transaction to change (it locked *table*).
+
+        From memory when this process kept it at the table's current version, else
+        replayed from its record. It is taken out of memory for the transaction and
+        put back only if the transaction commits: a failed step never leaves a
+        half-changed round behind, and a change by another process (a higher
+        version) is never missed.
+        """
+        used: tuple[int, Round, TableRoundRow] | None = session.info.setdefault(ROUNDS, {}).get(
+            table.id
+        )
+        if used is not None and used[0] == row.id:  # an earlier step of this transaction's
+            return used[1]
+        kept = self._rounds.pop(table.id, None)
+        if kept is not None and kept[0] == table.version and kept[1] == row.id:
+            rnd = kept[2]
+        else:
+            rnd = Round.loads(row.record)
+        self._keep_round(session, table, row, rnd)
+        return rnd
+
+    def _keep_round(
+        self, session: Session, table: ClubTableRow, row: TableRoundRow, rnd: Round
+    ) -> None:
+        """Once committed, keep *rnd* and its row (and what a page may see of it) at the new
+        version (once per table, whatever the writers of a batch did)."""
+        session.info.setdefault(ROUNDS, {})[table.id] = (row.id, rnd, row)
+        keeping: set[int] = session.info.setdefault(KEEPING, set())
+        if table.id in keeping:
+            return
+        keeping.add(table.id)
+
+        def keep() -> None:
+            if session.info.get(DIRTY):  # a step of the batch failed half-way: read again
+                return
+            row_id, rnd, row = session.info[ROUNDS][table.id]
+            known = self._rounds.get(table.id)
+            if known is None or known[0] <= table.version:
+                self._rounds[table.id] = (table.version, row_id, rnd, row)
+            public = public_round(row, rnd)
+            self._publics[table.id] = (table.version, row_id, public)
+            change = session.info.get(CHANGES, {}).get(table.id)
+            if change is not None and ROUND_ONLY.issuperset(change.kinds):
+                self._moved_on(table.id, table.version, public)
+
+        self._on_commit(session, keep)
+
+    def _moved_on(self, table_id: int, version: int, public: PublicRound) -> None:
+        """A change of the round alone: the table kept at the previous version, with it."""
+        for key in [k for k in self._snapshots if k[0] == table_id]:
+            self._move_on(key, version, public)
+
+    def _move_on(self, key: tuple[int, int], version: int, public: PublicRound) -> None:
+        kept = self._snapshots.get(key)
+        if kept is None or kept.state.version != version - 1:
+            return
+        state, recent = kept.state, kept.recent
+        if state.round is None or state.round.number != public.number:
+            return
+        summary = [
+            RoundSummary(
+                public.number,
+                public.status,
+                (public.result.winner.value if public.result.winner else "void")
+                if public.result
+                else None,
+                public.result.cards_dealt if public.result else None,
+                public.centre,
+                public.commitment,
+                r.settled_at,
+            )
+            if r.number == public.number
+            else r
+            for r in recent
+        ]
+        self._snapshots[key] = TableSnapshot(
+            replace(state, round=public, version=version), summary, kept.settled
+        )
+
+    def _public_of(self, table: ClubTableRow, row: TableRoundRow) -> PublicRound:
+        """What a page may see of the round in *row* at the version read with *table*."""
+        kept = self._publics.get(table.id)
+        if kept is not None and kept[0] == table.version and kept[1] == row.id:
+            return kept[2]
+        public = public_round(row, Round.loads(row.record))
+        if kept is None or kept[0] < table.version:
+            self._publics[table.id] = (table.version, row.id, public)
+        return public
+
+    def _save(self, row: TableRoundRow, rnd: Round) -> None:
+        """Write *rnd* into *row*: its record (see :class:`RecordText`), status and result."""
+        kept = self._records.get(row.id)
+        if kept is None or kept.rnd is not rnd:
+            kept = self._records[row.id] = RecordText(rnd)
+            if len(self._records) > RECORDS_KEPT:  # the oldest rounds' first
+                del self._records[next(iter(self._records))]
+        row.record = kept.text()
+        if rnd.finished and row.status == "open":
+            row.status = "finished"
+            result = rnd.result
+            row.winner = result.winner.value if result.winner else "void"
+            row.cards_dealt = result.cards_dealt

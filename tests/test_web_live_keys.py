@@ -1,0 +1,203 @@
+"""The keys of the live blocks (web/live_keys.py): equal keys draw equal HTML.
+
+The renderer keeps each live block with its key and draws it again only when the key
+changes; a key that leaves out something its block shows would leave a page stale. So
+these tests play whole rounds — bets from several players, a bet timer, a real deck's
+round called off, a lesson with markers and tokens — take the table at every version,
+and check, for every block of every page kind, every viewer and two languages, that
+any two versions with equal keys draw the same HTML (the one random part, the bet
+form's fresh key, set aside). They also check that the keys do their job: a bet leaves
+the felt's key alone, a dealt card the dealer's list of bets.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import defaultdict
+
+from andar_bahar.engine.paytables import find_paytable
+from andar_bahar.engine.rules import find_procedure
+from andar_bahar.storage import Storage
+from andar_bahar.web.live import Viewer
+from andar_bahar.web.live_keys import key_of
+from andar_bahar.web.live_pages import LIVE_PAGES, Snapshot
+from andar_bahar.web.service import TableService
+from andar_bahar.web.table_renderer import TableRenderer
+from andar_bahar.web.table_view import ROAD_LENGTH
+from andar_bahar.web.templating import make_environment
+
+PIN = "246813"
+FRESH_KEY = re.compile(r'name="key" value="[0-9a-f]+"')
+
+
+def played_betting_table(service: TableService) -> tuple[str, list[Snapshot], dict[str, int]]:
+    """A betting table's every version through three rounds (a timer, a voided real deck)."""
+    table = service.create_table(
+        name="Keys", kind="betting", pin=PIN,
+        procedure=find_procedure("classic"), paytable=find_paytable("wizard"),
+    )  # fmt: skip
+    code, dealer = table.code, table.dealer_token
+    tokens = {n: service.join(code, service.admit_player(code, dealer, n, "500")) for n in "AB"}
+    snapshots: list[Snapshot] = []
+
+    def take() -> None:
+        snapshots.append(Snapshot(service.table_snapshot(code, ROAD_LENGTH)))
+
+    take()
+    for number in range(3):
+        service.open_round(code, dealer, physical=number == 2)
+        take()
+        if number == 1:
+            service.set_timer(code, dealer, 30)
+            take()
+        for key, (name, spot, stake) in enumerate(
+            [
+                ("A", "andar", "10"),
+                ("B", "bahar", "5"),
+                ("A", "andar", "5"),
+                ("B", "cards:1-5", "1"),
+            ]
+        ):
+            service.place_bet(code, tokens[name], spot, stake, key=f"{number}-{key}")
+            take()
+        if number == 2:  # a real deck: the centre card typed, then called off
+            service.turn_centre(code, dealer, "7♣")
+            take()
+            service.void(code, dealer, "misdeal")
+            take()
+        else:
+            while service.deal(code, dealer).status == "open":
+                take()
+            take()
+        service.settle(code, dealer)
+        take()
+    ids = {p.name: p.id for p in players_of(service, code)}
+    return code, snapshots, ids
+
+
+def played_lesson(service: TableService) -> tuple[str, list[Snapshot], dict[str, int]]:
+    """A lesson's every version: markers, tokens, standings at the end."""
+    table = service.create_table(
+        name="Lesson", kind="teaching", pin=PIN, rounds=2,
+        procedure=find_procedure("home"), paytable=find_paytable("trainer-default"),
+    )  # fmt: skip
+    code, dealer = table.code, table.dealer_token
+    tokens = {n: service.join(code, service.admit_player(code, dealer, n, "0")) for n in "AB"}
+    snapshots = [Snapshot(service.table_snapshot(code, ROAD_LENGTH))]
+    while not service.state(code).finished:
+        steps = [
+            lambda: service.open_round(code, dealer),
+            lambda: service.turn_centre(code, dealer),
+            lambda: service.place_marker(code, tokens["A"], "andar"),
+            lambda: service.place_marker(code, tokens["B"], "bahar"),
+        ]
+        for step in steps:
+            step()
+            snapshots.append(Snapshot(service.table_snapshot(code, ROAD_LENGTH)))
+        while service.deal(code, dealer).status == "open":
+            snapshots.append(Snapshot(service.table_snapshot(code, ROAD_LENGTH)))
+        service.settle(code, dealer)
+        snapshots.append(Snapshot(service.table_snapshot(code, ROAD_LENGTH)))
+    return code, snapshots, {p.name: p.id for p in players_of(service, code)}
+
+
+def players_of(service: TableService, code: str):  # type: ignore[no-untyped-def]
+    from sqlalchemy import select
+
+    from andar_bahar.storage.models import ClubTableRow, TablePlayerRow
+
+    with service._read() as session:
+        return session.execute(
+            select(TablePlayerRow.id, TablePlayerRow.name)
+            .join(ClubTableRow, ClubTableRow.id == TablePlayerRow.table_id)
+            .where(ClubTableRow.code == code)
+        ).all()
+
+
+def viewers(ids: dict[str, int], lang: str) -> list[Viewer]:
+    found = [Viewer("dealer", "dealer", lang), Viewer("display", "public", lang)]
+    found.append(Viewer("player", "public", lang))
+    found += [Viewer("player", "player", lang, pid, name) for name, pid in ids.items()]
+    return found
+
+
+def check_keys(snapshots: list[Snapshot], ids: dict[str, int]) -> int:
+    """Every block, for every viewer of a page kind, role and language (the renderer keeps
+    blocks for all of them alike): equal keys, equal HTML. The number of blocks compared."""
+    renderer = TableRenderer(TableService(Storage.open("sqlite://")), make_environment())
+    compared = 0
+    drawn: dict[tuple[tuple[str, str, str], str], list[tuple[object, set[str]]]] = defaultdict(list)
+    for lang in ("en", "ru"):
+        for viewer in viewers(ids, lang):
+            page = LIVE_PAGES[viewer.page]
+            names = page.private if viewer.player else page.shared
+            for snapshot in snapshots:
+                seen = snapshot.seen_by(viewer)
+                mine = snapshot.table.player_rounds(viewer.player) if viewer.player else []
+                html = renderer.blocks(snapshot, viewer, names)
+                for name in names:
+                    key = key_of(viewer.page, name, seen, snapshot.recent, mine, viewer.player)
+                    text = FRESH_KEY.sub('name="key" value=""', html[name])
+                    kept = drawn[(viewer.group, name)]
+                    same = next((texts for k, texts in kept if k == key), None)
+                    if same is None:  # keys are compared, not hashed (they hold dicts)
+                        kept.append((key, {text}))
+                    else:
+                        same.add(text)
+                    compared += 1
+    stale = {k: [t for _, t in kept if len(t) > 1] for k, kept in drawn.items()}
+    assert not any(stale.values()), stale
+    return compared
+
+
+def test_equal_keys_draw_equal_blocks_at_a_betting_table() -> None:
+    service = TableService(Storage.open("sqlite://"), rng=random.Random(7))
+    _, snapshots, ids = played_betting_table(service)
+    assert len(snapshots) > 30
+    assert check_keys(snapshots, ids) > 1000
+
+
+def test_equal_keys_draw_equal_blocks_in_a_lesson() -> None:
+    service = TableService(Storage.open("sqlite://"), rng=random.Random(8))
+    _, snapshots, ids = played_lesson(service)
+    assert check_keys(snapshots, ids) > 300
+
+
+def test_a_bet_draws_only_the_bettors_blocks_and_the_dealers_list() -> None:
+    service = TableService(Storage.open("sqlite://"), rng=random.Random(9))
+    table = service.create_table(
+        name="Keys", kind="betting", pin=PIN,
+        procedure=find_procedure("classic"), paytable=find_paytable("wizard"),
+    )  # fmt: skip
+    code, dealer = table.code, table.dealer_token
+    asha = service.join(code, service.admit_player(code, dealer, "Asha", "500"))
+    service.join(code, service.admit_player(code, dealer, "Bela", "500"))
+    service.open_round(code, dealer)
+    before = Snapshot(service.table_snapshot(code, ROAD_LENGTH))
+    service.place_bet(code, asha, "andar", "10", key="k")
+    after = Snapshot(service.table_snapshot(code, ROAD_LENGTH))
+    ids = {p.name: p.id for p in players_of(service, code)}
+    phones = [v for v in viewers(ids, "en") if v.player]
+    # As the round opens, every phone's spots are the same: drawn once for all of them.
+    spots = [
+        key_of("player", "bets", before.seen_by(v), before.recent, [], v.player) for v in phones
+    ]
+    assert spots[0] == spots[1]
+    changed = set()
+    for viewer in viewers(ids, "en"):
+        page = LIVE_PAGES[viewer.page]
+        for name in page.private if viewer.player else page.shared:
+            keys = [
+                key_of(viewer.page, name, s.seen_by(viewer), s.recent,
+                       s.table.player_rounds(viewer.player) if viewer.player else [],
+                       viewer.player)
+                for s in (before, after)
+            ]  # fmt: skip
+            if keys[0] != keys[1]:
+                changed.add((viewer.page, viewer.player, name))
+    assert changed == {
+        ("dealer", None, "bets"),
+        ("player", "Asha", "me"),
+        ("player", "Asha", "bets"),
+    }
