@@ -136,9 +136,9 @@ def serve(url: str, port: int, workers: int) -> None:
     """Run :func:`bench_app` as ``serve`` runs its app (this is the server's process)."""
     import uvicorn
 
-    from andar_bahar.cli.serve import UVICORN, WORKER_DB, WORKER_KEY
+    from andar_bahar.cli.serve import UVICORN, tell_workers
 
-    os.environ[WORKER_DB], os.environ[WORKER_KEY] = url, secrets.token_hex(32)
+    tell_workers(url, secrets.token_bytes(32), workers)  # as serve does
     uvicorn.run("bench_web_load:bench_app", factory=True, workers=workers, host=HOST, port=port,
                 **UVICORN)  # fmt: skip
 
@@ -268,9 +268,9 @@ async def floor(base: str, clubs: list[Club], requests: int, server: int) -> dic
         for _ in range(requests // count + (1 if n < requests % count else 0)):
             headers = {**page.headers(), "X-Client": str(n)}
             answer = await recorder.post(client, "floor", FLOOR_PATH, headers=headers)
-            if answer is not None and answer.content != b'{"ok":true}':  # an error page
+            if answer is not None and answer != {"ok": True}:  # not the floor's own answer
                 recorder.errors["floor"] += 1
-                recorder.samples.append(answer.text[:160])
+                recorder.samples.append(repr(answer)[:160])
 
     clients = []
     for group in groups:

@@ -26,7 +26,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 RATE = 250.0
-ROUTE = re.compile(r"register\.<locals>\.(\w+) \(andar_bahar/web/")
+ROUTE = re.compile(r"(?:register|_add_\w+)\.<locals>\.(\w+) \(andar_bahar/web/")
 ROUTE_KINDS = {"bet": "bet", "round_action": "dealer step", "floor": "floor"}
 BY_FRAME = (
     ("durable_insert", "floor"),
@@ -41,7 +41,14 @@ BY_FRAME = (
 )
 
 
-ROOTS = ("register.<locals>", "Room._render", "serve_follower", "WebMiddleware", "durable_insert")
+ROOTS = (
+    "register.<locals>",
+    "_add_playing.<locals>",
+    "Room._render",
+    "serve_follower",
+    "WebMiddleware",
+    "durable_insert",
+)
 """Where a kind's call tree starts."""
 
 

@@ -102,18 +102,29 @@ class Recorder:
 
     async def post(
         self, client: httpx.AsyncClient, kind: str, path: str, **options: Any
-    ) -> httpx.Response | None:
-        """The answer, or ``None`` for an error (counted, with a few samples kept)."""
+    ) -> dict[str, Any] | None:
+        """The answer as the page's script reads it (JSON), or ``None`` for an error
+        (counted, with a few samples kept): no answer, a status other than 2xx, or an
+        answer that is not JSON."""
         started = time.perf_counter()
         try:
             response = await client.post(path, **options)
         except (httpx.HTTPError, OSError) as error:
             self.latencies[kind].append(time.perf_counter() - started)
-            return self._error(kind, f"{kind} {path}: {type(error).__name__} {error}")
+            self._error(kind, f"{kind} {path}: {type(error).__name__} {error}")
+            return None
         self.latencies[kind].append(time.perf_counter() - started)
         if not response.is_success:
-            return self._error(kind, f"{kind} {path}: {response.status_code} {response.text[:160]}")
-        return response
+            self._error(kind, f"{kind} {path}: {response.status_code} {response.text[:160]}")
+            return None
+        try:
+            message: dict[str, Any] = loads(response.content)
+        except ValueError:
+            type_ = response.headers.get("content-type", "")
+            self._error(kind, f"{kind} {path}: {response.status_code} {type_}, not JSON: "
+                              f"{response.text[:160]!r}")  # fmt: skip
+            return None
+        return message
 
     def _error(self, kind: str, text: str) -> None:
         self.errors[kind] += 1
@@ -257,12 +268,11 @@ async def set_up(name: str, base: str, players: int, rng: random.Random) -> Club
 
 async def act(club: Club, action: str, recorder: Recorder) -> dict[str, Any] | None:
     """The dealer's page presses a button; its answer brings the page's new blocks."""
-    response = await recorder.post(
+    message = await recorder.post(
         club.client, action, f"/dealer/{club.code}/round/{action}", headers=club.dealer.headers()
     )
-    if response is None:
+    if message is None:
         return None
-    message: dict[str, Any] = loads(response.content)
     club.dealer.apply(message, complete=bool(message.get("complete")))
     return message
 
@@ -273,7 +283,7 @@ async def bet(club: Club, player: Player, number: int, spot: str, recorder: Reco
     form = {"bet": spot, "stake": str(club.rng.randint(1, 10)), "key": secrets.token_hex(10)}
     options = {"data": form, "headers": player.page.headers()}
     roll = club.rng.random()
-    answers: list[httpx.Response | None]
+    answers: list[dict[str, Any] | None]
     if roll < resend / 2:  # the same request twice at once (a double tap)
         answers = list(await asyncio.gather(recorder.post(club.client, "bet", path, **options),
                                             recorder.post(club.client, "bet again", path, **options)))  # fmt: skip
@@ -290,7 +300,7 @@ async def bet(club: Club, player: Player, number: int, spot: str, recorder: Reco
         player.unknown += 1
         return
     for answer in good:
-        player.page.apply(loads(answer.content), complete=False)
+        player.page.apply(answer, complete=False)
     player.accepted[(number, spot)] = form["stake"]
 
 

@@ -617,11 +617,14 @@ def _free_port() -> int:
 class _Server:
     """The demo app under uvicorn in a thread, stoppable and restartable on one port."""
 
-    def __init__(self, app: FastAPI, port: int) -> None:
+    def __init__(self, app: FastAPI, port: int, **settings: Any) -> None:
         import uvicorn
 
         config = uvicorn.Config(
-            app, host="127.0.0.1", port=port, log_level="error", timeout_graceful_shutdown=1
+            app,
+            host="127.0.0.1",
+            port=port,
+            **{"log_level": "error", "timeout_graceful_shutdown": 1, **settings},
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -730,6 +733,28 @@ def test_in_a_browser_htmx_csrf_errors_and_live_updates() -> None:
             assert problems == []
         finally:
             browser.close()
+
+
+def test_serve_closes_a_socket_that_sends_more_than_a_ping() -> None:
+    """serve's uvicorn settings (cli/serve.UVICORN): a page sends only ``ping`` on its
+    socket; 64 KiB from a stranger closes the socket with 1009 (message too big) before
+    the server reads it, and the server goes on answering pings on other sockets."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    from andar_bahar.cli.serve import UVICORN
+
+    port = _free_port()
+    settings = {key: value for key, value in UVICORN.items() if key != "log_level"}
+    with _Server(demo_app(), port, **settings):
+        url = f"ws://127.0.0.1:{port}/ws/K7?v=0"
+        with connect(url) as abuser, connect(url) as phone:
+            abuser.send("x" * 65536)
+            with pytest.raises(ConnectionClosed) as closed:
+                abuser.recv(timeout=5)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+            phone.send("ping")
+            assert phone.recv(timeout=5) == "pong"
 
 
 def test_a_serving_app_freezes_what_it_started_with_and_collects_young_objects_later() -> None:

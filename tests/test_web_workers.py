@@ -270,3 +270,33 @@ def test_workers_on_sqlite_are_refused_with_one_sentence(tmp_path: Path) -> None
         "--workers 2 needs PostgreSQL (--db postgresql+psycopg://…): an SQLite file is served"
         " by one process, so leave --workers out."
     ]
+
+
+def test_workers_share_the_commands_database_connections(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--db-connections`` is the whole command's: four workers get a quarter each, so
+    that several workers and serve commands stay under PostgreSQL's max_connections (the
+    load benchmark's four workers with 40 connections each met "too many clients" —
+    docs/performance.md); a worker's engine opens no more than its share."""
+    import uvicorn
+
+    from andar_bahar.cli import serve as serve_module
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    runs: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda target, **settings: runs.append(settings))
+    for name in (serve_module.WORKER_DB, serve_module.WORKER_KEY, serve_module.WORKER_CONNECTIONS):
+        monkeypatch.delenv(name, raising=False)
+    result = CliRunner().invoke(
+        cli_app, ["serve", "--workers", "4", "--db-connections", "20", "--db", postgres_url]
+    )
+    assert result.exit_code == 0, result.output
+    assert runs[0]["workers"] == 4
+    assert os.environ[serve_module.WORKER_CONNECTIONS] == "5"
+    app = serve_module.worker_app()
+    engine = app.state.service.storage.engine
+    try:
+        assert (engine.pool.size(), engine.pool._max_overflow) == (5, 0)
+    finally:
+        engine.dispose()

@@ -25,14 +25,28 @@ from andar_bahar.i18n.messages import N_, Message
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-__all__ = ["address_line", "serve", "worker_app"]
+__all__ = ["address_line", "serve", "tell_workers", "worker_app"]
 
-UVICORN: dict[str, Any] = {"log_level": "warning", "ws": "auto", "ws_per_message_deflate": False}
+UVICORN: dict[str, Any] = {
+    "log_level": "warning",
+    "ws": "auto",
+    "ws_per_message_deflate": False,
+    "ws_max_size": 4096,
+}
 """uvicorn's settings: live messages are small and many, so they are not compressed
-(compressing each one for each phone would cost more CPU than the Wi-Fi saves)."""
+(compressing each one for each phone would cost more CPU than the Wi-Fi saves); a page
+only ever sends ``ping`` over its socket, so a message over 4 KiB closes the socket
+(1009) instead of being read into memory (uvicorn's default allows 16 MiB)."""
 WORKER_DB = "ANDAR_BAHAR_SERVE_DB"
 WORKER_KEY = "ANDAR_BAHAR_SERVE_KEY"
-"""How the parent of ``--workers`` tells its workers the database and the secret."""
+WORKER_CONNECTIONS = "ANDAR_BAHAR_SERVE_CONNECTIONS"
+"""How the parent of ``--workers`` tells its workers the database, the secret and the
+connections each may open."""
+DB_CONNECTIONS = 40
+"""``--db-connections``: a ``serve`` command opens at most this many connections to
+PostgreSQL in all (one per thread that reads or writes at once), split among its
+workers, plus one per worker that listens for the others' changes. PostgreSQL's
+``max_connections`` (100 by default) must hold every ``serve`` command's share."""
 
 APP_KEY_FILE = "web-secret"
 """Beside the history's database: the key of the CSRF tokens, kept across restarts."""
@@ -89,6 +103,23 @@ def _secret_path() -> Path:
     return Path(default_database_url().removeprefix("sqlite:///")).parent / APP_KEY_FILE
 
 
+def tell_workers(url: str, secret: bytes, workers: int, connections: int = DB_CONNECTIONS) -> int:
+    """Set what each worker process reads (:func:`worker_app`): the database, the secret
+    and its share of *connections*; return that share.
+
+    >>> tell_workers("postgresql+psycopg://club@db.example/club", b"k", workers=4, connections=40)
+    10
+    >>> os.environ[WORKER_CONNECTIONS]
+    '10'
+    >>> for name in (WORKER_DB, WORKER_KEY, WORKER_CONNECTIONS):
+    ...     del os.environ[name]
+    """
+    each = max(1, connections // workers)
+    os.environ[WORKER_DB], os.environ[WORKER_KEY] = url, secret.hex()
+    os.environ[WORKER_CONNECTIONS] = str(each)
+    return each
+
+
 def worker_app() -> FastAPI:
     """The app of one worker process of ``serve --workers N`` (uvicorn calls it)."""
     from andar_bahar.web.app import create_app
@@ -97,6 +128,7 @@ def worker_app() -> FastAPI:
         database_url=os.environ[WORKER_DB],
         secret=bytes.fromhex(os.environ[WORKER_KEY]),
         serving=True,
+        connections=int(os.environ[WORKER_CONNECTIONS]),
     )
 
 
@@ -127,6 +159,15 @@ def serve(
             help="Worker processes sharing the port and every table (PostgreSQL only).",
         ),
     ] = 1,
+    db_connections: Annotated[
+        int,
+        typer.Option(
+            "--db-connections",
+            min=1,
+            max=10000,
+            help="PostgreSQL: the most connections this command opens, shared by its workers (plus one each to hear the others' changes); keep every serve command's sum under the server's max_connections (100 by default).",
+        ),
+    ] = DB_CONNECTIONS,
     secret_file: Annotated[
         Path | None,
         typer.Option(
@@ -174,12 +215,14 @@ def serve(
         secret = new_secret()
     line = address_line(host, port).localized(translator_for(lang))
     if workers == 1:
-        application = create_app(database_url=url, secret=secret, serving=True)
+        application = create_app(
+            database_url=url, secret=secret, serving=True, connections=db_connections
+        )
         typer.echo(line)
         uvicorn.run(application, host=host, port=port, **settings)
         return
     Storage.open(url).close()  # the schema brought up to date once, before the workers start
-    os.environ[WORKER_DB], os.environ[WORKER_KEY] = url, secret.hex()
+    tell_workers(url, secret, workers, db_connections)
     typer.echo(line)
     uvicorn.run(
         "andar_bahar.cli.serve:worker_app", factory=True, workers=workers, host=host,

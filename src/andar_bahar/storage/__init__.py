@@ -108,15 +108,22 @@ class Storage:
         self._closed = False
 
     @classmethod
-    def open(cls, url: str | None = None, *, now: Callable[[], datetime] = utc_now) -> Storage:
+    def open(
+        cls,
+        url: str | None = None,
+        *,
+        now: Callable[[], datetime] = utc_now,
+        connections: int | None = None,
+    ) -> Storage:
         """Open (creating it if need be) the database at *url* and bring its tables up to date.
 
         *url* is any SQLAlchemy URL (``sqlite:///path``, ``postgresql+psycopg://…``);
         ``None`` is :func:`default_database_url`. A SQLite file's folder is created.
+        *connections*: the most a database server's connections it opens at once.
         """
         target = url if url is not None else default_database_url()
         try:
-            engine = create_database_engine(target)
+            engine = create_database_engine(target, connections=connections)
         except (SQLAlchemyError, OSError, ImportError) as error:  # ImportError: no driver
             raise cannot_open(target, error) from error
         try:

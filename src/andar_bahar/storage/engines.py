@@ -37,17 +37,24 @@ POOL_SIZE, POOL_OVERFLOW = 16, 24
 a web server's threads (up to 40) read and write at once."""
 
 
-def create_database_engine(url: str) -> Engine:
+def create_database_engine(url: str, *, connections: int | None = None) -> Engine:
     """An engine for *url*; SQLite gets its folder, WAL, full sync and foreign keys.
 
     PostgreSQL's commits are durable whatever the server's default says
-    (``synchronous_commit=on`` on every connection).
+    (``synchronous_commit=on`` on every connection). *connections*: the most a database
+    server's connections this engine opens at once (default ``POOL_SIZE + POOL_OVERFLOW``);
+    a thread that needs one more waits for one to be given back — the server's own limit
+    (``max_connections``, 100 by default) is shared by every process that uses it.
+
+    >>> engine = create_database_engine("postgresql+psycopg://club@db.example/club", connections=10)
+    >>> engine.pool.size(), engine.pool._max_overflow  # type: ignore[attr-defined]
+    (10, 0)
     """
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        engine = create_engine(
-            parsed, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
-        )
+        most = connections if connections is not None else POOL_SIZE + POOL_OVERFLOW
+        kept = min(POOL_SIZE, most)
+        engine = create_engine(parsed, pool_pre_ping=True, pool_size=kept, max_overflow=most - kept)
         if parsed.get_backend_name() == "postgresql":
             event.listen(engine, "connect", _postgresql_connect)
         return engine

@@ -26,16 +26,26 @@ from andar_bahar.web.records import PublicRound
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
 
-__all__ = ["register", "round_json"]
+__all__ = ["bearer", "register", "round_json"]
 
 
 def register(app: FastAPI, club: Club) -> None:
     """Add the JSON API's routes to *app*."""
+    _add_tables(app, club)
+    trust_api.register(app, club, bearer)
+    _add_rounds(app, club)
+    _add_reads(app, club)
 
-    def bearer(request: Request) -> str:
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        return token.strip() if scheme.lower() == "bearer" else ""
+
+def bearer(request: Request) -> str:
+    """The token of ``Authorization: Bearer <token>``, or ``""``."""
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def _add_tables(app: FastAPI, club: Club) -> None:
+    """Creating a table, admitting a player, joining a seat."""
 
     @app.post("/api/tables")
     async def api_create(request: Request) -> JSONResponse:
@@ -75,7 +85,9 @@ def register(app: FastAPI, club: Club) -> None:
         )
         return JSONResponse({"token": token})
 
-    trust_api.register(app, club, bearer)
+
+def _add_rounds(app: FastAPI, club: Club) -> None:
+    """The dealer's steps, the bet timer, bets and markers."""
 
     @app.post("/api/tables/{code}/rounds")
     async def api_open(request: Request, code: str) -> JSONResponse:
@@ -139,6 +151,10 @@ def register(app: FastAPI, club: Club) -> None:
             club.service.place_marker, code, bearer(request), str(data.get("row", ""))
         )
         return JSONResponse({"ok": True})
+
+
+def _add_reads(app: FastAPI, club: Club) -> None:
+    """The table as its reader may see it; a settled round's revealed deck."""
 
     @app.get("/api/tables/{code}")
     def api_state(request: Request, code: str) -> JSONResponse:

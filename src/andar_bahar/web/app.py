@@ -130,6 +130,9 @@ class Site:
     """Live updates: the followers of every table in this process."""
     database_url: str | None
     """The tables' database (``None``: the history's default SQLite file)."""
+    connections: int | None = None
+    """The most connections to a database server this process opens (``None``: the
+    engine's default); ``serve`` splits its ``--db-connections`` among its workers."""
 
     def signer(self, purpose: str) -> Signer:
         """Sign values (a player's seat in a cookie, say) for one *purpose*."""
@@ -155,6 +158,7 @@ def create_app(
     pages_module: str | None = PAGES_MODULE,
     limits: object | None = None,
     serving: bool = False,
+    connections: int | None = None,
 ) -> FastAPI:
     """The club's web app.
 
@@ -166,6 +170,7 @@ def create_app(
     module exists. *limits* (a :class:`~andar_bahar.web.limits.Limits`) replaces the
     default limits on guessing and on new tables. *serving*: the app is the server's
     process (``andar-bahar serve``): :func:`tune_garbage_collector` once it has started.
+    *connections*: the most connections to a database server this app opens at once.
     """
     key = secret.encode() if isinstance(secret, str) else secret
     site = Site(
@@ -173,6 +178,7 @@ def create_app(
         secret=key if key else new_secret(),
         hub=hub if hub is not None else Hub(),
         database_url=database_url,
+        connections=connections,
     )
 
     @asynccontextmanager

@@ -161,7 +161,7 @@ class Club:
 
 def register(app: FastAPI, site: Site) -> None:
     """Add the pages, the JSON API and the live route to *app*."""
-    service = TableService(Storage.open(site.database_url))
+    service = TableService(Storage.open(site.database_url, connections=site.connections))
     if isinstance(app.state.limits, Limits):
         service.limits = app.state.limits
     app.state.service = service

@@ -33,6 +33,7 @@ from andar_bahar.web.table_view import ROAD_LENGTH
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
+    from andar_bahar.web.records import PlacedBet
 
 __all__ = ["register"]
 
@@ -43,16 +44,31 @@ FAVICON = (resources.files("andar_bahar.web") / "static" / "favicon.svg").read_b
 
 def register(app: FastAPI, club: Club) -> None:
     """Add the players' pages to *app*."""
+    _add_joining(app, club)
+    _add_playing(app, club)
+    _add_fairness(app, club)
 
-    def done(
-        request: Request, code: str, note: Message | None = None, viewer: Viewer | None = None
-    ) -> Response:
-        """After the player's action: their own new blocks (and a note) for the page's
-        script, or the page again for a browser without scripts."""
-        text = localize(request, note) if note is not None else ""
-        return club.done(request, code, "player", note=text, viewer=viewer)
 
-    # -- home, joining ------------------------------------------------------------------
+def _bet_note(club: Club, code: str, placed: PlacedBet) -> Message:
+    """What the phone says: the stake on the spot, or what was added and the total."""
+    total = placed.total
+    if total is None:  # a repeated request: its first answer did not keep the total
+        held = club.service.state(code).round
+        wagers = held.wagers if held else ()
+        total = sum((s for p, b, s in wagers if p == placed.player and b == placed.bet), Decimal(0))
+    name = Bet.parse(placed.bet)
+    if total == placed.stake:
+        return Message(N_("{bet}: {stake} on the spot."), bet=name, stake=Amount(total))
+    return Message(
+        N_("{bet}: {stake} added, {total} on the spot."),
+        bet=name,
+        stake=Amount(placed.stake),
+        total=Amount(total),
+    )
+
+
+def _add_joining(app: FastAPI, club: Club) -> None:
+    """The home page (join by code and seat code), the icon, joining."""
 
     @app.get("/", name="home")
     def home(request: Request, code: str = "") -> Response:
@@ -86,7 +102,17 @@ def register(app: FastAPI, club: Club) -> None:
         )
         return response
 
-    # -- a player --------------------------------------------------------------------------------
+
+def _add_playing(app: FastAPI, club: Club) -> None:
+    """A player's phone: the page, bets, withdrawing, repeating, clearing, markers."""
+
+    def done(
+        request: Request, code: str, note: Message | None = None, viewer: Viewer | None = None
+    ) -> Response:
+        """After the player's action: their own new blocks (and a note) for the page's
+        script, or the page again for a browser without scripts."""
+        text = localize(request, note) if note is not None else ""
+        return club.done(request, code, "player", note=text, viewer=viewer)
 
     def seated(request: Request, code: str) -> str:
         return club.service.player_name(code, club.seat_token(request, code))
@@ -111,24 +137,7 @@ def register(app: FastAPI, club: Club) -> None:
         key: Annotated[str, Form()],
     ) -> Response:
         placed = club.service.place_bet(code, club.seat_token(request, code), bet, stake, key=key)
-        total = placed.total
-        if total is None:  # a repeated request: its first answer did not keep the total
-            held = club.service.state(code).round
-            wagers = held.wagers if held else ()
-            total = sum(
-                (s for p, b, s in wagers if p == placed.player and b == placed.bet), Decimal(0)
-            )
-        name = Bet.parse(placed.bet)
-        note = (
-            Message(N_("{bet}: {stake} on the spot."), bet=name, stake=Amount(total))
-            if total == placed.stake
-            else Message(
-                N_("{bet}: {stake} added, {total} on the spot."),
-                bet=name,
-                stake=Amount(placed.stake),
-                total=Amount(total),
-            )
-        )
+        note = _bet_note(club, code, placed)
         # The bet has just checked the seat: the answer is this player's own blocks.
         lang = request_info(request).lang
         viewer = Viewer("player", "player", lang, placed.player_id, placed.player)
@@ -169,7 +178,9 @@ def register(app: FastAPI, club: Club) -> None:
         club.service.place_marker(code, club.seat_token(request, code), row)
         return done(request, code)
 
-    # -- fairness ----------------------------------------------------------------------------------
+
+def _add_fairness(app: FastAPI, club: Club) -> None:
+    """The check of a settled round's revealed deck."""
 
     @app.get("/verify/{code}/{number}")
     def verify(request: Request, code: str, number: int) -> Response:

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
 from starlette.concurrency import run_in_threadpool
@@ -27,9 +27,10 @@ from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.forms import read_json
 
 if TYPE_CHECKING:
+    from andar_bahar.web.cashier import Statement
     from andar_bahar.web.pages import Club
 
-__all__ = ["register"]
+__all__ = ["register", "statement_json"]
 
 
 def register(app: FastAPI, club: Club, bearer: Callable[[Request], str]) -> None:
@@ -87,28 +88,7 @@ def register(app: FastAPI, club: Club, bearer: Callable[[Request], str]) -> None
         sheet = club.service.statement(code, bearer(request))
         if format == "csv":
             return Response(sheet.csv(), media_type="text/csv; charset=utf-8")
-        return JSONResponse(
-            {
-                "code": sheet.code,
-                "rounds_settled": sheet.rounds_settled,
-                "house_result": format_amount(sheet.house_result),
-                "players": [
-                    {
-                        "name": p.name, "bought_in": format_amount(p.bought_in),
-                        "topped_up": format_amount(p.topped_up),
-                        "cashed_out": format_amount(p.cashed_out),
-                        "staked": format_amount(p.staked), "returned": format_amount(p.returned),
-                        "balance": format_amount(p.balance), "released": p.released,
-                    }
-                    for p in sheet.players
-                ],
-                "postings": [
-                    {"at": p.at.isoformat(), "player": p.player, "kind": p.kind, "round": p.round,
-                     "amount": format_amount(p.amount), "reason": p.reason}
-                    for p in sheet.postings
-                ],
-            }
-        )  # fmt: skip
+        return JSONResponse(statement_json(sheet))
 
     @app.get("/api/tables/{code}/audit")
     def api_audit(request: Request, code: str) -> JSONResponse:
@@ -120,3 +100,27 @@ def register(app: FastAPI, club: Club, bearer: Callable[[Request], str]) -> None
                 for r in rows
             ]
         )  # fmt: skip
+
+
+def statement_json(sheet: Statement) -> dict[str, Any]:
+    """A table's end-of-night statement for programs: per player, then every posting."""
+    return {
+        "code": sheet.code,
+        "rounds_settled": sheet.rounds_settled,
+        "house_result": format_amount(sheet.house_result),
+        "players": [
+            {
+                "name": p.name, "bought_in": format_amount(p.bought_in),
+                "topped_up": format_amount(p.topped_up),
+                "cashed_out": format_amount(p.cashed_out),
+                "staked": format_amount(p.staked), "returned": format_amount(p.returned),
+                "balance": format_amount(p.balance), "released": p.released,
+            }
+            for p in sheet.players
+        ],
+        "postings": [
+            {"at": p.at.isoformat(), "player": p.player, "kind": p.kind, "round": p.round,
+             "amount": format_amount(p.amount), "reason": p.reason}
+            for p in sheet.postings
+        ],
+    }  # fmt: skip
