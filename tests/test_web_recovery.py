@@ -15,13 +15,7 @@ Every test runs on SQLite and, where ANDAR_BAHAR_TEST_POSTGRES_URL is set (as in
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
@@ -41,6 +35,7 @@ from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow, TableRoundRow
 from andar_bahar.web.service import TableService
+from serve_process import ServeProcess
 
 START_TIMEOUT = 30.0
 PROCEDURE, PAYTABLE = "classic", "wizard"
@@ -57,46 +52,11 @@ LATE_BET = ("Ravi", "cards:1-5", "20", "ravi-2")
 # -- the server, as a process ---------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class Server:
-    """``andar-bahar serve`` on a free loopback port, in its own process group."""
+class Server(ServeProcess):
+    """``andar-bahar serve`` on a free loopback port, its *starts*-th start on this database."""
 
     def __init__(self, database_url: str, folder: Path, starts: int) -> None:
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log = folder / f"server-{starts}.log"
-        env = {**os.environ, "XDG_DATA_HOME": str(folder / "data"), "PYTHONUNBUFFERED": "1"}
-        with self.log.open("wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "andar_bahar", "serve", "--host", "127.0.0.1",
-                 "--port", str(self.port), "--db", database_url],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                env=env, start_new_session=True,
-            )  # fmt: skip
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited: {self.log.read_text(errors='replace')}")
-            try:
-                if httpx.get(f"{self.base}/", timeout=1.0).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.05)
-        raise TimeoutError(f"the server did not answer in {START_TIMEOUT:.0f} s")
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown handler, no final commit, no flush."""
-        if self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
+        super().__init__(database_url, folder, str(starts), start_timeout=START_TIMEOUT)
 
     @property
     def alive(self) -> bool:

@@ -17,9 +17,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -38,67 +35,18 @@ from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.storage import Storage
 from andar_bahar.web.security import Signer, load_or_create_secret
 from andar_bahar.web.service import TableService
+from serve_process import ServeProcess
 
 START_TIMEOUT = 60.0
 RECEIVE_TIMEOUT = 15.0
 PIN = "246813"
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class Server:
-    """``andar-bahar serve`` on a free loopback port, in its own process group."""
+class Server(ServeProcess):
+    """``andar-bahar serve [--workers N]`` on a free loopback port, named *name*."""
 
     def __init__(self, url: str, folder: Path, name: str, workers: int = 1) -> None:
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log = folder / f"server-{name}.log"
-        env = {**os.environ, "XDG_DATA_HOME": str(folder / "data"), "PYTHONUNBUFFERED": "1"}
-        command = [sys.executable, "-m", "andar_bahar", "serve", "--host", "127.0.0.1",
-                   "--port", str(self.port), "--db", url, "--workers", str(workers)]  # fmt: skip
-        with self.log.open("wb") as log:
-            self.process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                env=env, start_new_session=True,
-            )  # fmt: skip
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited: {self.log.read_text(errors='replace')}")
-            try:
-                if httpx.get(f"{self.base}/", timeout=1.0).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
-        raise TimeoutError(f"the server did not answer in {START_TIMEOUT:.0f} s")
-
-    def workers(self) -> list[int]:
-        """The worker processes of ``--workers N`` (children running uvicorn's spawn)."""
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                command = (entry / "cmdline").read_bytes().decode(errors="replace")
-            except OSError:
-                continue
-            if int(stat[1]) == self.process.pid and "spawn_main" in command:
-                found.append(int(entry.name))
-        return sorted(found)
-
-    def stop(self) -> None:
-        """SIGKILL to the whole process group: the workers too."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
+        super().__init__(url, folder, name, workers, start_timeout=START_TIMEOUT)
 
 
 @pytest.fixture
