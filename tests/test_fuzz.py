@@ -469,6 +469,13 @@ def _card_or_none(card: str | None) -> Card | None:
     return Card.parse(card) if card is not None and card.strip() else None
 
 
+def _seen(placed: object) -> tuple[object, ...]:
+    """What a caller is told of an accepted bet: who, which spot, the stake, the round and
+    the spot's total (the player's id is the service's own)."""
+    assert isinstance(placed, PlacedBet), placed
+    return (placed.player, placed.bet, placed.stake, placed.round, placed.total)
+
+
 class TableMachine(RuleBasedStateMachine):
     """The club table: any order of actions, restarts and crashes; the engine as the model."""
 
@@ -680,7 +687,7 @@ class TableMachine(RuleBasedStateMachine):
                 event("conflicting key")
                 return self.expect(got, RequestConflict)
             event("repeated key")
-            assert got == ("ok", self.answers[(who, key)]), got
+            assert got[0] == "ok" and _seen(got[1]) == _seen(self.answers[(who, key)]), got
             return None
         if self.status not in ("open", "finished"):
             return self.expect(got, ActionError)
@@ -700,10 +707,15 @@ class TableMachine(RuleBasedStateMachine):
         self.same(got, model)
         if model[0] == "ok":
             record = model[1]
-            expected = PlacedBet(
-                who, str(record.bet), getattr(record, "stake", Decimal(0)), self.number
+            on_spot = sum(
+                (w.stake for w in self.round.wagers if w.player == who and w.bet == record.bet),
+                Decimal(0),
             )
-            assert got[1] == expected, (got[1], expected)
+            expected = PlacedBet(
+                who, str(record.bet), getattr(record, "stake", Decimal(0)), self.number,
+                total=on_spot,
+            )  # fmt: skip
+            assert _seen(got[1]) == _seen(expected), (got[1], expected)
             self.answers[(who, key)] = got[1]
             self.requests[(who, key)] = asked
             self.sent.append((who, bet, stake, key))
