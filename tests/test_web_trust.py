@@ -436,6 +436,30 @@ def test_postgresql_refuses_to_commit_a_ledger_that_does_not_sum_to_zero(
     assert api.app.state.service.ledger_total(code) == 0  # type: ignore[attr-defined]
 
 
+def test_the_service_refuses_a_ledger_that_does_not_sum_to_zero_and_names_the_sum(
+    api: TestClient,
+) -> None:
+    """The service's own check (both databases; the database sums the whole millionths):
+    a posting of 2.5 chips that nothing balances is refused, with the sum in chips."""
+    from andar_bahar.engine.errors import ActionError
+    from andar_bahar.storage.models import ClubTableRow, LedgerRow
+    from andar_bahar.web.cashier import check_balanced
+
+    code, dealer = table(api)
+    seated(api, code, dealer, "Asha")
+    service = api.app.state.service  # type: ignore[attr-defined]
+    with service._tx() as session:
+        row = session.scalars(sa.select(ClubTableRow).where(ClubTableRow.code == code)).one()
+        check_balanced(session, row)  # the buy-in and the house's: zero, accepted
+        session.add(LedgerRow(table_id=row.id, round_id=None, player_id=None, kind="top-up",
+                              amount=Decimal("2.5"), reason="", created_at=row.created_at))  # fmt: skip
+        with pytest.raises(ActionError) as refused:
+            check_balanced(session, row)
+        session.rollback()
+    assert "(2.5)" in refused.value.message.localized(None)
+    assert service.ledger_total(code) == 0
+
+
 def test_the_migration_converts_an_old_text_ledger_exactly(database_url: str) -> None:
     """A database at revision 0002 (amounts as text, one dealer token per table) with rows,
     upgraded: amounts become whole millionths, kinds are read from the old postings, the
