@@ -9,6 +9,7 @@ tables (the registry of pages and blocks, and what a block sees, are in
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -50,6 +51,8 @@ class TableRenderer:
         self.service = service
         self.env = env
         self._kept: dict[tuple[str, Viewer, str], tuple[object, str]] = {}
+        """(table, viewer less what it was let in with, block) → (key, HTML): the answer to a
+        player's own bet and the live message to the player's socket share what they drew."""
         self._alike: dict[tuple[str, tuple[str, str, str], str], list[tuple[object, str]]] = {}
         self._held: dict[str, tuple[int, frozenset[str]]] = {}
 
@@ -111,6 +114,7 @@ class TableRenderer:
         seen = snapshot.seen_by(viewer)
         mine = snapshot.table.player_rounds(viewer.player) if viewer.player else []
         code, page = seen.code, viewer.page
+        viewer = replace(viewer, credential=None) if viewer.credential is not None else viewer
         found: dict[str, str] = {}
         keys: dict[str, object] = {}
         for name in names:
