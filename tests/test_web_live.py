@@ -25,8 +25,8 @@ from starlette.testclient import WebSocketTestSession
 
 from andar_bahar.engine.cards import Card
 from andar_bahar.storage.models import TableRoundRow
-from andar_bahar.web.app import create_app
 from andar_bahar.web.live_pages import LIVE_PAGES
+from web_support import csrf, served
 
 PLAYER_SHARED = set(LIVE_PAGES["player"].shared)
 PLAYER_OWN = set(LIVE_PAGES["player"].private)
@@ -36,16 +36,8 @@ PIN = "246813"
 
 @pytest.fixture
 def site(database_url: str) -> Iterator[TestClient]:
-    app = create_app(database_url=database_url, secret=b"k" * 32)
-    with TestClient(app) as client:
+    with served(database_url) as client:
         yield client
-    app.state.service.storage.close()
-
-
-def csrf(client: TestClient) -> str:
-    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/").text)
-    assert match is not None
-    return match.group(1)
 
 
 class Table:

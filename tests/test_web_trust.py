@@ -29,16 +29,15 @@ from andar_bahar.storage import Storage
 from andar_bahar.storage.engines import alembic_config as _alembic_config
 from andar_bahar.web import store
 from andar_bahar.web.app import create_app
+from web_support import served as club_site
 
 PIN = "246813"
 
 
 @pytest.fixture
 def api(database_url: str) -> Iterator[TestClient]:
-    app = create_app(database_url=database_url, secret=b"t" * 32)
-    with TestClient(app) as client:
+    with club_site(database_url, secret=b"t" * 32) as client:
         yield client
-    app.state.service.storage.close()
 
 
 def bearer(token: str) -> dict[str, str]:
