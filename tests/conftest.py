@@ -1,4 +1,5 @@
-"""Shared helpers: golden files live in tests/data/ (UPDATE_GOLDEN=1 rewrites them)."""
+"""Shared helpers: golden files live in tests/data/ (UPDATE_GOLDEN=1 rewrites them), the
+slow tier's switch, and the everyday run's parallel workers (pytest-xdist)."""
 
 from __future__ import annotations
 
@@ -73,3 +74,34 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     ):
         return
     pytest.skip("slow tier, opt-in: run `pytest -m slow` or set ANDAR_BAHAR_SLOW_TESTS=1")
+
+
+def _workers() -> int | str:
+    """One worker per core the run may use, and one more: the terminal trainer's tests
+    (Textual's pilot waits for the app to be idle after every key) and the browser tests
+    spend half their time waiting, which the extra worker fills. PYTEST_XDIST_AUTO_NUM_WORKERS
+    (pytest-xdist's own setting for `-n auto`) decides instead when set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return "auto"
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return (cores or 1) + 1
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """The whole suite (plain `pytest`, which collects the configured testpaths) runs on
+    pytest-xdist's workers (:func:`_workers`); `pytest tests/test_x.py` stays in one process.
+    An explicit `-n N` (`-n 0`: none) or `-p no:xdist` decides instead, and so do --pdb and
+    --collect-only."""
+    if (
+        not config.pluginmanager.hasplugin("xdist")
+        or hasattr(config, "workerinput")  # an xdist worker itself
+        or config.args_source is not pytest.Config.ArgsSource.TESTPATHS
+        or config.option.numprocesses is not None
+        or config.option.usepdb
+        or config.option.collectonly
+    ):
+        return
+    config.option.numprocesses = _workers()
+    if config.option.dist == "no":
+        config.option.dist = "worksteal"  # tests of very unequal length: idle workers steal

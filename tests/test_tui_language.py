@@ -173,7 +173,16 @@ async def visit_the_tools(app: TrainerApp, pilot: Pilot[None]) -> dict[str, list
     return seen
 
 
-@pytest.mark.parametrize("lang", ["ru", "ka"])
+@pytest.mark.parametrize(
+    "lang",
+    [
+        "ru",
+        # English a screen shows outside the translation layer is on the Russian screens
+        # too, and a Georgian entry left untranslated fails tests/test_i18n.py: the Georgian
+        # walk (as long as the Russian one) is the slow tier's, which .ci/run runs.
+        pytest.param("ka", marks=pytest.mark.slow),
+    ],
+)
 def test_no_english_on_any_screen(tmp_path: Path, lang: str) -> None:
     app = make_app(tmp_path, lang=lang)
     store_rounds(app.db_url or "", 2)

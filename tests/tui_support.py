@@ -186,15 +186,25 @@ def english_strings() -> tuple[str, ...]:
     return tuple(sorted(pieces, key=len, reverse=True))
 
 
+@cache
+def _english_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Each of :func:`english_strings` as a whole word or phrase, compiled once (there are
+    more of them than ``re``'s own cache keeps: compiled on every screen, they cost seconds)."""
+    return tuple(
+        (piece, re.compile(rf"(?<![A-Za-z]){re.escape(piece)}(?![A-Za-z])"))
+        for piece in english_strings()
+    )
+
+
 def english_on_screen(text: str) -> list[str]:
     """The English catalogue's texts found on the screen, each as a whole word or phrase."""
     for name in ALLOWED:
         text = text.replace(name, " ")
-    found = []
-    for piece in english_strings():
-        if re.search(rf"(?<![A-Za-z]){re.escape(piece)}(?![A-Za-z])", text):
-            found.append(piece)
-    return found
+    return [
+        piece
+        for piece, pattern in _english_patterns()
+        if piece in text and pattern.search(text)  # the plain `in` first: far quicker
+    ]
 
 
 def lines(text: str) -> Iterator[str]:
