@@ -30,6 +30,7 @@ from test_tui_design import club_setup
 from test_tui_state import open_lesson
 from tui_support import (
     SMALL,
+    footer_line,
     is_visible,
     make_app,
     note,
@@ -158,22 +159,33 @@ def test_a_dialog_shows_only_its_own_keys_in_the_footer(tmp_path: Path) -> None:
     # The review saw "d Deal t Auto n Next" under "Leave the lesson?": keys that do
     # nothing while the question is open.
     async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
+        def lesson_keys(line: str) -> bool:
+            return "Deal" in line and "Next" in line
+
+        def dialog_keys(line: str) -> bool:
+            return line.split() == ["y", "Yes", "n", "No"]
+
+        def dialog_keys_ru(line: str) -> bool:
+            return line.split() == ["y", "Да", "n", "Нет"]
+
         await open_lesson(app, pilot, "Asha, Ravi")
-        lesson_footer = screen_text(app).splitlines()[-1]
-        assert "Deal" in lesson_footer and "Next" in lesson_footer
+        lesson_footer = await footer_line(app, pilot, lesson_keys)
+        assert lesson_keys(lesson_footer), lesson_footer
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
-        footer = screen_text(app).splitlines()[-1]
-        assert footer.split() == ["y", "Yes", "n", "No"], footer
+        footer = await footer_line(app, pilot, dialog_keys)
+        assert dialog_keys(footer), footer
         assert app.screen.query_one(TrainerFooter).region.bottom == app.size.height
         await pilot.press("ctrl+l")  # the dialog's keys in the dialog's language
         await settle(app, pilot)
-        assert screen_text(app).splitlines()[-1].split() == ["y", "Да", "n", "Нет"]
+        footer = await footer_line(app, pilot, dialog_keys_ru)
+        assert dialog_keys_ru(footer), footer
         await pilot.press("n")  # no: the lesson and its keys are back
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmScreen)
-        assert "Сдать" in screen_text(app).splitlines()[-1]
+        footer = await footer_line(app, pilot, lambda line: "Сдать" in line)
+        assert "Сдать" in footer, footer
 
     play(tmp_path, scenario)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import random
 import re
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from functools import cache
 from pathlib import Path
@@ -65,6 +66,20 @@ def screen_text(app: TrainerApp) -> str:
         app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
     )
     return console.export_text(styles=False)
+
+
+async def footer_line(
+    app: TrainerApp, pilot: Pilot[None], shows: Callable[[str], bool], seconds: float = 10
+) -> str:
+    """The screen's last line (the footer's keys) once *shows* holds of it, or as it is after
+    *seconds*: Textual draws a new screen's footer, and a footer whose keys changed, a few
+    frames later than the screen itself, later still on a busy machine."""
+    deadline = time.monotonic() + seconds
+    while True:
+        line = screen_text(app).splitlines()[-1]
+        if shows(line) or time.monotonic() > deadline:
+            return line
+        await pilot.pause(0.05)
 
 
 async def whole_screen_text(app: TrainerApp, pilot: Pilot[None]) -> str:
