@@ -99,6 +99,7 @@ from strategies import (
     to_toml,
     toml_garbage,
 )
+from web_support import csrf
 
 FAST = settings(max_examples=300, deadline=None)
 """The parsers and the TOML loaders: cheap, a few hundred examples each."""
@@ -1102,7 +1103,7 @@ class Web:
     def __init__(self) -> None:
         self.app = create_app(database_url="sqlite://", secret=b"f" * 32)
         self.dealer, self.player, self.stranger = (TestClient(self.app) for _ in range(3))
-        self.csrf = {id(c): _csrf(c) for c in (self.dealer, self.player, self.stranger)}
+        self.csrf = {id(c): csrf(c) for c in (self.dealer, self.player, self.stranger)}
         form = {"name": "Fuzz", "pin": "246813", "paytable": "wizard"}
         created = self.post(self.dealer, "/tables", form)
         assert created.status_code == 303, created.text
@@ -1132,12 +1133,6 @@ class Web:
     def post(self, client: TestClient, path: str, data: dict[str, str], **extra: Any) -> Any:
         headers = {"X-CSRF-Token": self.csrf[id(client)], **extra.pop("headers", {})}
         return client.post(path, data=data, headers=headers, follow_redirects=False, **extra)
-
-
-def _csrf(client: TestClient) -> str:
-    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/").text)
-    assert match is not None
-    return match.group(1)
 
 
 @pytest.fixture(scope="module")

@@ -100,6 +100,9 @@ class CountRenderer:
     def close_expired(self, code: str) -> None:
         return None
 
+    def forget(self, code: str) -> None:
+        return None
+
 
 def demo_app(hub: Hub | None = None, **options: Any) -> FastAPI:
     """The infrastructure with a few demo routes, as ``pages.register`` would add them."""

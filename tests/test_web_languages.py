@@ -26,6 +26,7 @@ from babel.messages.pofile import read_po
 from fastapi.testclient import TestClient
 
 from andar_bahar.web.app import create_app
+from web_support import csrf
 
 LOCALE = Path(__file__).resolve().parent.parent / "src" / "andar_bahar" / "locale"
 PIN = "975310"
@@ -116,12 +117,6 @@ def text_of(shown: str) -> str:
         note = str(answer["data"].get("note", ""))
         return " ".join([note, *map(words_of, answer["blocks"].values())])
     return words_of(shown)
-
-
-def csrf(client: TestClient, path: str = "/") -> str:
-    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get(path).text)
-    assert match is not None
-    return match.group(1)
 
 
 def api(client: TestClient, path: str, token: str = "", **data: Any) -> dict[str, Any]:

@@ -26,8 +26,8 @@ from starlette.testclient import WebSocketTestSession
 
 from andar_bahar.engine.cards import Card
 from andar_bahar.storage.models import TableRoundRow
-from andar_bahar.web.app import create_app
 from andar_bahar.web.live_pages import LIVE_PAGES
+from web_support import csrf, served
 
 PLAYER_SHARED = set(LIVE_PAGES["player"].shared)
 PLAYER_OWN = set(LIVE_PAGES["player"].private)
@@ -37,16 +37,8 @@ PIN = "246813"
 
 @pytest.fixture
 def site(database_url: str) -> Iterator[TestClient]:
-    app = create_app(database_url=database_url, secret=b"k" * 32)
-    with TestClient(app) as client:
+    with served(database_url) as client:
         yield client
-    app.state.service.storage.close()
-
-
-def csrf(client: TestClient) -> str:
-    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/").text)
-    assert match is not None
-    return match.group(1)
 
 
 class Table:
@@ -207,3 +199,43 @@ def test_the_bet_timer_is_in_the_live_data_and_the_state(site: TestClient) -> No
         assert next_message(asha, v + 2)["data"]["deadline"] is None
     state = site.get(f"/api/tables/{table.code}").json()
     assert state["round"]["bets_deadline"] is None and state["round"]["bets_open"] is True
+
+
+def test_steps_of_a_round_do_not_read_the_seats_again_and_any_other_change_does(
+    site: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Who holds a seat or a sign-in changes only by a change that is not a step of the round
+    (notify.ROUND_STEPS): bets do not read the seats again; a top-up (a change of the
+    table's cash) does, and so would a new seat code."""
+    table = Table(site)
+    service = site.app.state.service
+    reads: list[str] = []
+    credentials = service.credentials
+    monkeypatch.setattr(
+        service, "credentials", lambda code: reads.append(code) or credentials(code)
+    )
+    table.do("rounds")
+    v = table.version()
+    ravi = table.phones["Ravi"]
+    headers = {"HX-Request": "true", "X-CSRF-Token": csrf(ravi)}
+    with table.follow(table.dealer, "dealer", v) as dealer:
+        table.do("actions/deal")  # the centre card
+        next_message(dealer, v + 1)
+        after_first = len(reads)
+        for n in range(2, 5):  # bets: steps of the round (the deck may match at any card)
+            bet = {"bet": "bahar", "stake": str(n), "key": f"k{n}"}
+            assert ravi.post(f"/play/{table.code}/bet", data=bet, headers=headers).is_success
+            next_message(dealer, v + n)
+        assert len(reads) == after_first  # no read
+        table.do("cash", name="Ravi", amount="5", action="top-up")
+        next_message(dealer, v + 5)
+        assert len(reads) == after_first + 1  # a change other than a step: read again
+
+
+def test_writers_that_share_a_transaction_make_a_change_if_one_is_not_a_round_step() -> None:
+    """A bet and a new seat code committed together (group commit) are one event: its kind is
+    ``change``, so that live pages read the seats again (the bet's kind would not)."""
+    from andar_bahar.web.transactions import Change
+
+    assert Change(None, ["bet", "bet"], set()).kind == "bet"  # type: ignore[arg-type]
+    assert Change(None, ["change", "bet"], set()).kind == "change"  # type: ignore[arg-type]

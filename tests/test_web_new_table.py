@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -19,21 +20,17 @@ from andar_bahar.chance.odds import odds_report
 from andar_bahar.chance.rounding import rounding_check
 from andar_bahar.engine.paytables import find_paytable, load_paytable
 from andar_bahar.engine.rules import find_procedure
-from andar_bahar.web.app import create_app
+from web_support import csrf, served
 
 
 @pytest.fixture
-def site(tmp_path) -> Iterator[TestClient]:  # type: ignore[no-untyped-def]
-    app = create_app(database_url=f"sqlite:///{tmp_path / 'club.sqlite3'}", secret=b"n" * 32)
-    with TestClient(app) as client:
+def site(tmp_path: Path) -> Iterator[TestClient]:
+    with served(f"sqlite:///{tmp_path / 'club.sqlite3'}", secret=b"n" * 32) as client:
         yield client
-    app.state.service.storage.close()
 
 
 def token(client: TestClient) -> str:
-    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/tables/new").text)
-    assert match is not None
-    return match.group(1)
+    return csrf(client, "/tables/new")
 
 
 def text(fragment: str) -> str:

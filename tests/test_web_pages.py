@@ -4,28 +4,20 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from andar_bahar.engine.cards import Card
-from andar_bahar.web.app import create_app
+from web_support import csrf, served
 
 
 @pytest.fixture
-def site(database_url: str):  # type: ignore[no-untyped-def]
-    app = create_app(database_url=database_url, secret=b"k" * 32)
-    with TestClient(app) as client:
+def site(database_url: str) -> Iterator[TestClient]:
+    with served(database_url) as client:
         yield client
-    app.state.service.storage.close()
-
-
-def csrf(client: TestClient) -> str:
-    page = client.get("/")
-    match = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
-    assert match is not None
-    return match.group(1)
 
 
 def api_table(client: TestClient, **extra: object) -> tuple[str, dict[str, str]]:

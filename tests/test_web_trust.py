@@ -29,16 +29,15 @@ from andar_bahar.storage import Storage
 from andar_bahar.storage.engines import alembic_config as _alembic_config
 from andar_bahar.web import store
 from andar_bahar.web.app import create_app
+from web_support import served as club_site
 
 PIN = "246813"
 
 
 @pytest.fixture
 def api(database_url: str) -> Iterator[TestClient]:
-    app = create_app(database_url=database_url, secret=b"t" * 32)
-    with TestClient(app) as client:
+    with club_site(database_url, secret=b"t" * 32) as client:
         yield client
-    app.state.service.storage.close()
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -434,6 +433,30 @@ def test_postgresql_refuses_to_commit_a_ledger_that_does_not_sum_to_zero(
     with pytest.raises(DBAPIError, match="sums to"), engine.begin() as conn:
         conn.execute(sa.text("UPDATE ledger SET amount_micros = amount_micros + 1 WHERE id = 1"))
     assert api.app.state.service.ledger_total(code) == 0  # type: ignore[attr-defined]
+
+
+def test_the_service_refuses_a_ledger_that_does_not_sum_to_zero_and_names_the_sum(
+    api: TestClient,
+) -> None:
+    """The service's own check (both databases; the database sums the whole millionths):
+    a posting of 2.5 chips that nothing balances is refused, with the sum in chips."""
+    from andar_bahar.engine.errors import ActionError
+    from andar_bahar.storage.models import ClubTableRow, LedgerRow
+    from andar_bahar.web.cashier import check_balanced
+
+    code, dealer = table(api)
+    seated(api, code, dealer, "Asha")
+    service = api.app.state.service  # type: ignore[attr-defined]
+    with service._tx() as session:
+        row = session.scalars(sa.select(ClubTableRow).where(ClubTableRow.code == code)).one()
+        check_balanced(session, row)  # the buy-in and the house's: zero, accepted
+        session.add(LedgerRow(table_id=row.id, round_id=None, player_id=None, kind="top-up",
+                              amount=Decimal("2.5"), reason="", created_at=row.created_at))  # fmt: skip
+        with pytest.raises(ActionError) as refused:
+            check_balanced(session, row)
+        session.rollback()
+    assert "(2.5)" in refused.value.message.localized(None)
+    assert service.ledger_total(code) == 0
 
 
 def test_the_migration_converts_an_old_text_ledger_exactly(database_url: str) -> None:

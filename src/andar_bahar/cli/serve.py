@@ -132,56 +132,71 @@ def worker_app() -> FastAPI:
     )
 
 
+HostOption = Annotated[
+    str,
+    typer.Option(
+        "--host",
+        help="The address to listen on: 127.0.0.1 for this computer only, 0.0.0.0 for the club's network.",
+    ),
+]
+
+PortOption = Annotated[int, typer.Option("--port", min=1, max=65535, help="The port.")]
+
+DbOption = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help="The tables' database: a file (SQLite) or a URL (postgresql+psycopg://…); default: the history's file in your data folder.",
+    ),
+]
+
+WorkersOption = Annotated[
+    int,
+    typer.Option(
+        "--workers",
+        min=1,
+        max=64,
+        help="Worker processes sharing the port and every table (PostgreSQL only).",
+    ),
+]
+
+DbConnectionsOption = Annotated[
+    int,
+    typer.Option(
+        "--db-connections",
+        min=1,
+        max=10000,
+        help="PostgreSQL: the most connections this command opens, shared by its workers (plus one each to hear the others' changes); keep every serve command's sum under the server's max_connections (100 by default).",
+    ),
+]
+
+SecretFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--secret-file",
+        help="The key that signs the pages' cookies (made if missing); give every server of one club the same file. Default: web-secret in your data folder.",
+    ),
+]
+
+ProxyOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--proxy",
+        help="Behind a reverse proxy: its address (or network); the limits on guessing and on new tables then count the client's address from X-Forwarded-For, believed only from the proxy.",
+    ),
+]
+
+
 @app.command()
 @guarded
 def serve(
-    host: Annotated[
-        str,
-        typer.Option(
-            "--host",
-            help="The address to listen on: 127.0.0.1 for this computer only, 0.0.0.0 for the club's network.",
-        ),
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="The port.")] = 8000,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            "--db",
-            help="The tables' database: a file (SQLite) or a URL (postgresql+psycopg://…); default: the history's file in your data folder.",
-        ),
-    ] = None,
-    workers: Annotated[
-        int,
-        typer.Option(
-            "--workers",
-            min=1,
-            max=64,
-            help="Worker processes sharing the port and every table (PostgreSQL only).",
-        ),
-    ] = 1,
-    db_connections: Annotated[
-        int,
-        typer.Option(
-            "--db-connections",
-            min=1,
-            max=10000,
-            help="PostgreSQL: the most connections this command opens, shared by its workers (plus one each to hear the others' changes); keep every serve command's sum under the server's max_connections (100 by default).",
-        ),
-    ] = DB_CONNECTIONS,
-    secret_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--secret-file",
-            help="The key that signs the pages' cookies (made if missing); give every server of one club the same file. Default: web-secret in your data folder.",
-        ),
-    ] = None,
-    proxy: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--proxy",
-            help="Behind a reverse proxy: its address (or network); the limits on guessing and on new tables then count the client's address from X-Forwarded-For, believed only from the proxy.",
-        ),
-    ] = None,
+    host: HostOption = "127.0.0.1",
+    port: PortOption = 8000,
+    db: DbOption = None,
+    workers: WorkersOption = 1,
+    db_connections: DbConnectionsOption = DB_CONNECTIONS,
+    secret_file: SecretFileOption = None,
+    proxy: ProxyOption = None,
     lang: LangOption = None,
 ) -> None:
     """The club table in the browser: the dealer on this computer, the players on their phones."""

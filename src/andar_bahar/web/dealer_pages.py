@@ -42,8 +42,12 @@ def lang(request: Request) -> str:
 
 def register(app: FastAPI, club: Club) -> None:
     """Add the dealer's pages to *app*."""
+    _add_sign_in(app, club)
+    _add_steps(app, club)
 
-    # -- the dealer ---------------------------------------------------------------------------
+
+def _add_sign_in(app: FastAPI, club: Club) -> None:
+    """The dealer's sign-in and screen."""
 
     @app.get("/dealer/{code}/login")
     def dealer_login_page(request: Request, code: str) -> Response:
@@ -65,6 +69,10 @@ def register(app: FastAPI, club: Club) -> None:
             return redirect(request, f"/dealer/{code.upper()}/login")
         seats = seats_context(request, club, club.service.state(code))
         return club.page(request, "dealer", code, dealer=True, token=token, **seats)
+
+
+def _add_steps(app: FastAPI, club: Club) -> None:
+    """What the dealer does at the table: admit players, the steps of a round, the paytable."""
 
     @app.post("/dealer/{code}/players")
     def admit(

@@ -59,7 +59,7 @@ from typing import Any, Protocol
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
-from andar_bahar.web.notify import TableEvent
+from andar_bahar.web.notify import ROUND_STEPS, TableEvent
 
 __all__ = [
     "POLICY_VIOLATION",
@@ -151,6 +151,10 @@ class Renderer(Protocol):
     def close_expired(self, code: str) -> None:
         """Close the bets of *code* if their timer has run out (blocking, idempotent)."""
 
+    def forget(self, code: str) -> None:
+        """What the phones and devices of *code* hold may have changed (an event other than
+        a step of the round, or events missed): :meth:`allowed` reads it again."""
+
 
 class Follower:
     """One socket following one table: what its page has, and the messages on their way."""
@@ -201,6 +205,9 @@ class Room:
         """The newest version delivered (0: none yet)."""
         self.pending: TableEvent | None = None
         self.resync = False
+        self.recheck = True
+        """Whether who holds a seat or a sign-in may have changed since the last render (a
+        change that is not a step of the round, events missed, a new room)."""
         self.task: asyncio.Task[None] | None = None
         self.timer: tuple[datetime, asyncio.TimerHandle] | None = None
 
@@ -209,6 +216,9 @@ class Room:
             return  # already covered
         if self.seen and event.version > self.seen + 1:  # some were missed: everyone's blocks
             event = TableEvent(event.code, event.version, event.kind, None)
+            self.recheck = True
+        if event.kind not in ROUND_STEPS:
+            self.recheck = True
         self.seen = event.version
         self.pending = event if self.pending is None else self.pending.merge(event)
         self.wake()
@@ -223,13 +233,14 @@ class Room:
             self.pending is not None or self.resync or any(f.full for f in self.followers)
         ):
             if self.resync:
-                self.resync = False
+                self.resync, self.recheck = False, True
                 for follower in self.followers:
                     follower.behind()
             event, self.pending = self.pending, None
+            recheck, self.recheck = self.recheck, False
             followers = list(self.followers)
             try:
-                out, deadline = await run_in_threadpool(self._render, event, followers)
+                out, deadline = await run_in_threadpool(self._render, event, followers, recheck)
             except Exception:  # a broken page must not stop the table: the next event retries
                 log.exception("live update of table %s failed", self.code)
                 self.resync = True  # and then every socket gets its full set
@@ -240,11 +251,13 @@ class Room:
             self._schedule(deadline)
 
     def _render(
-        self, event: TableEvent | None, followers: list[Follower]
+        self, event: TableEvent | None, followers: list[Follower], recheck: bool = True
     ) -> tuple[list[tuple[Follower, str | None]], datetime | None]:
         """In a worker thread: read the table once and make every follower's message."""
         renderer = self.hub.renderer
         assert renderer is not None
+        if recheck:
+            renderer.forget(self.code)
         snapshot = renderer.read(self.code)
         version = renderer.version(snapshot)
         shared: dict[tuple[str, str, str], Rendered] = {}

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from decimal import Decimal
 
 from andar_bahar.web.page_views import last_bets
 from andar_bahar.web.records import PlayerRound, PublicRound, RoundSummary, TableState
-from andar_bahar.web.table_view import next_step
+from andar_bahar.web.table_view import next_step, staked
 
 __all__ = ["BLOCK_KEYS", "BlockKey", "everything", "key_of"]
 
@@ -97,21 +98,23 @@ def players(
 def me(
     state: TableState, _: Sequence[RoundSummary], __: Sequence[PlayerRound], player: str | None
 ) -> object:
-    """The seat: the player's name, chips (or tokens) and what they have at stake."""
+    """The seat: the player's name, chips (or tokens) and what they have at stake (as
+    :func:`~andar_bahar.web.page_views.player_view` works it out: nothing once settled)."""
     rnd = state.round
-    stake = None if rnd is None else (rnd.status == "settled", rnd.wagers)
-    return player, state.code, state.name, state.teaching, state.players, stake
+    at_stake = staked(rnd.wagers, player or "") if rnd and rnd.status != "settled" else Decimal(0)
+    return player, state.code, state.name, state.teaching, state.players, at_stake
 
 
 def my_bets(
     state: TableState, _: Sequence[RoundSummary], mine: Sequence[PlayerRound], player: str | None
 ) -> object:
-    """The spots with the player's stakes, the chips, repeat and clear (or the markers)."""
+    """The spots with the player's stakes, the chips, repeat and clear (or the markers):
+    not the round's number nor whether it is settled, which the block does not show (a
+    round opening draws it once for every phone, the settlement not at all)."""
     rnd = state.round
     now = None
     if rnd is not None:
-        settled = rnd.status == "settled"
-        now = (rnd.number, settled, rnd.bets_open, rnd.paytable, rnd.wagers, rnd.markers)
+        now = (rnd.bets_open, rnd.paytable, rnd.wagers, rnd.markers)
     repeat = bool(last_bets(list(mine), rnd.number if rnd else None))
     marker = player if state.teaching else None  # a lesson's spots show the player's marker
     return state.code, state.teaching, marker, state.paytable, now, repeat

@@ -112,8 +112,6 @@ class Snapshot:
 
     table: TableSnapshot
     seen: dict[tuple[bool, str | None], TableState] = field(default_factory=dict)
-    held: dict[str, frozenset[str]] = field(default_factory=dict)
-    """The table's code → what its seated phones and dealer devices hold (read when asked)."""
 
     @property
     def state(self) -> TableState:

@@ -33,13 +33,19 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, make_url, text
 
-__all__ = ["Listener", "TableEvent", "channel_name", "channel_of", "psycopg_dsn"]
+__all__ = ["ROUND_STEPS", "Listener", "TableEvent", "channel_name", "channel_of", "psycopg_dsn"]
 
 log = logging.getLogger(__name__)
 
 CHANNEL = "andar_bahar"
 RECONNECT_MIN, RECONNECT_MAX = 0.2, 10.0
 """Seconds between attempts to LISTEN again after the connection is lost (doubling)."""
+
+
+ROUND_STEPS = frozenset({"open", "timer", "close", "target", "marker", "bet", "deal", "settle"})
+"""The kinds of event that are steps of a round: none changes who holds a seat or a dealer's
+sign-in, so a live page's renderer keeps what it read of those; any other kind
+(``"change"``: a join, a new seat code, a sign-in …) may change them."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ tables (the registry of pages and blocks, and what a block sees, are in
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -50,6 +51,8 @@ class TableRenderer:
         self.service = service
         self.env = env
         self._kept: dict[tuple[str, Viewer, str], tuple[object, str]] = {}
+        """(table, viewer less what it was let in with, block) → (key, HTML): the answer to a
+        player's own bet and the live message to the player's socket share what they drew."""
         self._alike: dict[tuple[str, tuple[str, str, str], str], list[tuple[object, str]]] = {}
         self._held: dict[str, tuple[int, frozenset[str]]] = {}
 
@@ -66,20 +69,22 @@ class TableRenderer:
     def close_expired(self, code: str) -> None:
         self.service.close_expired(code)
 
+    def forget(self, code: str) -> None:
+        self._held.pop(code, None)
+
     def allowed(self, snapshot: Snapshot, viewer: Viewer) -> bool:
         """Whether *viewer* still holds its seat or dealer's sign-in. What the table's phones
-        and devices hold is read once per version of the table (and only if someone needs
-        it): every change of it (a join, a new seat code, a release, a sign-in or out) is a
-        change of the table, with a new version."""
+        and devices hold is read once, and again only after :meth:`forget` (the room calls
+        it for every change that is not a step of the round: a join, a new seat code, a
+        release, a sign-in or out) or for a credential it does not hold (read once more
+        per version: a device let in by another process before its event came here)."""
         if viewer.credential is None:
             return True
         code, version = snapshot.state.code, snapshot.state.version
-        if code not in snapshot.held:
-            kept = self._held.get(code)
-            if kept is None or kept[0] != version:
-                kept = self._held[code] = (version, self.service.credentials(code))
-            snapshot.held[code] = kept[1]
-        return viewer.credential in snapshot.held[code]
+        kept = self._held.get(code)
+        if kept is None or (viewer.credential not in kept[1] and kept[0] != version):
+            kept = self._held[code] = (version, self.service.credentials(code))
+        return viewer.credential in kept[1]
 
     def blocks(
         self,
@@ -109,6 +114,7 @@ class TableRenderer:
         seen = snapshot.seen_by(viewer)
         mine = snapshot.table.player_rounds(viewer.player) if viewer.player else []
         code, page = seen.code, viewer.page
+        viewer = replace(viewer, credential=None) if viewer.credential is not None else viewer
         found: dict[str, str] = {}
         keys: dict[str, object] = {}
         for name in names:

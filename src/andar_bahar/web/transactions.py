@@ -37,7 +37,7 @@ from sqlalchemy.pool import StaticPool
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.storage import READ_ONLY_OPTION, Storage
 from andar_bahar.storage.models import ClubTableRow
-from andar_bahar.web.notify import TableEvent, channel_of
+from andar_bahar.web.notify import ROUND_STEPS, TableEvent, channel_of
 
 __all__ = ["MAX_BATCH", "Transactions"]
 
@@ -60,6 +60,10 @@ class Change:
 
     @property
     def kind(self) -> str:
+        """The last kind named; ``"change"`` if any is not a step of the round (writers
+        that share a transaction: a bet and a new seat code make one event)."""
+        if any(kind not in ROUND_STEPS for kind in self.kinds):
+            return "change"
         return self.kinds[-1]
 
 

@@ -82,9 +82,16 @@ def seats_context(request: Request, club: Club, state: TableState) -> dict[str, 
 
 def register(app: FastAPI, club: Club) -> None:
     """Add the dealer's trust pages and the seat link to *app*."""
+    _add_seats_and_cash(app, club)
+    _add_records(app, club)
 
-    def back(request: Request, code: str) -> Response:
-        return redirect(request, f"/dealer/{code.upper()}")
+
+def _back(request: Request, code: str) -> Response:
+    return redirect(request, f"/dealer/{code.upper()}")
+
+
+def _add_seats_and_cash(app: FastAPI, club: Club) -> None:
+    """Signing out, seat codes given again or released, cash in and out."""
 
     @app.post("/dealer/{code}/logout")
     def logout(request: Request, code: str) -> Response:
@@ -103,7 +110,7 @@ def register(app: FastAPI, club: Club) -> None:
         reason: Annotated[str, Form()] = "",
     ) -> Response:
         token = club.dealer_token(request, code)
-        response = back(request, code)
+        response = _back(request, code)
         if action == "reissue":
             seat = club.service.reissue_seat(code, token, name, reason)
             remember_seat(request, response, club, code, name.strip(), seat)
@@ -136,7 +143,11 @@ def register(app: FastAPI, club: Club) -> None:
             club.service.cash_out(code, token, name, amount, reason)
         else:
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
-        return back(request, code)
+        return _back(request, code)
+
+
+def _add_records(app: FastAPI, club: Club) -> None:
+    """The statement, the audit log, the seat link."""
 
     @app.get("/dealer/{code}/statement")
     def statement(request: Request, code: str) -> Response:
