@@ -101,6 +101,10 @@ from strategies import (
 )
 from web_support import csrf
 
+FULL_FUZZ = os.environ.get("ANDAR_BAHAR_FULL_FUZZ") == "1"
+"""The long tier (.ci/run sets it): the state machine's 2,000 runs of 50 steps (everyday:
+40) and 300 examples of each web fuzzer (everyday: 100)."""
+WEB_EXAMPLES = 300 if FULL_FUZZ else 100
 FAST = settings(max_examples=300, deadline=None)
 """The parsers and the TOML loaders: cheap, a few hundred examples each."""
 
@@ -1049,11 +1053,8 @@ class TableMachine(RuleBasedStateMachine):
             self.check_state()
 
 
-FULL_FUZZ = os.environ.get("ANDAR_BAHAR_FULL_FUZZ") == "1"
-"""The full 2,000-run state machine (about 15 minutes): .ci/run sets it; everyday runs take 100."""
-
 TableMachine.TestCase.settings = settings(
-    max_examples=2000 if FULL_FUZZ else 100,
+    max_examples=2000 if FULL_FUZZ else 40,
     stateful_step_count=50,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
@@ -1218,7 +1219,7 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
 ACTIONS = ["open", "centre", "target", "close", "deal", "deal", "deal", "void", "settle", "nope"]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=WEB_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=st.data(),
     form=st.sampled_from(FORMS),
@@ -1292,7 +1293,7 @@ API: dict[tuple[str, str], tuple[str, ...]] = {
 """Each endpoint of the JSON API and the fields its body has."""
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=WEB_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=st.data(),
     endpoint=st.sampled_from(sorted(API)),

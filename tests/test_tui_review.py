@@ -123,7 +123,10 @@ def tables_that_do_not_fit(app: TrainerApp) -> list[str]:
     return cut
 
 
-@pytest.mark.parametrize("lang", ["ru", "ka"])
+@pytest.mark.parametrize(
+    "lang",
+    ["ru", pytest.param("ka", marks=pytest.mark.slow)],  # Georgian: the slow tier (.ci/run)
+)
 def test_every_table_fits_80_columns(tmp_path: Path, lang: str) -> None:
     # At 80 columns the review found the house edge of Odds, the cards of History, the
     # chips of "Resume a club table" and a learner's mean time cut off at the right edge.

@@ -341,7 +341,10 @@ def test_a_teaching_round_with_markers_and_tokens(club: ClubServer, people: Peop
 # -- contrast on the dealer's screen and the room's display ------------------------------------------
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize(
+    "scheme",
+    ["light", pytest.param("dark", marks=pytest.mark.slow)],  # dark: the slow tier
+)
 def test_the_dealer_and_the_room_screens_have_contrast(
     club: ClubServer, people: People, scheme: str
 ) -> None:

@@ -391,7 +391,10 @@ def test_a_reconnecting_page_says_so_and_catches_up(club: ClubServer, people: Pe
 # -- accessibility: contrast in light and dark mode, the keyboard -------------------------------------
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize(
+    "scheme",
+    ["light", pytest.param("dark", marks=pytest.mark.slow)],  # dark: the slow tier
+)
 def test_text_cards_and_buttons_have_contrast_in_light_and_dark_mode(
     club: ClubServer, people: People, scheme: str
 ) -> None:
