@@ -33,7 +33,7 @@ from andar_bahar.storage.models import (
     TableRoundRow,
 )
 from andar_bahar.web.limits import MAX_REASON, check_chips, check_text
-from andar_bahar.web.store import TableStore
+from andar_bahar.web.store import TableStore, ledger_sum
 
 __all__ = [
     "Cashier",
@@ -73,18 +73,14 @@ def post(
         )
 
 
-_sum = func.sum(LedgerRow.amount)
-"""The sum of ledger amounts, read back as chips (the column holds whole millionths)."""
-
-
 def check_balanced(session: Session, table: ClubTableRow, round_id: int | None = None) -> None:
     """Refuse (roll back) a transaction after which a round or the table does not sum to zero."""
     session.flush()
     scopes = [LedgerRow.table_id == table.id]
     if round_id is not None:
         scopes.append(LedgerRow.round_id == round_id)
-    for scope in scopes:  # summed by the database (whole millionths: exact)
-        total = session.scalar(select(_sum).where(scope)) or Decimal(0)
+    for scope in scopes:
+        total = ledger_sum(session, scope)
         if total != 0:
             raise ActionError(
                 Message(

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session, defer
 
 from andar_bahar.engine.errors import AccessError, ActionError
@@ -43,6 +43,7 @@ from andar_bahar.web.kept import Kept
 __all__ = [
     "CODE_ALPHABET",
     "TableStore",
+    "ledger_sum",
     "pin_hash",
     "pin_matches",
     "signed_out",
@@ -101,6 +102,13 @@ def signed_out(session: Session, table: ClubTableRow, token: str) -> Message:
         name=before.name,
         code=table.code,
     )
+
+
+def ledger_sum(session: Session, *where: ColumnElement[bool]) -> Decimal:
+    """The sum of the ledger entries that match *where*, the house's included: added up by
+    the database, exactly (the column holds whole millionths of a chip)."""
+    total = session.scalar(select(func.sum(LedgerRow.amount)).where(*where))
+    return as_decimal(total if total is not None else Decimal(0))
 
 
 def pin_matches(pin: str, stored: str) -> bool:

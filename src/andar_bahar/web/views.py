@@ -15,7 +15,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from andar_bahar.engine.errors import AccessError, ActionError
-from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.paytables import Paytable, load_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import Procedure
@@ -41,7 +40,7 @@ from andar_bahar.web.records import (
     settled_bets,
     settled_round,
 )
-from andar_bahar.web.store import TableStore
+from andar_bahar.web.store import TableStore, ledger_sum
 
 __all__ = ["RECENT", "Viewer", "Views", "visible_to"]
 
@@ -351,18 +350,13 @@ class Views(TableStore):
         """The sum of a round's ledger entries, house included: always zero."""
         with self._read() as session:
             table = self._table(session, code, lock=False)
-            amounts = session.scalars(
-                select(LedgerRow.amount)
-                .join(TableRoundRow, LedgerRow.round_id == TableRoundRow.id)
-                .where(TableRoundRow.table_id == table.id, TableRoundRow.number == number)
-            ).all()
-            return as_decimal(sum(amounts, Decimal(0)))
+            round_id = select(TableRoundRow.id).where(
+                TableRoundRow.table_id == table.id, TableRoundRow.number == number
+            )
+            return ledger_sum(session, LedgerRow.round_id == round_id.scalar_subquery())
 
     def ledger_total(self, code: str) -> Decimal:
         """The sum of every ledger entry of the table: always zero."""
         with self._read() as session:
             table = self._table(session, code, lock=False)
-            amounts = session.scalars(
-                select(LedgerRow.amount).where(LedgerRow.table_id == table.id)
-            ).all()
-            return as_decimal(sum(amounts, Decimal(0)))
+            return ledger_sum(session, LedgerRow.table_id == table.id)
