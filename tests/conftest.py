@@ -105,3 +105,14 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     config.option.numprocesses = _workers()
     if config.option.dist == "no":
         config.option.dist = "worksteal"  # tests of very unequal length: idle workers steal
+
+
+LONG_FIRST = ("test_tui_", "test_web_browser_", "test_fuzz", "test_bench_", "test_web_recovery")
+"""Modules whose tests take seconds each (terminal walks, Chromium, fuzzers, killed servers)."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests first, the rest in their own order: the workers start with the long
+    ones and steal the many short ones at the end, instead of one worker finishing a
+    twenty-second walk while the others wait (longest first is the classic fix)."""
+    items.sort(key=lambda item: not item.path.name.startswith(LONG_FIRST))
