@@ -71,7 +71,7 @@ def read(path: Path) -> list[tuple[str, int]]:
     return samples
 
 
-def tree(samples: list[tuple[str, int]], kind: str, depth: int = 8, least: int = 4) -> None:
+def tree(samples: list[tuple[str, int]], kind: str, depth: int = 14, least: int = 4) -> None:
     counts: dict[tuple[str, ...], int] = defaultdict(int)
     for stack, n in samples:
         if kind_of(stack) != kind:

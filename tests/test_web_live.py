@@ -113,10 +113,15 @@ def test_each_socket_gets_only_what_its_viewer_may_see(site: TestClient) -> None
         assert set(mine["blocks"]) == PLAYER_OWN  # its own blocks only, at once
         assert "37" in json.dumps(mine["blocks"], ensure_ascii=False)
         opened = v + 1
+        table.do("actions/deal")  # after the bet (opened + 1): a card, for every page
         seen_by = {
             name: [next_message(ws, opened), next_message(ws, opened + 1)]
             for name, ws in (("asha", asha), ("stranger", stranger), ("dealer", dealer))
         }
+    # Ravi's bet tells another phone nothing it shows (the felt has no bets): it is not sent
+    # there at all, and the next message another phone gets is the card's.
+    assert seen_by["dealer"][1]["v"] == opened + 1
+    assert seen_by["asha"][1]["v"] == seen_by["stranger"][1]["v"] == opened + 2
     text = {name: json.dumps(messages, ensure_ascii=False) for name, messages in seen_by.items()}
     assert "Ravi" in text["dealer"] and "37" in text["dealer"]  # the dealer sees every bet
     assert "Ravi" not in text["asha"] and "Ravi" not in text["stranger"]

@@ -28,9 +28,11 @@ catch-up); this module is its mechanism, for any page that follows a table:
 
 Deviation from LIVE.md, on purpose: events are coalesced (one render for all the
 events that arrived meanwhile), and a block is sent only when its HTML changed
-for that follower; both only make messages fewer and smaller. So the ``v`` a page
-receives may jump (17, then 20): that is not a gap — the server keeps, for each
-socket, what it was sent, and a socket that really fell behind gets the full set. The element rule:
+for that follower, and a message that would bring a page no block and no data it has
+not got (another phone's bet, to a phone) is not sent at all; all three only make
+messages fewer and smaller. So the ``v`` a page receives may jump (17, then 20): that
+is not a gap — the server keeps, for each socket, what it was sent, and a socket that
+really fell behind gets the full set. The element rule:
 ``data-live-block="NAME"`` is on the element, the Jinja block ``NAME`` renders its
 *inside*, and a message replaces the inside.
 
@@ -167,6 +169,8 @@ class Follower:
         """The HTML of each block as this follower last got it."""
         self.full = True
         """The next message carries every block (set again when it falls behind)."""
+        self.said: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None] = (None, None)
+        """The data last sent: what every viewer of its group gets, and its own (a player's)."""
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.loop = asyncio.get_running_loop()
         """The socket's loop (tests may run a socket in a loop of its own)."""
@@ -282,14 +286,23 @@ class Room:
             mine = player is not None and (
                 full or event is None or event.players is None or player in event.players
             )
+            said: tuple[Mapping[str, Any], Mapping[str, Any] | None] = (common.data, None)
             if mine:
                 own = renderer.private(snapshot, follower.viewer)
                 blocks, data = {**blocks, **own.blocks}, {**data, **own.data}
+                said = (common.data, own.data)
             memo = follower.memo
             if not full:  # only what differs from what it has (the same text: the same object)
                 blocks = {k: v for k, v in blocks.items() if memo.get(k) != v}
+                if (
+                    not blocks
+                    and said[0] == follower.said[0]
+                    and said[1] in (None, follower.said[1])
+                ):
+                    follower.version = label  # nothing its page would show: not sent (the
+                    continue  # next message's v jumps past this one)
             memo.update(blocks)
-            follower.version, follower.full = label, False
+            follower.version, follower.full, follower.said = label, False, said
             kind = "sync" if full or event is None else event.kind
             key = (group, label, kind, tuple(blocks), mine)
             text = None if mine else texts.get(key)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, bindparam, func, select
 from sqlalchemy.orm import Session, defer
 
 from andar_bahar.engine.errors import AccessError, ActionError
@@ -52,6 +52,26 @@ __all__ = [
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Letters and digits that cannot be mistaken for one another (no O/0, I/1/L)."""
+
+
+# The hot path's lookups, built once with bound parameters (a statement built per request
+# costs more than SQLAlchemy's cached compilation of it).
+TABLE_BY_CODE = select(ClubTableRow).where(ClubTableRow.code == bindparam("code"))
+TABLE_BY_CODE_FOR_UPDATE = TABLE_BY_CODE.with_for_update()
+DEALER_SESSION = select(DealerSessionRow.id).where(
+    DealerSessionRow.table_id == bindparam("table"),
+    DealerSessionRow.token_hash == bindparam("hash"),
+)
+SEATED = select(TablePlayerRow).where(
+    TablePlayerRow.table_id == bindparam("table"), TablePlayerRow.token_hash == bindparam("hash")
+)
+CURRENT_ROUND = (
+    select(TableRoundRow)
+    .options(defer(TableRoundRow.record))
+    .where(TableRoundRow.table_id == bindparam("table"))
+    .order_by(TableRoundRow.number.desc())
+    .limit(1)
+)
 
 
 def token_hash(token: str) -> str:
@@ -137,11 +157,15 @@ class TableStore(Kept):
     # -- lookups ----------------------------------------------------------------------------
 
     def _table(self, session: Session, code: str, *, lock: bool = True) -> ClubTableRow:
-        query = select(ClubTableRow).where(ClubTableRow.code == code.strip().upper())
+        query = TABLE_BY_CODE
         if lock and session.get_bind().dialect.name != "sqlite":  # SQLite: BEGIN IMMEDIATE
-            query = query.with_for_update()
+            query = TABLE_BY_CODE_FOR_UPDATE
         # A NUL is in no table's code (and PostgreSQL could not even compare one)
-        table = session.scalars(query).one_or_none() if "\x00" not in code else None
+        table = (
+            session.scalars(query, {"code": code.strip().upper()}).one_or_none()
+            if "\x00" not in code
+            else None
+        )
         if table is None:
             raise ActionError(
                 Message(N_("There is no table with the code {code}: check the code."), code=code)
@@ -186,10 +210,7 @@ class TableStore(Kept):
     @staticmethod
     def _dealer_session(session: Session, table: ClubTableRow, token: str) -> bool:
         found = session.scalars(
-            select(DealerSessionRow.id).where(
-                DealerSessionRow.table_id == table.id,
-                DealerSessionRow.token_hash == token_hash(token),
-            )
+            DEALER_SESSION, {"table": table.id, "hash": token_hash(token)}
         ).first()
         return found is not None
 
@@ -198,10 +219,7 @@ class TableStore(Kept):
         player = None
         if token:
             player = session.scalars(
-                select(TablePlayerRow).where(
-                    TablePlayerRow.table_id == table.id,
-                    TablePlayerRow.token_hash == token_hash(token),
-                )
+                SEATED, {"table": table.id, "hash": token_hash(token)}
             ).one_or_none()
         if player is None:
             raise AccessError(signed_out(session, table, token))
@@ -210,13 +228,7 @@ class TableStore(Kept):
     @staticmethod
     def _current(session: Session, table: ClubTableRow) -> TableRoundRow | None:
         # The record is read only if it is needed (the round is not kept in memory).
-        return session.scalars(
-            select(TableRoundRow)
-            .options(defer(TableRoundRow.record))
-            .where(TableRoundRow.table_id == table.id)
-            .order_by(TableRoundRow.number.desc())
-            .limit(1)
-        ).one_or_none()
+        return session.scalars(CURRENT_ROUND, {"table": table.id}).one_or_none()
 
     @staticmethod
     def _rounds_played(session: Session, table: ClubTableRow) -> int:
