@@ -77,14 +77,16 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 def _workers() -> int | str:
-    """One worker per core the run may use, and one more: the terminal trainer's tests
-    (Textual's pilot waits for the app to be idle after every key) and the browser tests
-    spend half their time waiting, which the extra worker fills. PYTEST_XDIST_AUTO_NUM_WORKERS
-    (pytest-xdist's own setting for `-n auto`) decides instead when set."""
+    """One worker per core the run may use, and two more: the terminal trainer's tests
+    (Textual's pilot waits for the app to be idle after every key), the browser tests (for
+    Chromium) and the killed-server tests (for their servers) spend more than half their
+    time waiting, which the extra workers fill (on 2 cores, 4 workers: 161 s against 3
+    workers' 170 s, one run after the other). PYTEST_XDIST_AUTO_NUM_WORKERS (pytest-xdist's
+    own setting for `-n auto`) decides instead when set."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return "auto"
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return (cores or 1) + 1
+    return (cores or 1) + 2
 
 
 @pytest.hookimpl(tryfirst=True)

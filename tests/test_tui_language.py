@@ -31,6 +31,7 @@ from tui_support import (
     make_app,
     run,
     settle,
+    type_keys,
     whole_screen_text,
 )
 
@@ -165,12 +166,11 @@ async def visit_the_tools(app: TrainerApp, pilot: Pilot[None]) -> dict[str, list
     await check(app, pilot, "history", seen)
     await pilot.press("enter")
     await settle(app, pilot)
-    for _ in range(60):
-        await pilot.press("n")
+    await type_keys(pilot, *["n"] * 60)  # the replay's steps, to its end
     await check(app, pilot, "replay", seen)
     await pilot.press("ctrl+p")
     await check(app, pilot, "command palette", seen)
-    await pilot.press(*"zzzz")
+    await type_keys(pilot, *"zzzz")
     await pilot.pause(0.8)  # the palette says "no matches" after half a second
     await check(app, pilot, "command palette, no match", seen)
     return seen

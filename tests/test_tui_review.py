@@ -37,6 +37,7 @@ from tui_support import (
     run,
     settle,
     type_into,
+    type_keys,
 )
 
 
@@ -260,7 +261,7 @@ def test_choosing_a_club_file_goes_to_its_path_not_to_an_error(tmp_path: Path) -
         path = setup.query_one("#procedure-file", Input)
         assert app.focused is path and is_visible(app, path)
         assert note(app, "#error") == ""
-        await pilot.press(*"nowhere.toml", "enter")
+        await type_keys(pilot, *"nowhere.toml", "enter")
         await settle(app, pilot)
         assert "nowhere.toml" in note(app, "#error")
 

@@ -37,6 +37,7 @@ from tui_support import (
     run,
     seeded_deck,
     type_into,
+    type_keys,
 )
 
 SIZES = pytest.mark.parametrize(
@@ -207,7 +208,7 @@ def test_each_drill_by_keyboard(tmp_path: Path, size: tuple[int, int]) -> None:
                 field = app.focused
                 assert field is not None and field.id == f"answer-{question.key}"
                 assert is_visible(app, field)
-                await pilot.press(*question.expected, "enter")
+                await type_keys(pilot, *question.expected, "enter")
             await pilot.pause()
             assert "Right!" in note(app, "#result")
             again = app.focused

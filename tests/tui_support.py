@@ -9,6 +9,7 @@ import io
 import random
 import re
 import time
+import unicodedata
 from collections.abc import Awaitable, Callable, Iterator
 from functools import cache
 from pathlib import Path
@@ -16,6 +17,8 @@ from typing import Any
 
 from babel.messages.pofile import read_po
 from rich.console import Console
+from textual import events
+from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
 from textual.pilot import Pilot
 from textual.widget import Widget
 
@@ -114,17 +117,54 @@ def is_visible(app: TrainerApp, widget: Widget) -> bool:
     )
 
 
+def _key_event(key: str) -> events.Key:
+    """The event a terminal sends for *key*, made as Textual's ``Pilot.press`` makes it."""
+    if len(key) == 1 and not key.isalnum():
+        key = _character_to_key(key)
+    try:
+        char: str | None = unicodedata.lookup(
+            _get_unicode_name_from_key(REPLACED_KEYS.get(key, key))
+        )
+    except KeyError:
+        char = key if len(key) == 1 else None
+    return events.Key(key, char)
+
+
+async def type_keys(pilot: Pilot[None], *keys: str) -> None:
+    """Send *keys* as a quick typist does, one after the other without waiting for the
+    screen in between, then let the app catch up. ``Pilot.press`` waits for the process to
+    be idle after every key (two 20 ms windows at least, a second or more per sentence).
+
+    A burst keeps its order only when its keys take one path: printable characters go
+    straight into the focused field, while keys bound to an action (End, Backspace, Tab,
+    the arrows) bubble up to the app first, so a character sent after such a key can
+    overtake it. Send bound keys and characters in separate bursts; a bound key may
+    follow characters (Enter after a name)."""
+    app = pilot.app
+    driver = app._driver
+    assert driver is not None
+    for key in keys:
+        event = _key_event(key)
+        event.set_sender(app)
+        driver.send_message(event)
+    await pilot.pause()
+
+
 async def reach(pilot: Pilot[None], selector: str, *, limit: int = 60) -> Widget:
     """Move the focus to *selector* with Tab (or Shift+Tab, the shorter way), and check it
-    is visible there."""
+    is visible there. The Tabs go in one burst when the focus chain says how many; one by
+    one when it does not, or when the burst did not land there."""
     app = pilot.app
     target = app.screen.query_one(selector)
     chain = app.screen.focus_chain
     key = "tab"
     if app.focused in chain and target in chain:
         here, there = chain.index(app.focused), chain.index(target)  # type: ignore[arg-type]
-        if (here - there) % len(chain) < (there - here) % len(chain):
+        forward, backward = (there - here) % len(chain), (here - there) % len(chain)
+        if backward < forward:
             key = "shift+tab"
+        if min(forward, backward):
+            await type_keys(pilot, *[key] * min(forward, backward))
     for _ in range(limit):
         if app.focused is target:
             break
@@ -145,14 +185,8 @@ async def press(pilot: Pilot[None], selector: str) -> None:
 async def type_into(pilot: Pilot[None], selector: str, text: str, *, enter: bool = False) -> None:
     """Reach a field by Tab, clear it and type *text* (then Enter)."""
     field: Any = await reach(pilot, selector)
-    await pilot.press("end")
-    for _ in range(len(field.value)):
-        await pilot.press("backspace")
-    if text:
-        await pilot.press(*text)
-    if enter:
-        await pilot.press("enter")
-    await pilot.pause()
+    await type_keys(pilot, "end", *["backspace"] * len(field.value))
+    await type_keys(pilot, *text, *["enter"] * enter)
 
 
 async def choose(pilot: Pilot[None], selector: str, value: str) -> None:
@@ -161,11 +195,8 @@ async def choose(pilot: Pilot[None], selector: str, value: str) -> None:
     values = [option for _, option in select._options if option is not select.NULL]
     await pilot.press("enter")
     await pilot.pause()
-    await pilot.press("home")
-    for _ in range(values.index(value) + (1 if select._allow_blank else 0)):
-        await pilot.press("down")
-    await pilot.press("enter")
-    await pilot.pause()
+    downs = values.index(value) + (1 if select._allow_blank else 0)
+    await type_keys(pilot, "home", *["down"] * downs, "enter")
     assert select.value == value, f"{selector}: {select.value!r} is not {value!r}"
 
 
