@@ -163,8 +163,9 @@ async def reach(pilot: Pilot[None], selector: str, *, limit: int = 60) -> Widget
         forward, backward = (there - here) % len(chain), (here - there) % len(chain)
         if backward < forward:
             key = "shift+tab"
-        if min(forward, backward):
-            await type_keys(pilot, *[key] * min(forward, backward))
+        steps = min(forward, backward)
+        if steps:  # already there: no burst, no wait
+            await type_keys(pilot, *[key] * steps)
     for _ in range(limit):
         if app.focused is target:
             break
