@@ -74,6 +74,7 @@ __all__ = [
     "Renderer",
     "Viewer",
     "hub_of",
+    "message_text",
     "with_now",
 ]
 
@@ -98,6 +99,49 @@ def with_now(text: str, now: datetime) -> str:
         return text
     stamp = now.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return text.replace(SERVER_NOW, stamp)
+
+
+ENCODED_MOST = 4096
+"""Block HTML kept encoded as JSON strings (:func:`message_text`)."""
+_encoded: dict[str, str] = {}
+
+
+def _encode(html: str) -> str:
+    """*html* as a JSON string, each distinct text encoded once (the same blocks go to many
+    pages, and the renderer keeps them: the same text is the same object)."""
+    known = _encoded.get(html)
+    if known is None:
+        if len(_encoded) >= ENCODED_MOST:
+            _encoded.clear()
+        known = _encoded[html] = json.dumps(html, ensure_ascii=False)
+    return known
+
+
+def message_text(
+    head: Mapping[str, Any], blocks: Mapping[str, str], data: Mapping[str, Any], now: datetime
+) -> str:
+    """A live message as JSON text: *head*'s fields (``v``, ``kind`` …), then ``blocks`` and
+    ``data``, with the server's time *now* for :data:`SERVER_NOW` (:func:`with_now`).
+
+    The same as ``json.dumps({**head, "blocks": blocks, "data": data})`` (compact), but each
+    block's HTML is encoded once however many messages carry it.
+
+    >>> now = datetime(2026, 1, 2, tzinfo=UTC)
+    >>> text = message_text({"v": 3}, {"table": '<p a="1">é</p>'}, {"n": 1}, now)
+    >>> json.loads(text) == {"v": 3, "blocks": {"table": '<p a="1">é</p>'}, "data": {"n": 1}}
+    True
+    """
+    parts = [_compact(head)[:-1]]
+    parts.append(',"blocks":{' if head else '"blocks":{')
+    parts.append(",".join(f"{_encode(name)}:{_encode(html)}" for name, html in blocks.items()))
+    parts.append('},"data":')
+    parts.append(_compact(data))
+    parts.append("}")
+    return with_now("".join(parts), now)
+
+
+def _compact(value: Mapping[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,9 +351,8 @@ class Room:
             key = (group, label, kind, tuple(blocks), mine)
             text = None if mine else texts.get(key)
             if text is None:  # one text for every follower that gets the same
-                message = {"v": label, "kind": kind, "blocks": blocks,
-                           "data": {**data, "now": now.isoformat()}}  # fmt: skip
-                text = with_now(json.dumps(message, ensure_ascii=False, default=str), now)
+                head = {"v": label, "kind": kind}
+                text = message_text(head, blocks, {**data, "now": now.isoformat()}, now)
                 if not mine:
                     texts[key] = text
             out.append((follower, text))

@@ -16,7 +16,6 @@ a public viewer).
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,7 +32,7 @@ from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.i18n import translations
 from andar_bahar.web.context import request_info
 from andar_bahar.web.forms import paytable_rows
-from andar_bahar.web.live import SERVER_NOW, Viewer, with_now
+from andar_bahar.web.live import SERVER_NOW, Viewer, message_text, with_now
 from andar_bahar.web.live_socket import add_live_route
 from andar_bahar.web.page_views import dealer_view, player_view
 from andar_bahar.web.records import RoundSummary, TableSnapshot, TableState
@@ -231,16 +230,10 @@ def answer(
         viewer = Viewer(page, "public", request_info(request).lang)
     complete = viewer.role == "dealer"
     rendered = club.renderer.answer(snapshot, viewer, complete=complete)
-    body = {
-        "v": snapshot.state.version,
-        "kind": "answer",
-        "complete": complete,
-        "blocks": rendered.blocks,
-        "data": {**rendered.data, "note": note} if note else rendered.data,
-    }
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), default=str)
+    head = {"v": snapshot.state.version, "kind": "answer", "complete": complete}
+    data = {**rendered.data, "note": note} if note else rendered.data
     return Response(
-        with_now(text, datetime.now(UTC)),
+        message_text(head, rendered.blocks, data, datetime.now(UTC)),
         media_type="application/json",
         headers={LIVE_HEADER: "1"},
     )
