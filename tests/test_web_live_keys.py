@@ -20,7 +20,7 @@ from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.web.live import Viewer
-from andar_bahar.web.live_keys import key_of
+from andar_bahar.web.live_keys import alike_group, key_of
 from andar_bahar.web.live_pages import LIVE_PAGES, Snapshot
 from andar_bahar.web.service import TableService
 from andar_bahar.web.table_renderer import TableRenderer
@@ -124,10 +124,11 @@ def viewers(ids: dict[str, int], lang: str) -> list[Viewer]:
 
 def check_keys(snapshots: list[Snapshot], ids: dict[str, int]) -> int:
     """Every block, for every viewer of a page kind, role and language (the renderer keeps
-    blocks for all of them alike): equal keys, equal HTML. The number of blocks compared."""
+    blocks for all of them alike, and some for several page kinds: live_keys.alike_group):
+    equal keys, equal HTML. The number of blocks compared."""
     renderer = TableRenderer(TableService(Storage.open("sqlite://")), make_environment())
     compared = 0
-    drawn: dict[tuple[tuple[str, str, str], str], list[tuple[object, set[str]]]] = defaultdict(list)
+    drawn: dict[tuple[tuple[str, ...], str], list[tuple[object, set[str]]]] = defaultdict(list)
     for lang in ("en", "ru"):
         for viewer in viewers(ids, lang):
             page = LIVE_PAGES[viewer.page]
@@ -139,7 +140,7 @@ def check_keys(snapshots: list[Snapshot], ids: dict[str, int]) -> int:
                 for name in names:
                     key = key_of(viewer.page, name, seen, snapshot.recent, mine, viewer.player)
                     text = FRESH_KEY.sub('name="key" value=""', html[name])
-                    kept = drawn[(viewer.group, name)]
+                    kept = drawn[(alike_group(viewer.group, name), name)]
                     same = next((texts for k, texts in kept if k == key), None)
                     if same is None:  # keys are compared, not hashed (they hold dicts)
                         kept.append((key, {text}))
@@ -201,3 +202,32 @@ def test_a_bet_draws_only_the_bettors_blocks_and_the_dealers_list() -> None:
         ("player", "Asha", "me"),
         ("player", "Asha", "bets"),
     }
+
+
+def test_a_dealt_card_draws_the_felt_once_for_the_phones_and_the_dealer() -> None:
+    service = TableService(Storage.open("sqlite://"), rng=random.Random(10))
+    table = service.create_table(
+        name="Keys", kind="betting", pin=PIN,
+        procedure=find_procedure("classic"), paytable=find_paytable("wizard"),
+    )  # fmt: skip
+    code, dealer = table.code, table.dealer_token
+    asha = service.join(code, service.admit_player(code, dealer, "Asha", "500"))
+    service.open_round(code, dealer)
+    service.place_bet(code, asha, "andar", "10", key="k")
+    service.deal(code, dealer)
+    renderer = TableRenderer(service, make_environment())
+    drawn: list[tuple[str, ...]] = []
+    blocks = renderer.blocks
+    renderer.blocks = lambda s, v, names, **kw: drawn.append(names) or blocks(s, v, names, **kw)  # type: ignore[method-assign]
+    snapshot = renderer.read(code)
+    for group in (
+        ("dealer", "dealer", "en"),
+        ("player", "public", "en"),
+        ("player", "player", "en"),
+    ):
+        renderer.shared(snapshot, group)
+    # The dealer's felt (it sees the bets, and what they paid) is the phones' felt: one draw.
+    assert sum(names.count("table") for names in drawn) == 1
+    dealer_felt = renderer.shared(snapshot, ("dealer", "dealer", "en")).blocks["table"]
+    assert renderer.shared(snapshot, ("player", "public", "en")).blocks["table"] is dealer_felt
+    assert 'data-card="' in dealer_felt

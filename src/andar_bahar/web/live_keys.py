@@ -24,7 +24,7 @@ from andar_bahar.web.page_views import last_bets
 from andar_bahar.web.records import PlayerRound, PublicRound, RoundSummary, TableState
 from andar_bahar.web.table_view import next_step, staked
 
-__all__ = ["BLOCK_KEYS", "BlockKey", "everything", "key_of"]
+__all__ = ["ALIKE_ACROSS", "BLOCK_KEYS", "BlockKey", "alike_group", "everything", "key_of"]
 
 BlockKey = Callable[[TableState, Sequence[RoundSummary], Sequence[PlayerRound], str | None], object]
 """(the state as the viewer sees it, the last rounds, the player's rounds, the player) → the
@@ -44,13 +44,16 @@ def everything(
 
 
 def _without_bets(rnd: PublicRound | None) -> PublicRound | None:
-    return rnd if rnd is None or not rnd.wagers else replace(rnd, wagers=())
+    if rnd is None or not (rnd.wagers or rnd.settlement or rnd.markers):
+        return rnd
+    return replace(rnd, wagers=(), settlement=None, markers={})
 
 
 def felt(
     state: TableState, recent: Sequence[RoundSummary], _: Sequence[PlayerRound], player: str | None
 ) -> object:
-    """The felt (status, countdown, cards), the road strip, the cards dealt: not the bets."""
+    """The felt (status, countdown, cards), the road strip, the cards dealt: not the bets nor
+    what they paid (so the dealer's felt and the phones' have the same key)."""
     return state.code, tuple(recent), _without_bets(state.round)
 
 
@@ -158,6 +161,22 @@ BLOCK_KEYS: Mapping[str, Mapping[str, BlockKey]] = {
     },
     "display": {"table": felt, "road": road},
 }
+
+
+ALIKE_ACROSS: Mapping[tuple[str, str], str] = {
+    ("player", "table"): "felt",
+    ("dealer", "table"): "felt",
+}
+"""Blocks that draw the same HTML on several page kinds (the same template text, the same
+key): (page kind, block) → their common name, kept once for every viewer of those pages
+in one language (a dealt card draws the felt once, for the phones and the dealer)."""
+
+
+def alike_group(group: tuple[str, str, str], block: str) -> tuple[str, ...]:
+    """Whose blocks *block* of viewers of *group* (page kind, role, language) is kept among:
+    the group's own, or every page's that draws it alike (:data:`ALIKE_ACROSS`)."""
+    common = ALIKE_ACROSS.get((group[0], block))
+    return group if common is None else (common, group[2])
 
 
 def key_of(

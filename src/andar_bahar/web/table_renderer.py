@@ -9,6 +9,8 @@ tables (the registry of pages and blocks, and what a block sees, are in
 
 from __future__ import annotations
 
+import threading
+from contextlib import nullcontext
 from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from andar_bahar.engine.money import format_amount
 from andar_bahar.web.live import SERVER_NOW, Rendered, Viewer
-from andar_bahar.web.live_keys import key_of
+from andar_bahar.web.live_keys import alike_group, key_of
 from andar_bahar.web.live_pages import (
     LIVE_PAGES,
     Snapshot,
@@ -53,7 +55,8 @@ class TableRenderer:
         self._kept: dict[tuple[str, Viewer, str], tuple[object, str]] = {}
         """(table, viewer less what it was let in with, block) → (key, HTML): the answer to a
         player's own bet and the live message to the player's socket share what they drew."""
-        self._alike: dict[tuple[str, tuple[str, str, str], str], list[tuple[object, str]]] = {}
+        self._alike: dict[tuple[str, tuple[str, ...], str], list[tuple[object, str]]] = {}
+        self._locks: dict[str, threading.Lock] = {}
         self._held: dict[str, tuple[int, frozenset[str]]] = {}
 
     def read(self, code: str) -> Snapshot:
@@ -108,36 +111,57 @@ class TableRenderer:
         """*names* as kept, those whose key changed drawn again (in one context).
 
         Each block is kept for its viewer, and among the last few drawn for any viewer of
-        the same page, role and language: a key holds whatever of the viewer the block
-        shows (:mod:`~andar_bahar.web.live_keys`), so equal keys draw equal HTML.
+        the same page, role and language (or of every page that draws it alike:
+        :func:`~andar_bahar.web.live_keys.alike_group`): a key holds whatever of the
+        viewer the block shows (:mod:`~andar_bahar.web.live_keys`), so equal keys draw
+        equal HTML. Blocks every viewer of a group sees are drawn by one thread at a
+        time per table, so that a dealer's answer and the live message drawing them at
+        once draw them once.
         """
         seen = snapshot.seen_by(viewer)
         mine = snapshot.table.player_rounds(viewer.player) if viewer.player else []
         code, page = seen.code, viewer.page
         viewer = replace(viewer, credential=None) if viewer.credential is not None else viewer
+        keys = {n: key_of(page, n, seen, snapshot.recent, mine, viewer.player) for n in names}
+        found = self._found(code, viewer, keys)
+        if len(found) < len(names):
+            with self._drawing(code) if viewer.player is None else nullcontext():
+                found.update(
+                    self._found(code, viewer, {n: keys[n] for n in names if n not in found})
+                )
+                stale = tuple(n for n in names if n not in found)
+                if stale:
+                    drawn = self.blocks(snapshot, viewer, stale, answering=answering)
+                    for name, html in drawn.items():
+                        self._kept[(code, viewer, name)] = (keys[name], html)
+                        where = (code, alike_group(viewer.group, name), name)
+                        alike = self._alike.setdefault(where, [])
+                        alike.insert(0, (keys[name], html))
+                        del alike[ALIKE:]
+                    found.update(drawn)
+        return {n: found[n] for n in names}
+
+    def _found(self, code: str, viewer: Viewer, keys: dict[str, object]) -> dict[str, str]:
+        """The blocks of *keys* kept for *viewer* or drawn alike for another viewer."""
         found: dict[str, str] = {}
-        keys: dict[str, object] = {}
-        for name in names:
-            key = keys[name] = key_of(page, name, seen, snapshot.recent, mine, viewer.player)
+        for name, key in keys.items():
             kept = self._kept.get((code, viewer, name))
             if kept is not None and kept[0] == key:
                 found[name] = kept[1]
                 continue
-            alike = self._alike.get((code, viewer.group, name), ())
+            alike = self._alike.get((code, alike_group(viewer.group, name), name), ())
             html = next((h for k, h in alike if k == key), None)
             if html is not None:
                 found[name] = html
                 self._kept[(code, viewer, name)] = (key, html)
-        stale = tuple(n for n in names if n not in found)
-        if stale:
-            drawn = self.blocks(snapshot, viewer, stale, answering=answering)
-            for name, html in drawn.items():
-                self._kept[(code, viewer, name)] = (keys[name], html)
-                alike = self._alike.setdefault((code, viewer.group, name), [])
-                alike.insert(0, (keys[name], html))
-                del alike[ALIKE:]
-            found.update(drawn)
-        return {n: found[n] for n in names}
+        return found
+
+    def _drawing(self, code: str) -> threading.Lock:
+        """The lock of drawing table *code*'s shared blocks."""
+        lock = self._locks.get(code)
+        if lock is None:
+            lock = self._locks.setdefault(code, threading.Lock())
+        return lock
 
     def shared(self, snapshot: Snapshot, group: tuple[str, str, str]) -> Rendered:
         """The blocks every viewer of *group* sees (each drawn again only if it changed)."""
