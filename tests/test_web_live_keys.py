@@ -137,6 +137,11 @@ def check_keys(snapshots: list[Snapshot], ids: dict[str, int]) -> int:
                 seen = snapshot.seen_by(viewer)
                 mine = snapshot.table.player_rounds(viewer.player) if viewer.player else []
                 html = renderer.blocks(snapshot, viewer, names)
+                if snapshot is snapshots[-1]:  # a block drawn alone sees all it needs
+                    alone = {n: renderer.blocks(snapshot, viewer, (n,))[n] for n in names}
+                    assert {n: FRESH_KEY.sub("", t) for n, t in alone.items()} == {
+                        n: FRESH_KEY.sub("", html[n]) for n in names
+                    }
                 for name in names:
                     key = key_of(viewer.page, name, seen, snapshot.recent, mine, viewer.player)
                     text = FRESH_KEY.sub('name="key" value=""', html[name])

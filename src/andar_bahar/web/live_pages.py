@@ -17,7 +17,7 @@ a public viewer).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -156,19 +156,34 @@ def block_context(snapshot: Snapshot, viewer: Viewer, *, answering: bool = False
 
 
 def page_extras(
-    viewer: Viewer, state: TableState, table: TableSnapshot, now: datetime | str
+    viewer: Viewer,
+    state: TableState,
+    table: TableSnapshot,
+    now: datetime | str,
+    blocks: Collection[str] | None = None,
 ) -> dict[str, Any]:
     """What the table pages draw besides the state: card faces, the road, the countdown;
     the phone's spots, chips and the player's own rounds; the dealer's next step
     (:mod:`~andar_bahar.web.table_view`). From the table and the viewer alone; *now* is
-    the server's time (or :data:`SERVER_NOW`, for a block kept and sent later)."""
-    extras = common_context(state, table.recent, viewer.lang, now)
+    the server's time (or :data:`SERVER_NOW`, for a block kept and sent later).
+
+    *blocks*: only what those live blocks draw (``None``: the whole page's).
+    """
+    extras = common_context(state, table.recent, viewer.lang, now, road=_draws(blocks, ROAD))
     if viewer.page == "player" and viewer.player is not None:
         mine = table.player_rounds(viewer.player)
-        extras.update(player_view(state, viewer.player, viewer.lang, mine))
+        extras.update(player_view(state, viewer.player, viewer.lang, mine, blocks))
     elif viewer.page == "dealer":
         extras.update(dealer_view(state))
     return extras
+
+
+ROAD = frozenset({"table", "road"})
+"""The live blocks that draw the road (the strip under the felt, the table of rounds)."""
+
+
+def _draws(blocks: Collection[str] | None, these: frozenset[str]) -> bool:
+    return blocks is None or not these.isdisjoint(blocks)
 
 
 def shared_data(state: TableState) -> dict[str, Any]:

@@ -9,6 +9,7 @@ the language alone — a live render of a block has no request.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -32,26 +33,37 @@ TIMER_SECONDS = (15, 30, 60)
 """The bet timers the dealer's screen offers, in seconds."""
 
 
-def player_view(state: TableState, name: str, lang: str, mine: list[PlayerRound]) -> dict[str, Any]:
+def player_view(
+    state: TableState,
+    name: str,
+    lang: str,
+    mine: list[PlayerRound],
+    blocks: Collection[str] | None = None,
+) -> dict[str, Any]:
     """What the player's page shows of *state* for the player *name* (no request: a live
     render of the player's own blocks calls it too). *state* is what *name* may see;
-    *mine* their rounds (:meth:`~andar_bahar.web.records.TableSnapshot.player_rounds`)."""
+    *mine* their rounds (:meth:`~andar_bahar.web.records.TableSnapshot.player_rounds`).
+    *blocks*: only what those live blocks show (``None``: the whole page's)."""
     me = next((p for p in state.players if p.name == name), PlayerState(name, True, Decimal(0), 0))
     rnd = state.round
     wagers = rnd.wagers if rnd else ()
     paytable = rnd.paytable if rnd else state.paytable
     mine = [] if state.teaching else mine
-    return {
+    view: dict[str, Any] = {
         "player": name,
         "me": me,
         "at_stake": staked(wagers, name) if rnd and rnd.status != "settled" else Decimal(0),
-        "spots": spots(paytable, wagers, name),
-        "chips": chip_values(paytable),
-        "can_repeat": bool(last_bets(mine, rnd.number if rnd else None)),
-        "my_rounds": mine,
-        "session_net": sum((r.net for r in mine), Decimal(0)),
-        "my_result": banner(state, name, translations(lang)),
     }
+    if blocks is None or "bets" in blocks:
+        view["spots"] = spots(paytable, wagers, name)
+        view["chips"] = chip_values(paytable)
+        view["can_repeat"] = bool(last_bets(mine, rnd.number if rnd else None))
+    if blocks is None or "mine" in blocks:
+        view["my_rounds"] = mine
+        view["session_net"] = sum((r.net for r in mine), Decimal(0))
+    if blocks is None or "banner" in blocks:
+        view["my_result"] = banner(state, name, translations(lang))
+    return view
 
 
 def last_bets(mine: list[PlayerRound], current: int | None) -> tuple[tuple[str, Decimal], ...]:

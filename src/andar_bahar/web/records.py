@@ -131,19 +131,17 @@ class PlayerRound:
     cards_dealt: int | None
     bets: tuple[tuple[str, Decimal, str, Decimal], ...]
     """(bet, stake, outcome, returned) as the round's settlement recorded them."""
+    staked: Decimal = field(init=False, compare=False)
+    returned: Decimal = field(init=False, compare=False)
+    net: Decimal = field(init=False, compare=False)
+    """What the round changed in the player's balance."""
 
-    @property
-    def staked(self) -> Decimal:
-        return sum((b[1] for b in self.bets), Decimal(0))
-
-    @property
-    def returned(self) -> Decimal:
-        return sum((b[3] for b in self.bets), Decimal(0))
-
-    @property
-    def net(self) -> Decimal:
-        """What the round changed in the player's balance."""
-        return self.returned - self.staked
+    def __post_init__(self) -> None:  # worked out once: the pages show them over and over
+        staked = sum((b[1] for b in self.bets), Decimal(0))
+        returned = sum((b[3] for b in self.bets), Decimal(0))
+        object.__setattr__(self, "staked", staked)
+        object.__setattr__(self, "returned", returned)
+        object.__setattr__(self, "net", returned - staked)
 
 
 def settled_bets(record: str) -> tuple[Mapping[str, str], ...]:

@@ -100,7 +100,7 @@ class TableRenderer:
         """*names* of *viewer*'s page, drawn now (the server's time left as :data:`SERVER_NOW`)."""
         template = self.env.get_template(LIVE_PAGES[viewer.page].template)
         context = block_context(snapshot, viewer, answering=answering)
-        context.update(page_extras(viewer, context["state"], snapshot.table, SERVER_NOW))
+        context.update(page_extras(viewer, context["state"], snapshot.table, SERVER_NOW, names))
         return {
             name: "".join(template.blocks[name](template.new_context(context))) for name in names
         }

@@ -46,7 +46,7 @@ __all__ = [
     "chip_values",
     "common_context",
     "next_step",
-    "road",
+    "road_of",
     "spots",
     "staked",
 ]
@@ -283,7 +283,7 @@ class RoadEntry:
     verifiable: bool
 
 
-def road(rounds: Sequence[RoundSummary]) -> list[RoadEntry]:
+def road_of(rounds: Sequence[RoundSummary]) -> list[RoadEntry]:
     """The last rounds, oldest first, as a strip reads left to right."""
     entries = []
     for r in reversed(rounds):
@@ -339,12 +339,18 @@ def bet_labels(lang: str) -> Callable[[str], str]:
 
 
 def common_context(
-    state: TableState, recent: Sequence[RoundSummary], lang: str, now: datetime | str
+    state: TableState,
+    recent: Sequence[RoundSummary],
+    lang: str,
+    now: datetime | str,
+    *,
+    road: bool = True,
 ) -> dict[str, Any]:
     """What every table page's blocks see, from the table alone (a live render has no request).
 
-    The round's cards as faces (``face``), bets by name (``bet_label``), the road, the bet
-    timer's deadline and the server's time for the countdown, the picker's ranks and suits.
+    The round's cards as faces (``face``), bets by name (``bet_label``), the road (unless
+    *road* is false: the blocks drawn do not show it), the bet timer's deadline and the
+    server's time for the countdown, the picker's ranks and suits.
     """
     words = translations(lang)
     rnd = state.round
@@ -352,7 +358,7 @@ def common_context(
     return {
         "state": state,
         "round": rnd,
-        "road_entries": road(recent),
+        "road_entries": road_of(recent) if road else (),
         "paytable_rows": paytable_rows(rnd.paytable if rnd else state.paytable),
         "deadline": iso_time(deadline) if isinstance(deadline, datetime) else None,
         "server_now": iso_time(now) if isinstance(now, datetime) else now,
