@@ -236,3 +236,33 @@ def test_a_dealt_card_draws_the_felt_once_for_the_phones_and_the_dealer() -> Non
     dealer_felt = renderer.shared(snapshot, ("dealer", "dealer", "en")).blocks["table"]
     assert renderer.shared(snapshot, ("player", "public", "en")).blocks["table"] is dealer_felt
     assert 'data-card="' in dealer_felt
+
+
+def test_a_settled_rounds_row_is_drawn_once_per_language() -> None:
+    from andar_bahar.web.page_views import rows_drawn
+
+    service = TableService(Storage.open("sqlite://"), rng=random.Random(11))
+    table = service.create_table(
+        name="Rows", kind="betting", pin=PIN,
+        procedure=find_procedure("classic"), paytable=find_paytable("wizard"),
+    )  # fmt: skip
+    code, dealer = table.code, table.dealer_token
+    asha = service.join(code, service.admit_player(code, dealer, "Asha", "500"))
+    service.open_round(code, dealer)
+    service.place_bet(code, asha, "andar", "10", key="k")
+    while service.deal(code, dealer).status == "open":
+        pass
+    service.settle(code, dealer)
+    renderer = TableRenderer(service, make_environment())
+    snapshot = renderer.read(code)
+    (played,) = snapshot.table.player_rounds("Asha")
+    pid = next(p.id for p in players_of(service, code))
+    mine = {
+        lang: renderer.blocks(snapshot, Viewer("player", "player", lang, pid, "Asha"), ("mine",))
+        for lang in ("en", "ru")
+    }
+    kept = {lang: rows_drawn(lang).get(played) for lang in ("en", "ru")}
+    # The row as drawn is kept, per language (Андар in Russian), and it is the block's.
+    assert kept["en"] is not None and kept["ru"] is not None
+    assert "Andar 10" in kept["en"] and "Андар 10" in kept["ru"]
+    assert all(kept[lang] in mine[lang]["mine"] for lang in kept)
