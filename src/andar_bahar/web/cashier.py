@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from andar_bahar.engine.errors import ActionError, BetError
@@ -42,6 +43,7 @@ __all__ = [
     "Statement",
     "check_balanced",
     "post",
+    "post_all",
 ]
 
 
@@ -71,6 +73,27 @@ def post(
                 created_at=now,
             )
         )
+
+
+def post_all(
+    session: Session,
+    table: ClubTableRow,
+    entries: Iterable[tuple[int, str, Decimal, str, str]],
+    now: datetime,
+    round_id: int | None = None,
+) -> None:
+    """:func:`post` of many (player id, player name, amount, kind, reason) at once: one
+    INSERT of all the rows, in the same order, without an ORM object each (a settlement
+    posts every stake and return of the round). The caller names its change."""
+    rows: list[dict[str, object]] = []
+    for player_id, name, amount, kind, reason in entries:
+        common = {"table_id": table.id, "round_id": round_id, "kind": kind, "created_at": now}
+        rows.append({**common, "player_id": player_id, "amount": as_decimal(amount),
+                     "reason": reason})  # fmt: skip
+        rows.append({**common, "player_id": None, "amount": as_decimal(-amount),
+                     "reason": f"{name}: {reason}"})  # fmt: skip
+    if rows:
+        session.execute(insert(LedgerRow), rows)
 
 
 def check_balanced(session: Session, table: ClubTableRow, round_id: int | None = None) -> None:

@@ -44,7 +44,7 @@ from andar_bahar.storage.models import (
     TablePlayerRow,
     TableRoundRow,
 )
-from andar_bahar.web.cashier import check_balanced, post
+from andar_bahar.web.cashier import check_balanced, post_all
 from andar_bahar.web.limits import MAX_REASON, RequestConflict, check_bet_return, check_text
 from andar_bahar.web.records import (
     PlacedBet,
@@ -65,6 +65,10 @@ FIRST_ANSWER: Select[str | None, str] = select(_ANSWERS.c.request, _ANSWERS.c.re
     _ANSWERS.c.player_id == bindparam("player_id"), _ANSWERS.c.key == bindparam("key")
 )
 KEEP_ANSWER = insert(_ANSWERS)
+PLAYER_NAMES = select(TablePlayerRow.name, TablePlayerRow.id).where(
+    TablePlayerRow.table_id == bindparam("table")
+)
+"""Every player of a table (name → id, for the settlement's ledger entries)."""
 """The first answer to a player's request key: read, and kept (plain statements, built once)."""
 
 
@@ -351,16 +355,13 @@ class Dealing(TableStore):
             row, rnd = self._open_round(session, table)
             settlement = rnd.settle().settlement
             assert settlement is not None
-            players = {
-                p.name: p
-                for p in session.scalars(
-                    select(TablePlayerRow).where(TablePlayerRow.table_id == table.id)
-                )
-            }
+            found = session.execute(PLAYER_NAMES, {"table": table.id})
+            players: dict[str, int] = dict(found.all())  # Result has keys(): not a mapping
             now = self._now()
-            for player, amount, reason in settlement.postings():
-                kind = "stake" if amount < 0 else "return"
-                post(session, table, players[player], amount, kind, reason, now, row.id)
+            post_all(session, table, (
+                (players[player], player, amount, "stake" if amount < 0 else "return", reason)
+                for player, amount, reason in settlement.postings()
+            ), now, row.id)  # fmt: skip
             check_balanced(session, table, row.id)  # in this transaction: else nothing is kept
             row.status = "settled"
             row.settled_at = now
