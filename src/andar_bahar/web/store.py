@@ -73,6 +73,27 @@ CURRENT_ROUND = (
     .limit(1)
 )
 
+ROUNDS_PLAYED = (
+    select(func.count())
+    .select_from(TableRoundRow)
+    .where(
+        TableRoundRow.table_id == bindparam("table"),
+        TableRoundRow.status == "settled",
+        TableRoundRow.winner != "void",
+    )
+)
+PLAYERS_IN_ORDER = (
+    select(TablePlayerRow.id, TablePlayerRow.name)
+    .where(TablePlayerRow.table_id == bindparam("table"))
+    .order_by(TablePlayerRow.id)
+)
+_PLAYERS_ENTRIES = LedgerRow.table_id == bindparam("table"), LedgerRow.player_id.is_not(None)
+ENTRIES_SINCE = select(LedgerRow.id, LedgerRow.player_id, LedgerRow.amount).where(
+    *_PLAYERS_ENTRIES, LedgerRow.id > bindparam("last")
+)
+ENTRIES_UP_TO = select(func.count()).where(*_PLAYERS_ENTRIES, LedgerRow.id <= bindparam("last"))
+ENTRIES = select(LedgerRow.id, LedgerRow.player_id, LedgerRow.amount).where(*_PLAYERS_ENTRIES)
+
 
 def token_hash(token: str) -> str:
     """What is stored of a secret token: its SHA-256 (hex)."""
@@ -233,18 +254,7 @@ class TableStore(Kept):
     @staticmethod
     def _rounds_played(session: Session, table: ClubTableRow) -> int:
         """The rounds settled at *table*, the void ones not counted (a lesson's progress)."""
-        return (
-            session.scalar(
-                select(func.count())
-                .select_from(TableRoundRow)
-                .where(
-                    TableRoundRow.table_id == table.id,
-                    TableRoundRow.status == "settled",
-                    TableRoundRow.winner != "void",
-                )
-            )
-            or 0
-        )
+        return session.scalar(ROUNDS_PLAYED, {"table": table.id}) or 0
 
     def _open_round(self, session: Session, table: ClubTableRow) -> tuple[TableRoundRow, Round]:
         found = self._kept_round(session, table)
@@ -261,27 +271,13 @@ class TableStore(Kept):
         The sums are kept between calls: only the entries added since are read,
         and all of them again if the count shows any other change.
         """
-        players = session.execute(
-            select(TablePlayerRow.id, TablePlayerRow.name)
-            .where(TablePlayerRow.table_id == table.id)
-            .order_by(TablePlayerRow.id)
-        ).all()
+        players = session.execute(PLAYERS_IN_ORDER, {"table": table.id}).all()
         known_count, known_last, known = self._sums.get(table.id, (0, 0, {}))
-        entries = LedgerRow.table_id == table.id, LedgerRow.player_id.is_not(None)
-        rows = session.execute(
-            select(LedgerRow.id, LedgerRow.player_id, LedgerRow.amount).where(
-                *entries, LedgerRow.id > known_last
-            )
-        ).all()
+        rows = session.execute(ENTRIES_SINCE, {"table": table.id, "last": known_last}).all()
         count, last = known_count + len(rows), max((r[0] for r in rows), default=known_last)
-        if (
-            rows
-            and session.scalar(select(func.count()).where(*entries, LedgerRow.id <= last)) != count
-        ):
+        if rows and session.scalar(ENTRIES_UP_TO, {"table": table.id, "last": last}) != count:
             # an entry below the last one known: add them all up again
-            rows = session.execute(
-                select(LedgerRow.id, LedgerRow.player_id, LedgerRow.amount).where(*entries)
-            ).all()
+            rows = session.execute(ENTRIES, {"table": table.id}).all()
             count, known = len(rows), {}
         sums = dict(known)
         for _, player_id, amount in rows:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import lru_cache
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from andar_bahar.engine.errors import AccessError, ActionError
@@ -46,6 +46,32 @@ __all__ = ["RECENT", "Viewer", "Views", "visible_to"]
 
 RECENT = 10
 """How many of the last rounds pages show (SPEC §9: recall of the last ten)."""
+
+# The reads of a whole table, built once with bound parameters (see store.py).
+JOINED = select(TablePlayerRow.name, TablePlayerRow.token_hash).where(
+    TablePlayerRow.table_id == bindparam("table"), TablePlayerRow.released_at.is_(None)
+)
+RECENT_ROUNDS = (
+    select(
+        TableRoundRow.id,
+        TableRoundRow.number,
+        TableRoundRow.status,
+        TableRoundRow.winner,
+        TableRoundRow.cards_dealt,
+        TableRoundRow.commitment,
+        TableRoundRow.settled_at,
+    )
+    .where(TableRoundRow.table_id == bindparam("table"))
+    .order_by(TableRoundRow.number.desc())
+    .limit(bindparam("limit"))
+)
+SETTLED_ROUNDS = (
+    select(TableRoundRow.id, TableRoundRow.number, TableRoundRow.winner, TableRoundRow.cards_dealt)
+    .where(TableRoundRow.table_id == bindparam("table"), TableRoundRow.status == "settled")
+    .order_by(TableRoundRow.number.desc())
+    .limit(bindparam("limit"))
+)
+RECORD = select(TableRoundRow.record).where(TableRoundRow.id == bindparam("round"))
 
 
 @lru_cache(maxsize=256)
@@ -157,12 +183,7 @@ class Views(TableStore):
         tokens = self._scores(session, table) if table.kind == "teaching" and table.scoring else {}
         balances = self._balances(session, table)
         joined = {
-            name: token is not None
-            for name, token in session.execute(
-                select(TablePlayerRow.name, TablePlayerRow.token_hash).where(
-                    TablePlayerRow.table_id == table.id, TablePlayerRow.released_at.is_(None)
-                )
-            )
+            name: token is not None for name, token in session.execute(JOINED, {"table": table.id})
         }
         return TableState(
             code=table.code,
@@ -212,20 +233,7 @@ class Views(TableStore):
     def _recent(
         self, session: Session, table: ClubTableRow, limit: int, state: TableState | None = None
     ) -> list[RoundSummary]:
-        rows = session.execute(
-            select(
-                TableRoundRow.id,
-                TableRoundRow.number,
-                TableRoundRow.status,
-                TableRoundRow.winner,
-                TableRoundRow.cards_dealt,
-                TableRoundRow.commitment,
-                TableRoundRow.settled_at,
-            )
-            .where(TableRoundRow.table_id == table.id)
-            .order_by(TableRoundRow.number.desc())
-            .limit(limit)
-        ).all()
+        rows = session.execute(RECENT_ROUNDS, {"table": table.id, "limit": limit}).all()
         current = state.round if state is not None else None
         summaries = []
         for round_id, number, status, winner, dealt, commitment, settled_at in rows:
@@ -234,9 +242,7 @@ class Views(TableStore):
             elif round_id in self._centres:  # a settled round never changes
                 centre = self._centres[round_id]
             else:
-                record = session.scalar(
-                    select(TableRoundRow.record).where(TableRoundRow.id == round_id)
-                )
+                record = session.scalar(RECORD, {"round": round_id})
                 centre = centre_of_record(record or "{}")
                 if status == "settled":
                     self._centres[round_id] = centre
@@ -254,17 +260,7 @@ class Views(TableStore):
         self, session: Session, table: ClubTableRow, limit: int
     ) -> tuple[SettledRound, ...]:
         """The table's last *limit* settled rounds, newest first, with every bet's settlement."""
-        rows = session.execute(
-            select(
-                TableRoundRow.id,
-                TableRoundRow.number,
-                TableRoundRow.winner,
-                TableRoundRow.cards_dealt,
-            )
-            .where(TableRoundRow.table_id == table.id, TableRoundRow.status == "settled")
-            .order_by(TableRoundRow.number.desc())
-            .limit(limit)
-        ).all()
+        rows = session.execute(SETTLED_ROUNDS, {"table": table.id, "limit": limit}).all()
         missing = [row.id for row in rows if row.id not in self._paid]
         if missing:  # a settled round never changes: its record is read once
             for round_id, record in session.execute(
