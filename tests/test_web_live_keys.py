@@ -239,7 +239,7 @@ def test_a_dealt_card_draws_the_felt_once_for_the_phones_and_the_dealer() -> Non
 
 
 def test_a_settled_rounds_row_is_drawn_once_per_language() -> None:
-    from andar_bahar.web.page_views import rows_drawn
+    from andar_bahar.web.templating import drawn
 
     service = TableService(Storage.open("sqlite://"), rng=random.Random(11))
     table = service.create_table(
@@ -261,7 +261,7 @@ def test_a_settled_rounds_row_is_drawn_once_per_language() -> None:
         lang: renderer.blocks(snapshot, Viewer("player", "player", lang, pid, "Asha"), ("mine",))
         for lang in ("en", "ru")
     }
-    kept = {lang: rows_drawn(lang).get(played) for lang in ("en", "ru")}
+    kept = {lang: drawn("mine-rows", lang).get(played) for lang in ("en", "ru")}
     # The row as drawn is kept, per language (Андар in Russian), and it is the block's.
     assert kept["en"] is not None and kept["ru"] is not None
     assert "Andar 10" in kept["en"] and "Андар 10" in kept["ru"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import cache
 from typing import Any
 
 from andar_bahar.engine.money import Amount
@@ -27,16 +26,15 @@ from andar_bahar.web.table_view import (
     spots,
     staked,
 )
+from andar_bahar.web.templating import drawn
 
 __all__ = [
     "TIMER_SECONDS",
     "Banner",
-    "Rows",
     "banner",
     "dealer_view",
     "last_bets",
     "player_view",
-    "rows_drawn",
 ]
 
 TIMER_SECONDS = (15, 30, 60)
@@ -70,38 +68,11 @@ def player_view(
         view["can_repeat"] = bool(last_bets(mine, rnd.number if rnd else None))
     if blocks is None or "mine" in blocks:
         view["my_rounds"] = mine
-        view["mine_rows"] = rows_drawn(lang)
+        view["mine_rows"] = drawn("mine-rows", lang)  # a settled round's row never changes
         view["session_net"] = sum((r.net for r in mine), Decimal(0))
     if blocks is None or "banner" in blocks:
         view["my_result"] = banner(state, name, translations(lang))
     return view
-
-
-class Rows:
-    """The rows of the players' own rounds as drawn in one language: a settled round's row
-    never changes, so each is drawn once (the template asks :meth:`get`, else draws it
-    and keeps it with :meth:`put`). Keyed by the whole :class:`~andar_bahar.web.records.PlayerRound`
-    (its number, bets, stakes, outcomes and returns): equal rounds, equal rows."""
-
-    MOST = 4096
-
-    def __init__(self) -> None:
-        self._rows: dict[PlayerRound, str] = {}
-
-    def get(self, played: PlayerRound) -> str | None:
-        return self._rows.get(played)
-
-    def put(self, played: PlayerRound, html: str) -> str:
-        if len(self._rows) >= self.MOST:
-            self._rows.clear()
-        self._rows[played] = html
-        return html
-
-
-@cache
-def rows_drawn(lang: str) -> Rows:
-    """The :class:`Rows` of *lang* (one per language, for every page and thread)."""
-    return Rows()
 
 
 def last_bets(mine: list[PlayerRound], current: int | None) -> tuple[tuple[str, Decimal], ...]:

@@ -30,6 +30,7 @@ from andar_bahar.i18n import format_number, translations
 from andar_bahar.i18n.messages import N_, Message, Translator
 from andar_bahar.web.forms import paytable_rows
 from andar_bahar.web.records import PublicRound, RoundSummary, TableState
+from andar_bahar.web.templating import drawn
 
 __all__ = [
     "CHIP_STEPS",
@@ -363,6 +364,11 @@ def common_context(
         "deadline": iso_time(deadline) if isinstance(deadline, datetime) else None,
         "server_now": iso_time(now) if isinstance(now, datetime) else now,
         "face": faces(lang),
+        "drawn_cards": drawn("cards", lang),
+        "lanes": {
+            row.value: [d for d in rnd.dealt if d.row is row] if rnd is not None else []
+            for row in Row
+        },
         "bet_label": bet_labels(lang),
         "signed": lambda amount: signed_amount(amount, lang),
         "ranks": RANKS,

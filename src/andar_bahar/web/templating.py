@@ -45,7 +45,7 @@ from markupsafe import Markup
 from andar_bahar.i18n import format_number, translations
 from andar_bahar.i18n.messages import render
 
-__all__ = ["gettext_callables", "make_environment", "static_version"]
+__all__ = ["Drawn", "drawn", "gettext_callables", "make_environment", "static_version"]
 
 
 def make_environment(*, auto_reload: bool = False) -> Environment:
@@ -147,6 +147,43 @@ def localized(context: Context, value: object) -> str:
 def number(context: Context, value: Decimal | int) -> str:
     """Filter: a number as the page's language writes it (``13,5`` in Russian)."""
     return format_number(value, str(context.get("lang", "en")))
+
+
+class Drawn:
+    """Pieces of HTML that never change once drawn (a card's face, a settled round's row),
+    kept by what they show, in one language: a template asks :meth:`get`, else draws the
+    piece (a macro) and keeps it with :meth:`put`::
+
+        {% set kept = drawn_cards.get(key) %}{{ kept if kept is not none else drawn_cards.put(key, card(…)) }}
+
+    *key* must hold everything the piece shows (a frozen record): equal keys, equal HTML.
+
+    >>> pieces = Drawn()
+    >>> pieces.get(("A♠", False)) is None, pieces.put(("A♠", False), "<b>A</b>")
+    (True, '<b>A</b>')
+    >>> pieces.get(("A♠", False))
+    '<b>A</b>'
+    """
+
+    MOST = 4096
+
+    def __init__(self) -> None:
+        self._pieces: dict[object, str] = {}
+
+    def get(self, key: object) -> str | None:
+        return self._pieces.get(key)
+
+    def put(self, key: object, html: str) -> str:
+        if len(self._pieces) >= self.MOST:
+            self._pieces.clear()
+        self._pieces[key] = html
+        return html
+
+
+@cache
+def drawn(kind: str, lang: str) -> Drawn:
+    """The :class:`Drawn` pieces of *kind* in *lang* (one for every page and thread)."""
+    return Drawn()
 
 
 @cache
