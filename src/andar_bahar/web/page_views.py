@@ -64,6 +64,7 @@ def player_view(
     }
     if blocks is None or "bets" in blocks:
         view["spots"] = spots(paytable, wagers, name)
+        view["drawn_spots"] = drawn("spots", lang)  # a spot's button: by spot, stake, open
         view["chips"] = chip_values(paytable)
         view["can_repeat"] = bool(last_bets(mine, rnd.number if rnd else None))
     if blocks is None or "mine" in blocks:

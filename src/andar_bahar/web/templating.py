@@ -21,6 +21,7 @@ in, and the filled-in values are HTML-escaped.
 
 from __future__ import annotations
 
+import contextlib
 import gettext
 from collections.abc import Callable, Mapping
 from decimal import Decimal
@@ -156,13 +157,16 @@ class Drawn:
 
         {% set kept = drawn_cards.get(key) %}{{ kept if kept is not none else drawn_cards.put(key, card(…)) }}
 
-    *key* must hold everything the piece shows (a frozen record): equal keys, equal HTML.
+    *key* must hold everything the piece shows (a frozen record): equal keys, equal HTML. A
+    key that cannot be hashed (a record holding a dict) is never kept: drawn each time.
 
     >>> pieces = Drawn()
     >>> pieces.get(("A♠", False)) is None, pieces.put(("A♠", False), "<b>A</b>")
     (True, '<b>A</b>')
     >>> pieces.get(("A♠", False))
     '<b>A</b>'
+    >>> pieces.put(({"a": 1},), "<i>x</i>"), pieces.get(({"a": 1},))
+    ('<i>x</i>', None)
     """
 
     MOST = 4096
@@ -171,12 +175,16 @@ class Drawn:
         self._pieces: dict[object, str] = {}
 
     def get(self, key: object) -> str | None:
-        return self._pieces.get(key)
+        try:
+            return self._pieces.get(key)
+        except TypeError:  # not hashable: not kept
+            return None
 
     def put(self, key: object, html: str) -> str:
         if len(self._pieces) >= self.MOST:
             self._pieces.clear()
-        self._pieces[key] = html
+        with contextlib.suppress(TypeError):  # not hashable: not kept
+            self._pieces[key] = html
         return html
 
 
