@@ -57,9 +57,12 @@ def postgres_url():  # type: ignore[no-untyped-def]
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request, tmp_path):  # type: ignore[no-untyped-def]
-    """A fresh, empty database: an SQLite file, and a fresh PostgreSQL schema when one is set."""
+    """A fresh database: an SQLite file (migrated: a copy of one migrated once), and a fresh,
+    empty PostgreSQL schema when one is set."""
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'club.sqlite3'}"
+        from sqlite_template import migrated_sqlite
+
+        return migrated_sqlite(tmp_path / "club.sqlite3")
     return request.getfixturevalue("postgres_url")
 
 
