@@ -57,9 +57,12 @@ def postgres_url():  # type: ignore[no-untyped-def]
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request, tmp_path):  # type: ignore[no-untyped-def]
-    """A fresh, empty database: an SQLite file, and a fresh PostgreSQL schema when one is set."""
+    """A fresh database: an SQLite file (migrated: a copy of one migrated once), and a fresh,
+    empty PostgreSQL schema when one is set."""
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'club.sqlite3'}"
+        from sqlite_template import migrated_sqlite
+
+        return migrated_sqlite(tmp_path / "club.sqlite3")
     return request.getfixturevalue("postgres_url")
 
 
@@ -112,9 +115,42 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 LONG_FIRST = ("test_tui_", "test_web_browser_", "test_fuzz", "test_bench_", "test_web_recovery")
 """Modules whose tests take seconds each (terminal walks, Chromium, fuzzers, killed servers)."""
 
+WHOLE = "test_web_browser_"
+"""Modules kept on one worker: each worker that runs one starts its own Chromium and server."""
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long tests first, the rest in their own order: the workers start with the long
-    ones and steal the many short ones at the end, instead of one worker finishing a
-    twenty-second walk while the others wait (longest first is the classic fix)."""
-    items.sort(key=lambda item: not item.path.name.startswith(LONG_FIRST))
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deal the long tests out evenly, each worker starting with its share of them.
+
+    pytest-xdist's worksteal gives each of the N workers one contiguous Nth of this list and
+    lets idle workers steal the second half of the longest queue. So the list is made of N
+    equal slices, each beginning with an even share of the long tests (the browser modules
+    whole, one to a slice) and ending with short ones: no worker is left with a
+    twenty-second walk at the end while the others wait (longest first is the classic fix).
+    One process (no xdist): the long tests first, the rest in their own order."""
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    long = [item for item in items if item.path.name.startswith(LONG_FIRST)]
+    short = [item for item in items if not item.path.name.startswith(LONG_FIRST)]
+    if workers <= 1 or len(items) < workers:
+        items[:] = long + short
+        return
+    slices: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    whole: dict[str, list[pytest.Item]] = {}
+    for item in long:
+        if item.path.name.startswith(WHOLE):
+            whole.setdefault(item.path.name, []).append(item)
+    for number, module in enumerate(sorted(whole.values(), key=len, reverse=True)):
+        slices[number % workers].extend(module)
+    for item in long:
+        if not item.path.name.startswith(WHOLE):
+            min(slices, key=len).append(item)
+    sizes, left = [], len(items)
+    for number in range(workers):  # as worksteal cuts them: pending // workers still to serve
+        sizes.append(left // (workers - number))
+        left -= sizes[-1]
+    rest = iter(short)
+    for chunk, size in zip(slices, sizes, strict=True):
+        chunk.extend(next(rest) for _ in range(max(0, size - len(chunk))))
+    dealt = [item for chunk in slices for item in chunk] + list(rest)
+    assert len(dealt) == len(items)
+    items[:] = dealt

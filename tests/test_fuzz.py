@@ -103,8 +103,8 @@ from web_support import csrf
 
 FULL_FUZZ = os.environ.get("ANDAR_BAHAR_FULL_FUZZ") == "1"
 """The long tier (.ci/run sets it): the state machine's 2,000 runs of 50 steps (everyday:
-40) and 300 examples of each web fuzzer (everyday: 100)."""
-WEB_EXAMPLES = 300 if FULL_FUZZ else 100
+20) and 300 examples of each web fuzzer (everyday: 60)."""
+WEB_EXAMPLES = 300 if FULL_FUZZ else 60
 FAST = settings(max_examples=300, deadline=None)
 """The parsers and the TOML loaders: cheap, a few hundred examples each."""
 
@@ -1054,7 +1054,7 @@ class TableMachine(RuleBasedStateMachine):
 
 
 TableMachine.TestCase.settings = settings(
-    max_examples=2000 if FULL_FUZZ else 40,
+    max_examples=2000 if FULL_FUZZ else 20,
     stateful_step_count=50,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],

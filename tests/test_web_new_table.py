@@ -20,12 +20,13 @@ from andar_bahar.chance.odds import odds_report
 from andar_bahar.chance.rounding import rounding_check
 from andar_bahar.engine.paytables import find_paytable, load_paytable
 from andar_bahar.engine.rules import find_procedure
+from sqlite_template import migrated_sqlite
 from web_support import csrf, served
 
 
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[TestClient]:
-    with served(f"sqlite:///{tmp_path / 'club.sqlite3'}", secret=b"n" * 32) as client:
+    with served(migrated_sqlite(tmp_path / "club.sqlite3"), secret=b"n" * 32) as client:
         yield client
 
 

@@ -10,7 +10,8 @@ import random
 import re
 import time
 import unicodedata
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,12 +19,15 @@ from typing import Any
 from babel.messages.pofile import read_po
 from rich.console import Console
 from textual import events
+from textual.app import App
 from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 
 from andar_bahar.engine.cards import Card, shuffled
 from andar_bahar.tui.app import TrainerApp
+from sqlite_template import migrated_sqlite
 
 SEED = 7
 SMALL = (80, 24)
@@ -258,23 +262,9 @@ def lines(text: str) -> Iterator[str]:
     return (line.rstrip() for line in text.splitlines())
 
 
-_TEMPLATE: dict[str, Path] = {}
-
-
 def fresh_database(folder: Path) -> str:
     """An empty, migrated history database in *folder* (copied from one made once)."""
-    import shutil
-    import tempfile
-
-    from andar_bahar.storage import Storage
-
-    if "path" not in _TEMPLATE:
-        template = Path(tempfile.mkdtemp(prefix="andar-bahar-tui-")) / "template.sqlite3"
-        Storage.open(f"sqlite:///{template}").close()
-        _TEMPLATE["path"] = template
-    target = folder / "history.sqlite3"
-    shutil.copyfile(_TEMPLATE["path"], target)
-    return f"sqlite:///{target}"
+    return migrated_sqlite(folder / "history.sqlite3")
 
 
 def make_app(folder: Path, lang: str = "en", seed: int | None = SEED) -> TrainerApp:
@@ -282,3 +272,41 @@ def make_app(folder: Path, lang: str = "en", seed: int | None = SEED) -> Trainer
     app = TrainerApp(lang=lang, db_url=fresh_database(folder), seed=seed)
     app.animation_level = "none"  # no smooth scrolling to wait for after each key
     return app
+
+
+def _paint_what_is_read() -> None:
+    """Headless, compose each frame but paint only what a test reads.
+
+    Textual's headless driver throws every painted frame away (``App._display`` writes
+    nothing when headless), yet the screen paints one after every burst of messages: a
+    quarter of the terminal tests' CPU. Here the top screen's frames still lay out and
+    reflow (focus, scrolling and sizes are as a user's terminal has them), and the paint is
+    done in full when a test reads the screen (:func:`screen_text`) and once more when each
+    app's test ends, so a widget that cannot be drawn still fails its test.
+    """
+    compose_frame = Screen._compositor_refresh
+
+    def refresh(screen: Screen[Any]) -> None:
+        app = screen.app
+        if app.is_headless and not app.is_inline and screen is app.screen:
+            screen._compositor._dirty_regions.clear()
+            screen._dirty_widgets.clear()
+            app._update_mouse_over(screen)
+        else:
+            compose_frame(screen)
+
+    run_test = App.run_test
+
+    @asynccontextmanager
+    async def painted_at_the_end(app: App[Any], *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        async with run_test(app, *args, **kwargs) as pilot:
+            yield pilot
+            if app.is_running and app.screen_stack:
+                await pilot.pause()
+                screen_text(app)  # type: ignore[arg-type]
+
+    Screen._compositor_refresh = refresh  # type: ignore[method-assign]
+    App.run_test = painted_at_the_end  # type: ignore[method-assign,assignment]
+
+
+_paint_what_is_read()
