@@ -52,8 +52,24 @@ async def read_json(request: Request) -> dict[str, Any]:
     return data
 
 
+_ROWS: dict[int, tuple[Paytable, tuple[tuple[Bet, Odds | Message], ...]]] = {}
+"""paytable_rows by the paytable object (kept with it, so that its id stays its own)."""
+
+
 def paytable_rows(paytable: Paytable) -> list[tuple[Bet, Odds | Message]]:
-    """Every bet of *paytable* with what it pays, as the pages list them."""
+    """Every bet of *paytable* with what it pays, as the pages list them (worked out once
+    per paytable object: every block of the table pages asks)."""
+    kept = _ROWS.get(id(paytable))
+    if kept is not None and kept[0] is paytable:
+        return list(kept[1])
+    rows = _paytable_rows(paytable)
+    if len(_ROWS) >= 256:
+        _ROWS.clear()
+    _ROWS[id(paytable)] = (paytable, tuple(rows))
+    return rows
+
+
+def _paytable_rows(paytable: Paytable) -> list[tuple[Bet, Odds | Message]]:
     rows: list[tuple[Bet, Odds | Message]] = []
     for bet in paytable.bets:
         if isinstance(bet, MainBet) and paytable.keyed_by is MainKey.FIRST_ROW:

@@ -122,14 +122,18 @@ def banner(state: TableState, name: str, words: Translator) -> Banner | None:
     return Banner(kind, headline.localized(words), detail.localized(words) if detail else "")
 
 
-def dealer_view(state: TableState) -> dict[str, Any]:
-    """What the dealer's page shows of *state* (no request: a live render calls it too)."""
+def dealer_view(state: TableState, blocks: Collection[str] | None = None) -> dict[str, Any]:
+    """What the dealer's page shows of *state* (no request: a live render calls it too).
+    *blocks*: only what those live blocks show (``None``: the whole page's)."""
     rnd = state.round
     timer = not state.teaching
-    return {
+    view: dict[str, Any] = {
         "dealer": True,
         "step": next_step(rnd, finished_lesson=state.finished),
-        "grouped_bets": bets_by_player(rnd.wagers if rnd else (), (p.name for p in state.players)),
         "timer_seconds": TIMER_SECONDS if timer else (),
         "paytable_names": list(PAYTABLES),
     }
+    if blocks is None or "bets" in blocks:  # the list of bets by player
+        players = (p.name for p in state.players)
+        view["grouped_bets"] = bets_by_player(rnd.wagers if rnd else (), players)
+    return view
