@@ -59,6 +59,26 @@ def test_a_change_by_another_process_is_seen_at_once(database_url: str) -> None:
         assert a.state(code).version == b.state(code).version
 
 
+def test_a_tables_row_kept_in_memory_is_never_stale(database_url: str) -> None:
+    """A writer takes the table's row as this process kept it at the table's version (no
+    read); a change by another process (a new paytable: another version) is read at once."""
+    with Storage.open(database_url) as one, Storage.open(database_url) as two:
+        a, b = TableService(one), TableService(two)
+        code, dealer, (asha,) = _table(a, 1)
+        a.open_round(code, dealer)
+        ((table_id, (version, row)),) = a._tables.items()
+        a.place_bet(code, asha, "andar", "10", key="a1")
+        assert a._tables[table_id] == (version + 1, row)  # the same row, one version on
+        while a.deal(code, dealer).status == "open":
+            pass
+        a.settle(code, dealer)
+        b.change_paytable(code, dealer, find_paytable("even-money"), "a quieter night")
+        a.open_round(code, dealer)  # a's kept row is a version behind: read again
+        rnd = a.state(code).round
+        assert rnd is not None and rnd.paytable.name == "even-money"
+        assert a._tables[table_id][1] is not row
+
+
 def test_writers_that_arrive_together_share_one_commit(tmp_path: Path) -> None:
     with Storage.open(f"sqlite:///{tmp_path / 'club.sqlite3'}") as storage:
         service = TableService(storage, rng=random.Random(2))

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from sqlalchemy import bindparam, inspect, select
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.util import identity_key
 
 from andar_bahar.engine.cards import Card
 from andar_bahar.engine.operations import operation_to_dict
@@ -31,7 +32,7 @@ from andar_bahar.web.records import (
     TableSnapshot,
     public_round,
 )
-from andar_bahar.web.transactions import CHANGES, DIRTY, KEEPING, ROUNDS, Transactions
+from andar_bahar.web.transactions import CHANGES, DIRTY, KEEPING, ROUNDS, TABLES, Transactions
 
 __all__ = ["RECORDS_KEPT", "ROUND_ONLY", "Kept", "RecordText"]
 
@@ -86,6 +87,8 @@ class Kept(Transactions):
 
     def __init__(self, storage: Storage) -> None:
         super().__init__(storage)
+        # table id → (version, its row): see _kept_table.
+        self._tables: dict[int, tuple[int, ClubTableRow]] = {}
         # table id → (version, round id, round[, its row]): see _round_of and _public_of.
         self._rounds: dict[int, tuple[int, int, Round, TableRoundRow]] = {}
         self._publics: dict[int, tuple[int, int, PublicRound]] = {}
@@ -123,6 +126,45 @@ class Kept(Transactions):
             finally:
                 raw.close()  # back to the pool (its transaction, if any, rolled back)
         return (int(found[0]), int(found[1])) if found is not None else None
+
+    # -- the tables' rows kept in memory -----------------------------------------------
+
+    def _kept_table(self, session: Session, table_id: int, version: int) -> ClubTableRow | None:
+        """The row of table *table_id* for this transaction, without reading it: the one this
+        transaction holds already, or the one the last committed transaction of this process
+        wrote, if the table is still at that *version* (just read, locked) — every change of
+        a table adds one to its version, so its values are the database's. ``None``: read it.
+
+        Taken out of memory until this transaction commits, and kept again then (not if a
+        writer of its batch failed half-way: it may hold a rolled-back value).
+        """
+        present = session.identity_map.get(identity_key(ClubTableRow, (table_id,)))
+        if isinstance(present, ClubTableRow):
+            self._keep_table(session, present)
+            return present
+        kept = self._tables.pop(table_id, None)
+        if kept is None or kept[0] != version or not inspect(kept[1]).detached:
+            return None
+        session.add(kept[1])  # detached → this transaction's, no read
+        self._keep_table(session, kept[1])
+        return kept[1]
+
+    def _keep_table(self, session: Session, table: ClubTableRow) -> None:
+        """Once committed, keep *table*'s row at its new version (once per transaction)."""
+        keeping: set[int] = session.info.setdefault(TABLES, set())
+        if table.id in keeping:
+            return
+        keeping.add(table.id)
+
+        def keep() -> None:
+            state = inspect(table)
+            if session.info.get(DIRTY) or state.expired_attributes or table.version is None:
+                return
+            known = self._tables.get(table.id)
+            if known is None or known[0] <= table.version:
+                self._tables[table.id] = (table.version, table)
+
+        self._on_commit(session, keep)
 
     # -- the rounds kept in memory -----------------------------------------------------
 

@@ -58,6 +58,10 @@ CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 # costs more than SQLAlchemy's cached compilation of it).
 TABLE_BY_CODE = select(ClubTableRow).where(ClubTableRow.code == bindparam("code"))
 TABLE_BY_CODE_FOR_UPDATE = TABLE_BY_CODE.with_for_update()
+TABLE_VERSION = select(ClubTableRow.id, ClubTableRow.version).where(
+    ClubTableRow.code == bindparam("code")
+)
+TABLE_VERSION_FOR_UPDATE = TABLE_VERSION.with_for_update()
 DEALER_SESSION = select(DealerSessionRow.id).where(
     DealerSessionRow.table_id == bindparam("table"),
     DealerSessionRow.token_hash == bindparam("hash"),
@@ -178,15 +182,23 @@ class TableStore(Kept):
     # -- lookups ----------------------------------------------------------------------------
 
     def _table(self, session: Session, code: str, *, lock: bool = True) -> ClubTableRow:
-        query = TABLE_BY_CODE
-        if lock and session.get_bind().dialect.name != "sqlite":  # SQLite: BEGIN IMMEDIATE
-            query = TABLE_BY_CODE_FOR_UPDATE
-        # A NUL is in no table's code (and PostgreSQL could not even compare one)
-        table = (
-            session.scalars(query, {"code": code.strip().upper()}).one_or_none()
-            if "\x00" not in code
-            else None
-        )
+        """The table *code* (else why not, in one sentence). *lock*: a writer's, locked (on
+        PostgreSQL ``FOR UPDATE``; SQLite has one writer): its row as kept at its version
+        when it is (:meth:`~andar_bahar.web.kept.Kept._kept_table`), else read."""
+        sqlite = session.get_bind().dialect.name == "sqlite"
+        key = code.strip().upper() if "\x00" not in code else None  # no code holds a NUL
+        table: ClubTableRow | None = None
+        if key is not None and lock:
+            found = session.execute(
+                TABLE_VERSION if sqlite else TABLE_VERSION_FOR_UPDATE, {"code": key}
+            ).one_or_none()
+            if found is not None:
+                table = self._kept_table(session, found[0], found[1])
+                if table is None:
+                    table = session.scalars(TABLE_BY_CODE, {"code": key}).one()
+                    self._keep_table(session, table)
+        elif key is not None:
+            table = session.scalars(TABLE_BY_CODE, {"code": key}).one_or_none()
         if table is None:
             raise ActionError(
                 Message(N_("There is no table with the code {code}: check the code."), code=code)

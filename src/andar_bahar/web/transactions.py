@@ -45,9 +45,10 @@ MAX_BATCH = 64
 """The most writes one commit of a group carries."""
 LOCKED, CHANGES, WROTE, ON_COMMIT = "ab_locked", "ab_changes", "ab_wrote", "ab_on_commit"
 ROUNDS, DIRTY, NAMED, KEEPING = "ab_rounds", "ab_dirty", "ab_named", "ab_keeping"
+TABLES = "ab_tables"
 """``session.info`` keys: the tables locked, the changes named and written (by the writer
 at work, for LOCKED, NAMED and WROTE), callbacks after the commit, rounds in use (and the
-tables whose rounds are kept once committed)."""
+tables whose rounds are kept once committed), the tables whose rows are kept then."""
 
 
 @dataclass(slots=True)
