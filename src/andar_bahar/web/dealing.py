@@ -65,11 +65,11 @@ FIRST_ANSWER: Select[str | None, str] = select(_ANSWERS.c.request, _ANSWERS.c.re
     _ANSWERS.c.player_id == bindparam("player_id"), _ANSWERS.c.key == bindparam("key")
 )
 KEEP_ANSWER = insert(_ANSWERS)
+"""The first answer to a player's request key: read, and kept (plain statements, built once)."""
 PLAYER_NAMES = select(TablePlayerRow.name, TablePlayerRow.id).where(
     TablePlayerRow.table_id == bindparam("table")
 )
 """Every player of a table (name → id, for the settlement's ledger entries)."""
-"""The first answer to a player's request key: read, and kept (plain statements, built once)."""
 
 
 class Dealing(TableStore):
@@ -255,21 +255,23 @@ class Dealing(TableStore):
     ) -> PlacedBet | None:
         """The bet in this transaction: its answer (``None``: refused, the timer ran out)."""
         table = self._table(session, code)
-        player = self._player(session, table, token)
-        done = session.execute(_first_answer(player.id, key)).one_or_none()
+        player_id, player = self._seat(session, table, token)
+        # The statements of the bet itself go straight to the connection (no ORM on the way).
+        connection = session.connection()
+        done = connection.execute(FIRST_ANSWER, {"player_id": player_id, "key": key}).first()
         if done is not None:
-            return replace(_answered(done[0], done[1], asked), player_id=player.id)
+            return replace(_answered(done[0], done[1], asked), player_id=player_id)
         round_row, rnd = self._open_round(session, table)
         if self._expire(session, table, round_row, rnd):
             return None
-        record = action(rnd, player.name)
+        record = action(rnd, player)
         self._save(round_row, rnd)
-        self._changed(session, table, "bet", {player.id})
+        self._changed(session, table, "bet", {player_id})
         stake = getattr(record, "stake", Decimal(0))
         name = str(getattr(record, "bet", ""))
-        total = sum((w.stake for w in rnd.wagers if w.player == player.name and str(w.bet) == name),
+        total = sum((w.stake for w in rnd.wagers if w.player == player and str(w.bet) == name),
                     Decimal(0))  # fmt: skip
-        placed = PlacedBet(player.name, name, stake, round_row.number, player.id, total)
+        placed = PlacedBet(player, name, stake, round_row.number, player_id, total)
         response = {
             "player": placed.player,
             "bet": placed.bet,
@@ -277,10 +279,10 @@ class Dealing(TableStore):
             "round": placed.round,
             "total": format_amount(total),
         }
-        session.execute(
+        connection.execute(
             KEEP_ANSWER,
             {
-                "player_id": player.id,
+                "player_id": player_id,
                 "key": key,
                 "request": asked,
                 "response": json.dumps(response),
