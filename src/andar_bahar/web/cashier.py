@@ -17,8 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import cast
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import Table, func, insert, select
 from sqlalchemy.orm import Session
 
 from andar_bahar.engine.errors import ActionError, BetError
@@ -75,6 +76,9 @@ def post(
         )
 
 
+LEDGER = cast(Table, LedgerRow.__table__)
+
+
 def post_all(
     session: Session,
     table: ClubTableRow,
@@ -88,12 +92,12 @@ def post_all(
     rows: list[dict[str, object]] = []
     for player_id, name, amount, kind, reason in entries:
         common = {"table_id": table.id, "round_id": round_id, "kind": kind, "created_at": now}
-        rows.append({**common, "player_id": player_id, "amount": as_decimal(amount),
+        rows.append({**common, "player_id": player_id, "amount_micros": as_decimal(amount),
                      "reason": reason})  # fmt: skip
-        rows.append({**common, "player_id": None, "amount": as_decimal(-amount),
+        rows.append({**common, "player_id": None, "amount_micros": as_decimal(-amount),
                      "reason": f"{name}: {reason}"})  # fmt: skip
-    if rows:
-        session.execute(insert(LedgerRow), rows)
+    if rows:  # the table's own INSERT, many rows at once (no ids fetched back)
+        session.connection().execute(insert(LEDGER), rows)
 
 
 def check_balanced(session: Session, table: ClubTableRow, round_id: int | None = None) -> None:
