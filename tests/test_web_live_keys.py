@@ -170,14 +170,25 @@ def test_equal_keys_draw_equal_blocks_in_a_lesson() -> None:
     assert check_keys(snapshots, ids) > 300
 
 
-def test_a_bet_draws_only_the_bettors_blocks_and_the_dealers_list() -> None:
-    service = TableService(Storage.open("sqlite://"), rng=random.Random(9))
+def asha_at_a_table(seed: int) -> tuple[TableService, str, str, str]:
+    """A betting table (wizard's paytable) with Asha seated: the service, the table's code,
+    the dealer's token and Asha's."""
+    service = TableService(Storage.open("sqlite://"), rng=random.Random(seed))
     table = service.create_table(
         name="Keys", kind="betting", pin=PIN,
         procedure=find_procedure("classic"), paytable=find_paytable("wizard"),
     )  # fmt: skip
     code, dealer = table.code, table.dealer_token
-    asha = service.join(code, service.admit_player(code, dealer, "Asha", "500"))
+    return (
+        service,
+        code,
+        dealer,
+        service.join(code, service.admit_player(code, dealer, "Asha", "500")),
+    )
+
+
+def test_a_bet_draws_only_the_bettors_blocks_and_the_dealers_list() -> None:
+    service, code, dealer, asha = asha_at_a_table(9)
     service.join(code, service.admit_player(code, dealer, "Bela", "500"))
     service.open_round(code, dealer)
     before = Snapshot(service.table_snapshot(code, ROAD_LENGTH))
@@ -209,17 +220,21 @@ def test_a_bet_draws_only_the_bettors_blocks_and_the_dealers_list() -> None:
     }
 
 
-def test_a_dealt_card_draws_the_felt_once_for_the_phones_and_the_dealer() -> None:
-    service = TableService(Storage.open("sqlite://"), rng=random.Random(10))
-    table = service.create_table(
-        name="Keys", kind="betting", pin=PIN,
-        procedure=find_procedure("classic"), paytable=find_paytable("wizard"),
-    )  # fmt: skip
-    code, dealer = table.code, table.dealer_token
-    asha = service.join(code, service.admit_player(code, dealer, "Asha", "500"))
+def asha_bets(seed: int, *, to_the_end: bool) -> tuple[TableService, str]:
+    """A betting table where Asha bets 10 on Andar and the dealer deals one card (or to the
+    end, and settles): the service and the table's code."""
+    service, code, dealer, asha = asha_at_a_table(seed)
     service.open_round(code, dealer)
     service.place_bet(code, asha, "andar", "10", key="k")
-    service.deal(code, dealer)
+    while service.deal(code, dealer).status == "open" and to_the_end:
+        pass
+    if to_the_end:
+        service.settle(code, dealer)
+    return service, code
+
+
+def test_a_dealt_card_draws_the_felt_once_for_the_phones_and_the_dealer() -> None:
+    service, code = asha_bets(10, to_the_end=False)
     renderer = TableRenderer(service, make_environment())
     drawn: list[tuple[str, ...]] = []
     blocks = renderer.blocks
@@ -241,18 +256,7 @@ def test_a_dealt_card_draws_the_felt_once_for_the_phones_and_the_dealer() -> Non
 def test_a_settled_rounds_row_is_drawn_once_per_language() -> None:
     from andar_bahar.web.templating import drawn
 
-    service = TableService(Storage.open("sqlite://"), rng=random.Random(11))
-    table = service.create_table(
-        name="Rows", kind="betting", pin=PIN,
-        procedure=find_procedure("classic"), paytable=find_paytable("wizard"),
-    )  # fmt: skip
-    code, dealer = table.code, table.dealer_token
-    asha = service.join(code, service.admit_player(code, dealer, "Asha", "500"))
-    service.open_round(code, dealer)
-    service.place_bet(code, asha, "andar", "10", key="k")
-    while service.deal(code, dealer).status == "open":
-        pass
-    service.settle(code, dealer)
+    service, code = asha_bets(11, to_the_end=True)
     renderer = TableRenderer(service, make_environment())
     snapshot = renderer.read(code)
     (played,) = snapshot.table.player_rounds("Asha")
