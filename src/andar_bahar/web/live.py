@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -61,6 +60,7 @@ from typing import Any, Protocol
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
+from andar_bahar.web.live_text import SERVER_NOW, message_text, with_now
 from andar_bahar.web.notify import ROUND_STEPS, TableEvent
 
 __all__ = [
@@ -86,62 +86,6 @@ SERVICE_RESTART = 1012
 """A socket ended by the server (shutting down, or its viewer signed out): it reconnects."""
 QUEUE = 32
 """Messages waiting for one slow socket; past that it gets the full set instead."""
-SERVER_NOW = "@@server-now@@"
-"""What a block may hold for the server's time (a countdown's ``data-now``): every message
-is sent with the time it was made in its place (:func:`with_now`), so that a block's HTML
-can be kept and sent again while what it shows is the same."""
-
-
-def with_now(text: str, now: datetime) -> str:
-    """*text* with the server's time *now* (ISO 8601, UTC, to the millisecond) for
-    :data:`SERVER_NOW`."""
-    if SERVER_NOW not in text:
-        return text
-    stamp = now.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    return text.replace(SERVER_NOW, stamp)
-
-
-ENCODED_MOST = 4096
-"""Block HTML kept encoded as JSON strings (:func:`message_text`)."""
-_encoded: dict[str, str] = {}
-
-
-def _encode(html: str) -> str:
-    """*html* as a JSON string, each distinct text encoded once (the same blocks go to many
-    pages, and the renderer keeps them: the same text is the same object)."""
-    known = _encoded.get(html)
-    if known is None:
-        if len(_encoded) >= ENCODED_MOST:
-            _encoded.clear()
-        known = _encoded[html] = json.dumps(html, ensure_ascii=False)
-    return known
-
-
-def message_text(
-    head: Mapping[str, Any], blocks: Mapping[str, str], data: Mapping[str, Any], now: datetime
-) -> str:
-    """A live message as JSON text: *head*'s fields (``v``, ``kind`` …), then ``blocks`` and
-    ``data``, with the server's time *now* for :data:`SERVER_NOW` (:func:`with_now`).
-
-    The same as ``json.dumps({**head, "blocks": blocks, "data": data})`` (compact), but each
-    block's HTML is encoded once however many messages carry it.
-
-    >>> now = datetime(2026, 1, 2, tzinfo=UTC)
-    >>> text = message_text({"v": 3}, {"table": '<p a="1">é</p>'}, {"n": 1}, now)
-    >>> json.loads(text) == {"v": 3, "blocks": {"table": '<p a="1">é</p>'}, "data": {"n": 1}}
-    True
-    """
-    parts = [_compact(head)[:-1]]
-    parts.append(',"blocks":{' if head else '"blocks":{')
-    parts.append(",".join(f"{_encode(name)}:{_encode(html)}" for name, html in blocks.items()))
-    parts.append('},"data":')
-    parts.append(_compact(data))
-    parts.append("}")
-    return with_now("".join(parts), now)
-
-
-def _compact(value: Mapping[str, Any]) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 @dataclass(frozen=True, slots=True)
