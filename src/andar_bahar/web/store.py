@@ -192,9 +192,11 @@ class TableStore(Kept):
         key = code.strip().upper() if "\x00" not in code else None  # no code holds a NUL
         table: ClubTableRow | None = None
         if key is not None and lock:
-            found = session.execute(
-                TABLE_VERSION if sqlite else TABLE_VERSION_FOR_UPDATE, {"code": key}
-            ).one_or_none()
+            found = (
+                session.connection()  # one plain statement: no ORM on the way
+                .execute(TABLE_VERSION if sqlite else TABLE_VERSION_FOR_UPDATE, {"code": key})
+                .one_or_none()
+            )
             if found is not None:
                 table = self._kept_table(session, found[0], found[1])
                 if table is None:
