@@ -32,8 +32,9 @@ def with_now(text: str, now: datetime) -> str:
     return text.replace(SERVER_NOW, stamp)
 
 
-ENCODED_MOST = 4096
-"""Block HTML kept encoded as JSON strings (:func:`message_text`)."""
+ENCODED_MOST = 1024
+"""Block HTML kept encoded as JSON strings (:func:`message_text`): the blocks in flight are
+a few per table; a felt with many cards is some 10 kB, so this keeps memory to tens of MB."""
 _encoded: dict[str, str] = {}
 
 
