@@ -79,6 +79,51 @@ def test_a_tables_row_kept_in_memory_is_never_stale(database_url: str) -> None:
         assert a._tables[table_id][1] is not row
 
 
+def test_a_writer_keeps_its_table_row_to_itself_until_its_last_step(postgres_url: str) -> None:
+    """On PostgreSQL a writer's steps after its commit run without the table's lock: the row
+    it kept must go back to memory only after every other step has read it. Forced here: the
+    first bet's writer stops right after it hands the row back, while the dealer closes the
+    bets; a bet after that is refused, and the database says the bets are closed (before the
+    fix, the first writer kept its older round at the dealer's newer version: the close was
+    lost and a late bet accepted — found by review)."""
+    with Storage.open(postgres_url) as storage:
+        service = TableService(storage, rng=random.Random(5))
+        code, dealer, (asha, bo) = _table(service, 2)
+        service.open_round(code, dealer)
+        service.place_bet(code, asha, "andar", "10", key="warm")  # the row is kept from now
+        handed_back, closed = threading.Event(), threading.Event()
+        first = threading.Thread(
+            target=lambda: service.place_bet(code, asha, "andar", "20", key="k1")
+        )
+        on_commit = service._on_commit
+
+        def paused_after_handing_back(session, callback, **options):  # type: ignore[no-untyped-def]
+            if "_keep_table" in callback.__qualname__ and threading.current_thread() is first:
+
+                def hand_back_then_wait() -> None:
+                    callback()
+                    handed_back.set()
+                    closed.wait(10)
+
+                return on_commit(session, hand_back_then_wait, **options)
+            return on_commit(session, callback, **options)
+
+        service._on_commit = paused_after_handing_back  # type: ignore[method-assign]
+        first.start()
+        assert handed_back.wait(10)
+        try:
+            service.close_bets(code, dealer)
+        finally:
+            closed.set()
+        first.join(10)
+        with pytest.raises(BetError):
+            service.place_bet(code, bo, "bahar", "30", key="late")
+        with Storage.open(postgres_url) as again:  # another process reads the database
+            public = TableService(again).state(code).round
+        assert public is not None and not public.bets_open
+        assert public.wagers == (("P0", "andar", Decimal("30")),)  # 10 and 20 on one spot
+
+
 def test_writers_that_arrive_together_share_one_commit(tmp_path: Path) -> None:
     with Storage.open(f"sqlite:///{tmp_path / 'club.sqlite3'}") as storage:
         service = TableService(storage, rng=random.Random(2))

@@ -270,3 +270,21 @@ def test_a_settled_rounds_row_is_drawn_once_per_language() -> None:
     assert kept["en"] is not None and kept["ru"] is not None
     assert "Andar 10" in kept["en"] and "Андар 10" in kept["ru"]
     assert all(kept[lang] in mine[lang]["mine"] for lang in kept)
+
+
+def test_blocks_drawn_alike_across_pages_have_one_text() -> None:
+    """A block kept once for several page kinds (live_keys.ALIKE_ACROSS: the felt, for the
+    phones and the dealer) must be the same template text on each: dealer-only content
+    added to one copy would otherwise reach the phones (found by review)."""
+    from pathlib import Path
+
+    from andar_bahar.web.live_keys import ALIKE_ACROSS
+
+    folder = Path(__file__).parents[1] / "src" / "andar_bahar" / "web" / "templates"
+    texts: dict[str, set[str]] = defaultdict(set)
+    for (page, block), common in ALIKE_ACROSS.items():
+        source = (folder / f"{page}.html").read_text(encoding="utf-8")
+        found = re.search(r"\{% block " + block + r" %\}(.*?)\{% endblock %\}", source, re.S)
+        assert found is not None, f"{page}.html has no block {block}"
+        texts[common].add(" ".join(found.group(1).split()))
+    assert texts and all(len(text) == 1 for text in texts.values()), texts

@@ -164,7 +164,9 @@ class Kept(Transactions):
             if known is None or known[0] <= table.version:
                 self._tables[table.id] = (table.version, table)
 
-        self._on_commit(session, keep)
+        # Last: once kept, another thread's writer may take the row and change it (on
+        # PostgreSQL the lock is gone by now), so this transaction's other steps read it first.
+        self._on_commit(session, keep, last=True)
 
     # -- the rounds kept in memory -----------------------------------------------------
 
@@ -235,14 +237,17 @@ class Kept(Transactions):
             if session.info.get(DIRTY):  # a step of the batch failed half-way: read again
                 return
             row_id, rnd, row = session.info[ROUNDS][table.id]
-            known = self._rounds.get(table.id)
-            if known is None or known[0] <= table.version:
-                self._rounds[table.id] = (table.version, row_id, rnd, row)
-            public = public_round(row, rnd)
-            self._publics[table.id] = (table.version, row_id, public)
+            version = table.version  # still this transaction's row (kept last, above)
+            public = public_round(row, rnd)  # before the round is kept: then it is shared
+            seen = self._publics.get(table.id)
+            if seen is None or seen[0] <= version:
+                self._publics[table.id] = (version, row_id, public)
             change = session.info.get(CHANGES, {}).get(table.id)
             if change is not None and ROUND_ONLY.issuperset(change.kinds):
-                self._moved_on(table.id, table.version, public)
+                self._moved_on(table.id, version, public)
+            known = self._rounds.get(table.id)
+            if known is None or known[0] <= version:
+                self._rounds[table.id] = (version, row_id, rnd, row)
 
         self._on_commit(session, keep)
 

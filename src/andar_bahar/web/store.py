@@ -57,7 +57,6 @@ CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 # The hot path's lookups, built once with bound parameters (a statement built per request
 # costs more than SQLAlchemy's cached compilation of it).
 TABLE_BY_CODE = select(ClubTableRow).where(ClubTableRow.code == bindparam("code"))
-TABLE_BY_CODE_FOR_UPDATE = TABLE_BY_CODE.with_for_update()
 TABLE_VERSION = select(ClubTableRow.id, ClubTableRow.version).where(
     ClubTableRow.code == bindparam("code")
 )

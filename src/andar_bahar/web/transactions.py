@@ -142,7 +142,8 @@ class Transactions:
             self._committed(session, events)
 
     def _committed(self, session: Session, events: list[TableEvent]) -> None:
-        for callback in session.info.get(ON_COMMIT, ()):
+        steps: list[tuple[bool, Callable[[], None]]] = session.info.get(ON_COMMIT, [])
+        for _, callback in sorted(steps, key=lambda step: step[0]):  # stable: in order
             callback()
         if self._channel is None:
             for made in events:
@@ -248,9 +249,11 @@ class Transactions:
             known.players = None if players is None else known.players | players
 
     @staticmethod
-    def _on_commit(session: Session, callback: Callable[[], None]) -> None:
-        """Run *callback* once this transaction has committed (never if it rolls back)."""
-        session.info.setdefault(ON_COMMIT, []).append(callback)
+    def _on_commit(session: Session, callback: Callable[[], None], *, last: bool = False) -> None:
+        """Run *callback* once this transaction has committed (never if it rolls back), in
+        the order given; *last*: after every other one (one that hands an object this
+        transaction used to other threads: nothing of the transaction may read it after)."""
+        session.info.setdefault(ON_COMMIT, []).append((last, callback))
 
     def _finish(self, session: Session) -> list[TableEvent]:
         """Before the commit: one more on the version of every table changed, and its event."""
