@@ -112,7 +112,14 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.dist = "worksteal"  # tests of very unequal length: idle workers steal
 
 
-LONG_FIRST = ("test_tui_", "test_web_browser_", "test_fuzz", "test_bench_", "test_web_recovery")
+LONG_FIRST = (
+    "test_tui_",
+    "test_web_browser_",
+    "test_fuzz",
+    "test_bench_",
+    "test_web_recovery",
+    "test_web_workers",
+)
 """Modules whose tests take seconds each (terminal walks, Chromium, fuzzers, killed servers)."""
 
 WHOLE = "test_web_browser_"
