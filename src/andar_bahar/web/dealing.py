@@ -41,7 +41,6 @@ from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.models import (
     ClubTableRow,
     IdempotencyRow,
-    TablePlayerRow,
     TableRoundRow,
 )
 from andar_bahar.web.cashier import check_balanced, post_all
@@ -53,7 +52,7 @@ from andar_bahar.web.records import (
     placed_from_json,
     public_round,
 )
-from andar_bahar.web.store import TableStore
+from andar_bahar.web.store import PLAYERS_IN_ORDER, TableStore
 
 __all__ = ["MAX_TIMER", "Dealing"]
 
@@ -66,10 +65,6 @@ FIRST_ANSWER: Select[str | None, str] = select(_ANSWERS.c.request, _ANSWERS.c.re
 )
 KEEP_ANSWER = insert(_ANSWERS)
 """The first answer to a player's request key: read, and kept (plain statements, built once)."""
-PLAYER_NAMES = select(TablePlayerRow.name, TablePlayerRow.id).where(
-    TablePlayerRow.table_id == bindparam("table")
-)
-"""Every player of a table (name → id, for the settlement's ledger entries)."""
 
 
 class Dealing(TableStore):
@@ -357,8 +352,8 @@ class Dealing(TableStore):
             row, rnd = self._open_round(session, table)
             settlement = rnd.settle().settlement
             assert settlement is not None
-            found = session.execute(PLAYER_NAMES, {"table": table.id})
-            players: dict[str, int] = dict(found.all())  # Result has keys(): not a mapping
+            found = session.execute(PLAYERS_IN_ORDER, {"table": table.id})
+            players = {name: player_id for player_id, name in found}
             now = self._now()
             post_all(session, table, (
                 (players[player], player, amount, "stake" if amount < 0 else "return", reason)

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from andar_bahar.web.templating import Drawn
+
 __all__ = ["ENCODED_MOST", "SERVER_NOW", "message_text", "with_now"]
 
 SERVER_NOW = "@@server-now@@"
@@ -35,18 +37,13 @@ def with_now(text: str, now: datetime) -> str:
 ENCODED_MOST = 1024
 """Block HTML kept encoded as JSON strings (:func:`message_text`): the blocks in flight are
 a few per table; a felt with many cards is some 10 kB, so this keeps memory to tens of MB."""
-_encoded: dict[str, str] = {}
+_ENCODED = Drawn(ENCODED_MOST)
 
 
 def _encode(html: str) -> str:
     """*html* as a JSON string, each distinct text encoded once (the same blocks go to many
     pages, and the renderer keeps them: the same text is the same object)."""
-    known = _encoded.get(html)
-    if known is None:
-        if len(_encoded) >= ENCODED_MOST:
-            _encoded.clear()
-        known = _encoded[html] = json.dumps(html, ensure_ascii=False)
-    return known
+    return _ENCODED.draw(html, json.dumps, html, ensure_ascii=False)
 
 
 def message_text(

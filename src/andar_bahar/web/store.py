@@ -65,12 +65,12 @@ DEALER_SESSION = select(DealerSessionRow.id).where(
     DealerSessionRow.table_id == bindparam("table"),
     DealerSessionRow.token_hash == bindparam("hash"),
 )
-SEATED = select(TablePlayerRow).where(
-    TablePlayerRow.table_id == bindparam("table"), TablePlayerRow.token_hash == bindparam("hash")
+_HOLDING = (
+    TablePlayerRow.table_id == bindparam("table"),
+    TablePlayerRow.token_hash == bindparam("hash"),
 )
-SEAT = select(TablePlayerRow.id, TablePlayerRow.name).where(
-    TablePlayerRow.table_id == bindparam("table"), TablePlayerRow.token_hash == bindparam("hash")
-)
+SEATED = select(TablePlayerRow).where(*_HOLDING)
+SEAT = select(TablePlayerRow.id, TablePlayerRow.name).where(*_HOLDING)
 CURRENT_ROUND = (
     select(TableRoundRow)
     .options(defer(TableRoundRow.record))

@@ -152,10 +152,10 @@ def number(context: Context, value: Decimal | int) -> str:
 
 class Drawn:
     """Pieces of HTML that never change once drawn (a card's face, a settled round's row),
-    kept by what they show, in one language: a template asks :meth:`get`, else draws the
-    piece (a macro) and keeps it with :meth:`put`::
+    kept by what they show, in one language: a template asks :meth:`draw` for the piece,
+    which calls the macro only when the piece is not kept::
 
-        {% set kept = drawn_cards.get(key) %}{{ kept if kept is not none else drawn_cards.put(key, card(…)) }}
+        {{ drawn_cards.draw(key, card, d.card, d.matched) }}
 
     *key* must hold everything the piece shows (a frozen record): equal keys, equal HTML. A
     key that cannot be hashed (a record holding a dict) is never kept: drawn each time.
@@ -167,12 +167,18 @@ class Drawn:
     '<b>A</b>'
     >>> pieces.put(({"a": 1},), "<i>x</i>"), pieces.get(({"a": 1},))
     ('<i>x</i>', None)
+    >>> pieces.draw(("K♥", True), lambda rank: f"<b>{rank}</b>", "K")
+    '<b>K</b>'
     """
 
-    MOST = 4096
-
-    def __init__(self) -> None:
+    def __init__(self, most: int = 4096) -> None:
         self._pieces: dict[object, str] = {}
+        self._most = most
+
+    def draw(self, key: object, draw: Callable[..., str], /, *args: Any, **kwargs: Any) -> str:
+        """The piece kept for *key*, else ``draw(*args, **kwargs)``, kept for *key*."""
+        kept = self.get(key)
+        return kept if kept is not None else self.put(key, draw(*args, **kwargs))
 
     def get(self, key: object) -> str | None:
         try:
@@ -181,7 +187,7 @@ class Drawn:
             return None
 
     def put(self, key: object, html: str) -> str:
-        if len(self._pieces) >= self.MOST:
+        if len(self._pieces) >= self._most:
             self._pieces.clear()
         with contextlib.suppress(TypeError):  # not hashable: not kept
             self._pieces[key] = html
