@@ -153,9 +153,12 @@ class Page:
     opened: asyncio.Queue[int] = field(default_factory=asyncio.Queue)
     """Rounds whose opening this page has seen (the players bet then)."""
     messages: int = 0
+    socket_id: str = field(default_factory=lambda: secrets.token_hex(12))
+    """As live.js: the id its socket opens with (``?s=``) and its actions send."""
 
     def headers(self) -> dict[str, str]:
-        return {"Cookie": self.cookies, "HX-Request": "true", "X-CSRF-Token": self.csrf}
+        return {"Cookie": self.cookies, "HX-Request": "true", "X-CSRF-Token": self.csrf,
+                "X-Live-Socket": self.socket_id}  # fmt: skip
 
     def apply(self, message: dict[str, Any], *, complete: bool = True) -> None:
         """As live.js does: blocks replaced; the version only from a complete message."""
@@ -229,7 +232,7 @@ async def live_page(base: str, url: str, cookies: str, csrf: str, kind: str) -> 
     code = url.rsplit("/", 1)[-1]
     ws = base.replace("http://", "ws://")
     page.socket = await connect(
-        f"{ws}/ws/{code}?page={kind}&v={page.version}&lang=en",
+        f"{ws}/ws/{code}?page={kind}&v={page.version}&lang=en&s={page.socket_id}",
         additional_headers={"Cookie": cookies}, open_timeout=TIMEOUT, max_queue=None,
         compression=None,
     )  # fmt: skip

@@ -6,7 +6,8 @@
 - A page that opens its socket with an old version gets every block of its page in one
   message; one that is current gets nothing until something changes.
 - The dealer's page is refused (1008) without the dealer's cookie.
-- The answer to a phone's own bet carries its own blocks (a fresh bet form, a new key).
+- The answer to a phone's own bet carries its own blocks (a fresh bet form, a new key);
+  what a page's own action changed is not sent down that page's socket again.
 
 On SQLite, and on PostgreSQL when ANDAR_BAHAR_TEST_POSTGRES_URL is set (there every
 message comes back through LISTEN/NOTIFY).
@@ -130,6 +131,45 @@ def test_each_socket_gets_only_what_its_viewer_may_see(site: TestClient) -> None
     )
     assert "balance" not in text["stranger"]  # a public viewer: no balance, no one's bets
     assert all(set(m["blocks"]) <= PLAYER_SHARED for m in seen_by["stranger"])
+
+
+def test_a_pages_own_action_is_not_sent_down_its_own_socket(site: TestClient) -> None:
+    """A page names its socket (``?s=``) and sends that id with its actions (live.js,
+    table.js): the change its action made comes in the action's answer, and its socket
+    is not sent it again — only what else changed (notify.ACTOR, live.Room._answered).
+    Another page of the same player, not named, gets its own blocks as before."""
+    table = Table(site)
+    v = table.version()
+    asha, phone, dealer = "ashasock01", table.phones["Asha"], table.dealer
+    with (
+        phone.websocket_connect(f"/ws/{table.code}?page=player&v={v}&s={asha}") as named,
+        table.follow(phone, "player", v) as other_tab,
+        dealer.websocket_connect(f"/ws/{table.code}?page=dealer&v={v}&s=dealersock1") as desk,
+    ):
+        table.first_look_done()
+        table.do("rounds")  # v + 1, by the API: no page's action
+        for ws in (named, other_tab, desk):
+            assert next_message(ws, v + 1)["v"] == v + 1
+        bet = phone.post(f"/play/{table.code}/bet", data={"bet": "andar", "stake": "5", "key": "b1"},
+                         headers={"HX-Request": "true", "X-CSRF-Token": csrf(phone),
+                                  "X-Live-Socket": asha})  # fmt: skip
+        assert set(bet.json()["blocks"]) == PLAYER_OWN  # v + 2: the answer brings them
+        assert next_message(desk, v + 2)["v"] == v + 2  # the dealer's list of bets
+        tab = next_message(other_tab, v + 2)
+        assert tab["v"] == v + 2 and PLAYER_OWN & set(tab["blocks"])
+        ravi = table.phones["Ravi"]  # names the dealer's socket: a player's bet is not the dealer's
+        ravi.post(f"/play/{table.code}/bet", data={"bet": "bahar", "stake": "7", "key": "b2"},
+                  headers={"HX-Request": "true", "X-CSRF-Token": csrf(ravi),
+                           "X-Live-Socket": "dealersock1"})  # fmt: skip
+        step = dealer.post(f"/dealer/{table.code}/round/deal",
+                           headers={"HX-Request": "true", "X-CSRF-Token": csrf(dealer),
+                                    "X-Live-Socket": "dealersock1"})  # fmt: skip
+        assert step.json()["complete"] is True and step.json()["v"] == v + 4
+        card = next_message(named, v + 2)  # its own bet (v + 2) never came down this socket
+        assert card["v"] == v + 4 and not PLAYER_OWN & set(card["blocks"])
+        table.do("actions/deal")  # v + 5
+        assert next_message(desk, v + 3)["v"] == v + 3  # Ravi's bet: the dealer's page is told
+        assert next_message(desk, v + 4)["v"] == v + 5  # its own card (v + 4) did not come
 
 
 def test_no_message_holds_an_undealt_card(site: TestClient, database_url: str) -> None:

@@ -32,7 +32,12 @@ for that follower, and a message that would bring a page no block and no data it
 not got (another phone's bet, to a phone) is not sent at all; all three only make
 messages fewer and smaller. So the ``v`` a page receives may jump (17, then 20): that
 is not a gap — the server keeps, for each socket, what it was sent, and a socket that
-really fell behind gets the full set. The element rule:
+really fell behind gets the full set. Likewise, a change made by a page's own action
+(its socket named in the event: :data:`~andar_bahar.web.notify.ACTOR`) is not sent down
+that page's socket when the render is at the change's own version: the answer to the
+action, drawn from the same blocks, brings it (every block to a dealer's page, its own
+ones to a phone; :data:`COMPLETE_ANSWERS`), and the socket gets only the rest. The
+element rule:
 ``data-live-block="NAME"`` is on the element, the Jinja block ``NAME`` renders its
 *inside*, and a message replaces the inside.
 
@@ -51,6 +56,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -61,9 +67,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
 from andar_bahar.web.live_text import SERVER_NOW, message_text, with_now
-from andar_bahar.web.notify import ROUND_STEPS, TableEvent
+from andar_bahar.web.notify import PLAYER_STEPS, ROUND_STEPS, TableEvent
 
 __all__ = [
+    "COMPLETE_ANSWERS",
     "POLICY_VIOLATION",
     "QUEUE",
     "SERVER_NOW",
@@ -84,6 +91,9 @@ POLICY_VIOLATION = 1008
 """A socket refused (who it is may not follow this page): the browser stops retrying."""
 SERVICE_RESTART = 1012
 """A socket ended by the server (shutting down, or its viewer signed out): it reconnects."""
+COMPLETE_ANSWERS = frozenset({"dealer"})
+"""The roles whose actions are answered with every block of their page (the page is then
+at the answer's version); other roles' answers bring their own blocks."""
 QUEUE = 32
 """Messages waiting for one slow socket; past that it gets the full set instead."""
 
@@ -149,8 +159,10 @@ class Renderer(Protocol):
 class Follower:
     """One socket following one table: what its page has, and the messages on their way."""
 
-    def __init__(self, viewer: Viewer, version: int) -> None:
+    def __init__(self, viewer: Viewer, version: int, socket: str | None = None) -> None:
         self.viewer = viewer
+        self.socket = socket
+        """The id its page names its own actions by (:data:`~andar_bahar.web.notify.ACTOR`)."""
         self.version = version
         """The newest ``v`` sent (or the page's, until the first message)."""
         self.memo: dict[str, str] = {}
@@ -217,7 +229,10 @@ class Room:
 
     def wake(self) -> None:
         if self.task is None or self.task.done():
-            self.task = asyncio.ensure_future(self._run())
+            # A context of its own: not the one of the request whose commit woke it (its
+            # notify.ACTOR would name the bets' timer closing them as that page's action).
+            loop = asyncio.get_running_loop()
+            self.task = loop.create_task(self._run(), context=contextvars.Context())
 
     async def _run(self) -> None:
         # Follower state changes only here, between renders, and in _render (one at a time).
@@ -275,11 +290,20 @@ class Room:
                 full or event is None or event.players is None or player in event.players
             )
             said: tuple[Mapping[str, Any], Mapping[str, Any] | None] = (common.data, None)
+            own: Mapping[str, str] = {}
             if mine:
-                own = renderer.private(snapshot, follower.viewer)
-                blocks, data = {**blocks, **own.blocks}, {**data, **own.data}
-                said = (common.data, own.data)
+                drawn = renderer.private(snapshot, follower.viewer)
+                own, blocks, data = drawn.blocks, {**blocks, **drawn.blocks}, {**data, **drawn.data}
+                said = (common.data, drawn.data)
             memo = follower.memo
+            if (
+                event is not None
+                and follower.socket in event.actors
+                and _may_have_made(follower.viewer, event)
+                and version == event.version
+                and not full
+            ):
+                self._answered(follower, blocks, own, said)
             if not full:  # only what differs from what it has (the same text: the same object)
                 blocks = {k: v for k, v in blocks.items() if memo.get(k) != v}
                 if (
@@ -301,6 +325,23 @@ class Room:
                     texts[key] = text
             out.append((follower, text))
         return out, renderer.deadline(snapshot)
+
+    @staticmethod
+    def _answered(
+        follower: Follower,
+        blocks: Mapping[str, str],
+        own: Mapping[str, str],
+        said: tuple[Mapping[str, Any], Mapping[str, Any] | None],
+    ) -> None:
+        """The change is the follower's page's own action, and the answer to it (drawn at
+        this version) brings the page every block and value (a dealer's page: a complete
+        answer) or its own ones (a phone's): they need not come down the socket too."""
+        if follower.viewer.role in COMPLETE_ANSWERS:
+            follower.memo.update(blocks)
+            follower.said = said
+        else:
+            follower.memo.update(own)
+            follower.said = (follower.said[0], said[1])
 
     def _schedule(self, deadline: datetime | None) -> None:
         """Close the bets at *deadline* (once per deadline; cancelled when it changes)."""
@@ -351,7 +392,7 @@ class Hub:
         loop = self.loop
         if loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):  # the loop is closing
-                loop.call_soon_threadsafe(self.deliver, event)
+                loop.call_soon_threadsafe(self.deliver, event, context=contextvars.Context())
 
     async def resync(self) -> None:
         """Events may have been missed: every follower gets its full set again."""
@@ -360,14 +401,16 @@ class Hub:
             room.wake()
 
     @contextlib.asynccontextmanager
-    async def follow(self, code: str, viewer: Viewer, version: int) -> AsyncIterator[Follower]:
+    async def follow(
+        self, code: str, viewer: Viewer, version: int, socket: str | None = None
+    ) -> AsyncIterator[Follower]:
         """Follow table *code* from *version* (what the page has): a first message brings it
-        up to date if it is older."""
+        up to date if it is older. *socket*: the id the page names its own actions by."""
         key = code.upper()
         room = self.rooms.get(key)
         if room is None:
             room = self.rooms[key] = Room(self, key)
-        follower = Follower(viewer, version)
+        follower = Follower(viewer, version, socket)
         room.followers.add(follower)
         room.wake()
         try:
@@ -388,6 +431,15 @@ class Hub:
         for room in list(self.rooms.values()):
             room.close()
         self.rooms.clear()
+
+
+def _may_have_made(viewer: Viewer, event: TableEvent) -> bool:
+    """Whether *viewer* can have made *event* (a dealer's step, or this player's own bet or
+    marker): a socket id named by anyone else's action (a guessed or leaked one) then keeps
+    nothing from that socket."""
+    if viewer.role in COMPLETE_ANSWERS:
+        return event.kind not in PLAYER_STEPS
+    return event.kind in PLAYER_STEPS and event.players == frozenset({viewer.player_id})
 
 
 def hub_of(conn: HTTPConnection) -> Hub:

@@ -32,7 +32,7 @@ from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.i18n import translations
 from andar_bahar.web.context import request_info
 from andar_bahar.web.forms import paytable_rows
-from andar_bahar.web.live import SERVER_NOW, Viewer, message_text, with_now
+from andar_bahar.web.live import COMPLETE_ANSWERS, SERVER_NOW, Viewer, message_text, with_now
 from andar_bahar.web.live_socket import add_live_route
 from andar_bahar.web.page_views import dealer_view, player_view
 from andar_bahar.web.records import RoundSummary, TableSnapshot, TableState
@@ -243,7 +243,7 @@ def answer(
     snapshot = club.renderer.read(code)
     if viewer is None:
         viewer = Viewer(page, "public", request_info(request).lang)
-    complete = viewer.role == "dealer"
+    complete = viewer.role in COMPLETE_ANSWERS
     rendered = club.renderer.answer(snapshot, viewer, complete=complete)
     head = {"v": snapshot.state.version, "kind": "answer", "complete": complete}
     data = {**rendered.data, "note": note} if note else rendered.data

@@ -1,7 +1,8 @@
 """The WebSocket route of the live pages: one socket per page, the hub's messages sent down it.
 
-:func:`add_live_route` adds ``/ws/{code}?v=N`` (the version the page has); who the socket
-is comes from the app's *identify* (the page's cookies). Each socket is a
+:func:`add_live_route` adds ``/ws/{code}?v=N&s=ID`` (the version the page has, the id its
+own actions name the socket by); who the socket is comes from the app's *identify* (the
+page's cookies). Each socket is a
 :class:`~andar_bahar.web.live.Follower` of its table's room; :func:`serve_follower` sends
 its messages in order and answers the browser's ``ping`` with ``pong``.
 """
@@ -17,10 +18,13 @@ from fastapi import FastAPI
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from andar_bahar.web.live import POLICY_VIOLATION, SERVICE_RESTART, Follower, Hub, Viewer
+from andar_bahar.web.notify import SOCKET_HEADER, SOCKET_ID
 
 __all__ = [
     "POLICY_VIOLATION",
     "SERVICE_RESTART",
+    "SOCKET_HEADER",
+    "SOCKET_ID",
     "TABLE_CODE",
     "Identify",
     "add_live_route",
@@ -31,6 +35,7 @@ log = logging.getLogger(__name__)
 
 TABLE_CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """The table codes the live route accepts."""
+
 Identify = Callable[[WebSocket, str], Awaitable[Viewer | None]]
 """Who the socket following table *code* is (``None``: it may not; closed with 1008)."""
 
@@ -81,7 +86,8 @@ async def serve_follower(websocket: WebSocket, follower: Follower) -> None:
 
 
 def add_live_route(app: FastAPI, hub: Hub, identify: Identify, *, path: str = "/ws/{code}") -> None:
-    """Add the WebSocket route *path* (named ``live``): ``?v=N`` is the version the page has.
+    """Add the WebSocket route *path* (named ``live``): ``?v=N`` is the version the page has,
+    ``?s=ID`` the id its own actions name it by (:data:`~andar_bahar.web.notify.SOCKET_HEADER`).
 
     A code that is not a table code, or a socket *identify* refuses, is closed with
     1008 (the browser then stops retrying). Text ``ping`` is answered ``pong``.
@@ -97,7 +103,9 @@ def add_live_route(app: FastAPI, hub: Hub, identify: Identify, *, path: str = "/
         if viewer is None:
             await websocket.close(code=POLICY_VIOLATION)
             return
-        async with hub.follow(code, viewer, version) as follower:
+        socket = websocket.query_params.get("s", "")
+        named = socket if SOCKET_ID.fullmatch(socket) else None
+        async with hub.follow(code, viewer, version, named) as follower:
             await serve_follower(websocket, follower)
 
     app.add_api_websocket_route(path, live, name="live")

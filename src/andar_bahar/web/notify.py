@@ -12,7 +12,7 @@ order too).
 The channel is per database *and* schema (``andar_bahar`` or ``andar_bahar_<schema>``),
 so that two clubs in two schemas of one server do not hear each other.
 
->>> event = TableEvent("K7QX2M", 12, "bet", frozenset({3}))
+>>> event = TableEvent("K7QX2M", 12, "bet", frozenset({3}), frozenset({"f3a9c2e1d0b4"}))
 >>> TableEvent.from_json(event.to_json()) == event
 True
 >>> TableEvent.from_json('{"t": 1}') is None
@@ -29,11 +29,23 @@ import json
 import logging
 import re
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from sqlalchemy import Engine, make_url, text
 
-__all__ = ["ROUND_STEPS", "Listener", "TableEvent", "channel_name", "channel_of", "psycopg_dsn"]
+__all__ = [
+    "ACTOR",
+    "PLAYER_STEPS",
+    "ROUND_STEPS",
+    "SOCKET_HEADER",
+    "SOCKET_ID",
+    "Listener",
+    "TableEvent",
+    "channel_name",
+    "channel_of",
+    "psycopg_dsn",
+]
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +58,19 @@ ROUND_STEPS = frozenset({"open", "timer", "close", "target", "marker", "bet", "d
 """The kinds of event that are steps of a round: none changes who holds a seat or a dealer's
 sign-in, so a live page's renderer keeps what it read of those; any other kind
 (``"change"``: a join, a new seat code, a sign-in …) may change them."""
+PLAYER_STEPS = frozenset({"bet", "marker"})
+"""The steps a player takes (the others are the dealer's)."""
+
+
+SOCKET_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
+"""The ids a live page may give its socket (``/ws/CODE?s=ID``) and send with its own actions."""
+SOCKET_HEADER = "X-Live-Socket"
+"""The header of a page's own action that names the page's socket."""
+ACTOR: ContextVar[str | None] = ContextVar("andar_bahar_actor", default=None)
+"""The socket of the page whose action the current request is (its :data:`SOCKET_HEADER`;
+``None``: none named): the changes it makes name it among their :attr:`TableEvent.actors`,
+and the live messages of those changes are not sent down that socket, since the answer
+to the action brings the page what changed (:mod:`~andar_bahar.web.live`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,13 +87,16 @@ class TableEvent:
     version: int
     kind: str
     players: frozenset[int] | None = None
+    actors: frozenset[str] = frozenset()
+    """The sockets of the pages whose own actions made the change (:data:`ACTOR`): the
+    answers to those actions bring the pages what changed."""
 
     def to_json(self) -> str:
         players = None if self.players is None else sorted(self.players)
-        return json.dumps(
-            {"t": self.code, "v": self.version, "k": self.kind, "p": players},
-            separators=(",", ":"),
-        )
+        data: dict[str, object] = {"t": self.code, "v": self.version, "k": self.kind, "p": players}
+        if self.actors:
+            data["a"] = sorted(self.actors)
+        return json.dumps(data, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, payload: str) -> TableEvent | None:
@@ -81,17 +109,19 @@ class TableEvent:
                 int(data["v"]),
                 str(data["k"]),
                 None if players is None else frozenset(int(p) for p in players),
+                frozenset(str(a) for a in data.get("a", ())),
             )
         except (ValueError, KeyError, TypeError):
             return None
 
     def merge(self, other: TableEvent) -> TableEvent:
-        """One event for both (the later version and kind; the players of both)."""
+        """One event for both (the later version, kind and actors; the players of both:
+        an answer drawn at the earlier version does not bring a page the later one)."""
         players = (
             None if self.players is None or other.players is None else self.players | other.players
         )
         later = other if other.version >= self.version else self
-        return TableEvent(self.code, later.version, later.kind, players)
+        return TableEvent(self.code, later.version, later.kind, players, later.actors)
 
 
 def channel_name(schema: str) -> str:

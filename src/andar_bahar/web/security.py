@@ -56,6 +56,7 @@ from starlette.types import Message as ASGIMessage
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.context import CSRF_COOKIE, INFO_KEY, RequestInfo
 from andar_bahar.web.language import LANG_COOKIE, LANG_PARAMETER, choose_language
+from andar_bahar.web.notify import ACTOR, SOCKET_HEADER, SOCKET_ID
 
 __all__ = [
     "BODY_TOO_LARGE",
@@ -395,7 +396,15 @@ class WebMiddleware:
                 response = await self.reject(Request(scope, receive), problem, status)
                 await response(scope, receive, send_with_headers)
                 return
-        await self.app(scope, receive, send_with_headers)
+        socket = conn.headers.get(SOCKET_HEADER)  # a live page's own action: see notify.ACTOR
+        if socket is None or scope["method"] in SAFE_METHODS or not SOCKET_ID.fullmatch(socket):
+            await self.app(scope, receive, send_with_headers)
+            return
+        acting = ACTOR.set(socket)
+        try:
+            await self.app(scope, receive, send_with_headers)
+        finally:
+            ACTOR.reset(acting)
 
     @staticmethod
     async def _bounded(receive: Receive, conn: HTTPConnection) -> tuple[Receive, bool]:

@@ -10,7 +10,6 @@ tables (the registry of pages and blocks, and what a block sees, are in
 from __future__ import annotations
 
 import threading
-from contextlib import nullcontext
 from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
@@ -101,9 +100,8 @@ class TableRenderer:
         template = self.env.get_template(LIVE_PAGES[viewer.page].template)
         context = block_context(snapshot, viewer, answering=answering)
         context.update(page_extras(viewer, context["state"], snapshot.table, SERVER_NOW, names))
-        return {
-            name: "".join(template.blocks[name](template.new_context(context))) for name in names
-        }
+        drawing = template.new_context(context)  # one for all: a block changes no variable of it
+        return {name: "".join(template.blocks[name](drawing)) for name in names}
 
     def _kept_or_drawn(
         self, snapshot: Snapshot, viewer: Viewer, names: tuple[str, ...], *, answering: bool
@@ -114,9 +112,9 @@ class TableRenderer:
         the same page, role and language (or of every page that draws it alike:
         :func:`~andar_bahar.web.live_keys.alike_group`): a key holds whatever of the
         viewer the block shows (:mod:`~andar_bahar.web.live_keys`), so equal keys draw
-        equal HTML. Blocks every viewer of a group sees are drawn by one thread at a
-        time per table, so that a dealer's answer and the live message drawing them at
-        once draw them once.
+        equal HTML. A table's blocks are drawn by one thread at a time, so that an answer
+        and the live message drawing the same ones at once (the dealer's felt, a bettor's
+        own spots) draw them once.
         """
         seen = snapshot.seen_by(viewer)
         mine = snapshot.table.player_rounds(viewer.player) if viewer.player else []
@@ -125,7 +123,7 @@ class TableRenderer:
         keys = {n: key_of(page, n, seen, snapshot.recent, mine, viewer.player) for n in names}
         found = self._found(code, viewer, keys)
         if len(found) < len(names):
-            with self._drawing(code) if viewer.player is None else nullcontext():
+            with self._drawing(code):
                 found.update(
                     self._found(code, viewer, {n: keys[n] for n in names if n not in found})
                 )

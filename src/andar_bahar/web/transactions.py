@@ -37,7 +37,7 @@ from sqlalchemy.pool import StaticPool
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.storage import READ_ONLY_OPTION, Storage
 from andar_bahar.storage.models import ClubTableRow
-from andar_bahar.web.notify import ROUND_STEPS, TableEvent, channel_of
+from andar_bahar.web.notify import ACTOR, ROUND_STEPS, TableEvent, channel_of
 
 __all__ = ["MAX_BATCH", "Transactions"]
 
@@ -58,6 +58,8 @@ class Change:
     table: ClubTableRow
     kinds: list[str]
     players: set[int] | None
+    actors: set[str] = field(default_factory=set)
+    """The pages whose own actions these are (:data:`~andar_bahar.web.notify.ACTOR`)."""
 
     @property
     def kind(self) -> str:
@@ -242,11 +244,13 @@ class Transactions:
         changes: dict[int, Change] = session.info.setdefault(CHANGES, {})
         known = changes.get(table.id)
         if known is None:
-            changes[table.id] = Change(table, [kind], None if players is None else set(players))
-            return
-        known.kinds.append(kind)
-        if known.players is not None:
+            known = changes[table.id] = Change(table, [], None if players is None else set(players))
+        elif known.players is not None:
             known.players = None if players is None else known.players | players
+        known.kinds.append(kind)
+        actor = ACTOR.get()
+        if actor is not None:
+            known.actors.add(actor)
 
     @staticmethod
     def _on_commit(session: Session, callback: Callable[[], None], *, last: bool = False) -> None:
@@ -264,7 +268,8 @@ class Transactions:
             table = change.table
             table.version = (table.version or 0) + 1
             players = None if change.players is None else frozenset(change.players)
-            events.append(TableEvent(table.code, table.version, change.kind, players))
+            actors = frozenset(change.actors)
+            events.append(TableEvent(table.code, table.version, change.kind, players, actors))
         if events:
             session.flush()
         if self._channel is not None:
@@ -285,7 +290,7 @@ def _start(session: Session) -> None:
 def _keep(session: Session) -> tuple[dict[int, Change], int]:
     """What a writer of a batch may change in ``session.info``, as it was before it."""
     changes = {
-        k: Change(c.table, list(c.kinds), None if c.players is None else set(c.players))
+        k: Change(c.table, [*c.kinds], None if c.players is None else {*c.players}, {*c.actors})
         for k, c in session.info.get(CHANGES, {}).items()
     }
     return changes, len(session.info.get(ON_COMMIT, []))

@@ -8,6 +8,8 @@
    The answer to an htmx action of this page may be such a message too (header X-Live):
    its blocks are applied the same way, its version only when it is "complete", and the
    form the action came from is reset.
+   Its socket has an id (?s=ID) that the page's own actions send (header X-Live-Socket): the
+   server then does not send down the socket what their answers brought.
    Reconnects with backoff (0.5 s doubling to 30 s), pings, and says "reconnecting…" in
    #live-status while down (<body class="live-down">; table.js says when it is back); on
    reconnecting the server sends whatever was missed, at once, in one message. */
@@ -26,6 +28,26 @@
   var SILENCE = 60000;      // … and give the socket up after this long without a word
   var POLICY = 1008;        // the server refused this page: retrying will not help
 
+  // This page's socket id: its own actions send it (X-Live-Socket), so that what their
+  // answers bring the page is not sent down the socket again.
+  var socketId = (function () {
+    var bytes = new Uint8Array(12);
+    if (window.crypto && window.crypto.getRandomValues) {
+      window.crypto.getRandomValues(bytes);
+    } else {
+      for (var i = 0; i < bytes.length; i += 1) {
+        bytes[i] = Math.floor(Math.random() * 256);
+      }
+    }
+    return Array.prototype.map.call(bytes, function (b) {
+      return ("0" + b.toString(16)).slice(-2);
+    }).join("");
+  })();
+  body.setAttribute("data-live-socket", socketId);   // table.js sends it with its fetches
+  document.addEventListener("htmx:configRequest", function (event) {
+    event.detail.headers["X-Live-Socket"] = socketId;
+  });
+
   var socket = null;
   var delay = MIN_DELAY;
   var retry = null;
@@ -39,7 +61,8 @@
 
   function address() {
     var query = "?page=" + encodeURIComponent(body.getAttribute("data-live-page") || "player") +
-      "&v=" + version() + "&lang=" + encodeURIComponent(document.documentElement.lang || "");
+      "&v=" + version() + "&lang=" + encodeURIComponent(document.documentElement.lang || "") +
+      "&s=" + socketId;
     return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path + query;
   }
 
@@ -188,6 +211,31 @@
       }
     }, 5000);
   }
+
+  // An action of this page whose answer did not come (table.js): the table may have changed
+  // without the socket saying so (it leaves this page's own changes to their answers), so
+  // connect again: the server then sends everything the page has not got.
+  function resync() {
+    var old = socket;
+    if (old) {
+      old.onopen = old.onmessage = old.onclose = old.onerror = null;
+      try {
+        old.close();
+      } catch (ignored) {
+        /* already closing */
+      }
+      socket = null;
+    }
+    reconnectNow();
+  }
+  document.addEventListener("live:resync", resync);
+  document.addEventListener("htmx:sendError", resync);
+  document.addEventListener("htmx:responseError", function (event) {
+    var xhr = event.detail && event.detail.xhr;
+    if (xhr && xhr.status >= 500) {
+      resync();
+    }
+  });
 
   function reconnectNow() {
     if (retry !== null) {

@@ -251,7 +251,10 @@
       method: "POST",
       body: data,
       credentials: "same-origin",
-      headers: Object.assign({ Accept: "application/json", "HX-Request": "true" }, csrf)
+      headers: Object.assign({ Accept: "application/json", "HX-Request": "true" }, csrf,
+        // live.js's socket id: the server sends down it only what this answer does not bring
+        body.getAttribute("data-live-socket") ?
+          { "X-Live-Socket": body.getAttribute("data-live-socket") } : {})
     })
       .then(function (response) {
         var type = response.headers.get("content-type") || "";
@@ -271,6 +274,9 @@
           location.href = redirect;
           return null;
         }
+        if (response.status >= 500) {   // it may have changed the table all the same
+          document.dispatchEvent(new CustomEvent("live:resync"));
+        }
         return response.text().then(function (html) {
           var problem = errorOf(html, response.status);
           if (problem.offline) {
@@ -285,6 +291,7 @@
         if (data.has("key")) {
           retryKeys[signature] = data.get("key");
         }
+        document.dispatchEvent(new CustomEvent("live:resync"));   // as above: unknown
         showError(form, anchor, text("offline", "The table did not answer."));
       })
       .then(function () {
