@@ -434,11 +434,12 @@ class Hub:
 
 
 def _may_have_made(viewer: Viewer, event: TableEvent) -> bool:
-    """Whether *viewer* can have made *event* (a dealer's step, or this player's own bet or
-    marker): a socket id named by anyone else's action (a guessed or leaked one) then keeps
-    nothing from that socket."""
+    """Whether *viewer* can have made *event* (a dealer's step of the round, or this
+    player's own bet or marker — the actions answered with the page's blocks): a socket id
+    named by anyone else's action (a guessed or leaked one) then keeps nothing from that
+    socket, nor does any other change (a seat admitted: its answer is a new page)."""
     if viewer.role in COMPLETE_ANSWERS:
-        return event.kind not in PLAYER_STEPS
+        return event.kind in ROUND_STEPS and event.kind not in PLAYER_STEPS
     return event.kind in PLAYER_STEPS and event.players == frozenset({viewer.player_id})
 
 

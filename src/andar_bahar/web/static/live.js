@@ -152,8 +152,8 @@
     }
   }
 
-  function drop() {
-    // A silent socket (a phone that slept, a Wi-Fi that changed): stop waiting for it.
+  // Close the socket and stop listening to it.
+  function forget() {
     var old = socket;
     if (old) {
       old.onopen = old.onmessage = old.onclose = old.onerror = null;
@@ -163,6 +163,12 @@
         /* already closing */
       }
     }
+    socket = null;
+  }
+
+  function drop() {
+    // A silent socket (a phone that slept, a Wi-Fi that changed): stop waiting for it.
+    forget();
     lost();
   }
 
@@ -216,16 +222,7 @@
   // without the socket saying so (it leaves this page's own changes to their answers), so
   // connect again: the server then sends everything the page has not got.
   function resync() {
-    var old = socket;
-    if (old) {
-      old.onopen = old.onmessage = old.onclose = old.onerror = null;
-      try {
-        old.close();
-      } catch (ignored) {
-        /* already closing */
-      }
-      socket = null;
-    }
+    forget();
     reconnectNow();
   }
   document.addEventListener("live:resync", resync);
