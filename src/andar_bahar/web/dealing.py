@@ -172,7 +172,7 @@ class Dealing(TableStore):
         if deadline is None or self._now() < deadline or not rnd.bets_open:
             return False
         rnd.close_bets()
-        self._save(row, rnd)
+        self._save(session, row, rnd)
         self._changed(session, table, "close")
         return True
 
@@ -207,7 +207,7 @@ class Dealing(TableStore):
             late = self._expire(session, table, round_row, rnd)
             if not late:
                 rnd.place_marker(player.name, row)
-                self._save(round_row, rnd)
+                self._save(session, round_row, rnd)
                 self._changed(session, table, "marker", {player.id})
         if late:
             raise BetError(TIMER_OVER)
@@ -260,7 +260,7 @@ class Dealing(TableStore):
         if self._expire(session, table, round_row, rnd):
             return None
         record = action(rnd, player)
-        self._save(round_row, rnd)
+        self._save(session, round_row, rnd)
         self._changed(session, table, "bet", {player_id})
         stake = getattr(record, "stake", Decimal(0))
         name = str(getattr(record, "bet", ""))
@@ -337,7 +337,7 @@ class Dealing(TableStore):
             self._expire(session, table, row, rnd)
             was_open = rnd.bets_open
             step(rnd)
-            self._save(row, rnd)
+            self._save(session, row, rnd)
             if audit is not None:
                 self._audit(session, table, "dealer", "void", str(row.number), None, audit)
             # The players' own blocks change only when the bets close or the round ends.
@@ -362,7 +362,7 @@ class Dealing(TableStore):
             check_balanced(session, table, row.id)  # in this transaction: else nothing is kept
             row.status = "settled"
             row.settled_at = now
-            self._save(row, rnd)
+            self._save(session, row, rnd)
             self._changed(session, table, "settle")
             return public_round(row, rnd)
 

@@ -16,8 +16,9 @@ import json
 from collections.abc import Mapping
 from dataclasses import replace
 
-from sqlalchemy import bindparam, inspect, select
+from sqlalchemy import bindparam, inspect, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 
 from andar_bahar.engine.cards import Card
@@ -32,13 +33,33 @@ from andar_bahar.web.records import (
     TableSnapshot,
     public_round,
 )
-from andar_bahar.web.transactions import CHANGES, DIRTY, KEEPING, ROUNDS, TABLES, Transactions
+from andar_bahar.web.transactions import (
+    CHANGES,
+    DIRTY,
+    KEEPING,
+    ROUNDS,
+    TABLES,
+    WROTE,
+    Transactions,
+)
 
 __all__ = ["RECORDS_KEPT", "ROUND_ONLY", "Kept", "RecordText"]
 
 ROUND_ONLY = frozenset({"bet", "marker", "close", "centre", "target", "deal", "void", "timer"})
 """Changes of the open round alone: no balance, player, paytable or other round changes."""
 
+
+SAVE_RECORD = (
+    update(TableRoundRow)
+    .where(TableRoundRow.id == bindparam("row_id"))
+    .values(record=bindparam("new_record"))
+)
+SAVE_FINISHED = SAVE_RECORD.values(
+    status=bindparam("new_status"),
+    winner=bindparam("new_winner"),
+    cards_dealt=bindparam("new_cards_dealt"),
+)
+"""A round's record written again (and, as it finishes, its status and result)."""
 
 RECORDS_KEPT = 256
 """Rounds whose record text is kept ready to be written again (a few per table)."""
@@ -293,16 +314,33 @@ class Kept(Transactions):
             self._publics[table.id] = (table.version, row.id, public)
         return public
 
-    def _save(self, row: TableRoundRow, rnd: Round) -> None:
-        """Write *rnd* into *row*: its record (see :class:`RecordText`), status and result."""
+    def _save(self, session: Session, row: TableRoundRow, rnd: Round) -> None:
+        """Write *rnd* into *row*: its record (see :class:`RecordText`), status and result.
+
+        A row already in the database with nothing else changed is written by one UPDATE
+        of its own (no unit of work: a bet's hot path), its new values then being the
+        row's as committed; a step of a batch that fails is rolled back to its savepoint
+        and those values forgotten (:func:`~andar_bahar.web.transactions._restore`).
+        """
         kept = self._records.get(row.id)
         if kept is None or kept.rnd is not rnd:
             kept = self._records[row.id] = RecordText(rnd)
             if len(self._records) > RECORDS_KEPT:  # the oldest rounds' first
                 del self._records[next(iter(self._records))]
-        row.record = kept.text()
+        values: dict[str, object] = {"record": kept.text()}
         if rnd.finished and row.status == "open":
-            row.status = "finished"
             result = rnd.result
-            row.winner = result.winner.value if result.winner else "void"
-            row.cards_dealt = result.cards_dealt
+            values["status"] = "finished"
+            values["winner"] = result.winner.value if result.winner else "void"
+            values["cards_dealt"] = result.cards_dealt
+        state = inspect(row)
+        if not state.persistent or state.modified:  # the unit of work writes it all
+            for name, value in values.items():
+                setattr(row, name, value)
+            return
+        statement = SAVE_RECORD if len(values) == 1 else SAVE_FINISHED
+        bound = {f"new_{name}": value for name, value in values.items()}
+        session.connection().execute(statement, {"row_id": row.id, **bound})
+        session.info[WROTE] = True
+        for name, value in values.items():
+            set_committed_value(row, name, value)

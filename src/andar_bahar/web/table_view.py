@@ -365,6 +365,7 @@ def common_context(
         "server_now": iso_time(now) if isinstance(now, datetime) else now,
         "face": faces(lang),
         "drawn_cards": drawn("cards", lang),
+        "drawn_road": drawn("road", lang),  # a bead, a row of the road's table
         "lanes": {
             row.value: [d for d in rnd.dealt if d.row is row] if rnd is not None else []
             for row in Row

@@ -30,8 +30,9 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import event, func, select
+from sqlalchemy import bindparam, event, func, inspect, select, update
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.pool import StaticPool
 
 from andar_bahar.engine.errors import AndarBaharError
@@ -49,6 +50,14 @@ TABLES = "ab_tables"
 """``session.info`` keys: the tables locked, the changes named and written (by the writer
 at work, for LOCKED, NAMED and WROTE), callbacks after the commit, rounds in use (and the
 tables whose rounds are kept once committed), the tables whose rows are kept then."""
+
+
+NEXT_VERSION = (
+    update(ClubTableRow)
+    .where(ClubTableRow.id == bindparam("table_id"))
+    .values(version=bindparam("next_version"))
+)
+"""A table's version, one more (its row's other values unchanged)."""
 
 
 @dataclass(slots=True)
@@ -266,12 +275,19 @@ class Transactions:
         events = []
         for change in changes.values():
             table = change.table
-            table.version = (table.version or 0) + 1
+            version = (table.version or 0) + 1
+            state = inspect(table)
+            if state.persistent and not state.modified:  # one UPDATE, no unit of work
+                session.connection().execute(
+                    NEXT_VERSION, {"table_id": table.id, "next_version": version}
+                )
+                set_committed_value(table, "version", version)
+            else:
+                table.version = version
             players = None if change.players is None else frozenset(change.players)
             actors = frozenset(change.actors)
             events.append(TableEvent(table.code, table.version, change.kind, players, actors))
-        if events:
-            session.flush()
+        session.flush()  # what the unit of work still has (a version set above)
         if self._channel is not None:
             for made in events:
                 session.execute(select(func.pg_notify(self._channel, made.to_json())))
@@ -301,5 +317,7 @@ def _restore(session: Session, kept: tuple[dict[int, Change], int]) -> None:
     changes, callbacks = kept
     session.info[CHANGES] = changes
     del session.info.setdefault(ON_COMMIT, [])[callbacks:]
-    session.info.pop(ROUNDS, None)  # the rounds it used may be half-changed: read them again
+    for _, _, row in session.info.pop(ROUNDS, {}).values():  # they may be half-changed,
+        if inspect(row).persistent:  # and written without the unit of work: read them again
+            session.expire(row)
     session.info[DIRTY] = True
