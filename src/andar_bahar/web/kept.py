@@ -18,7 +18,6 @@ from dataclasses import replace
 
 from sqlalchemy import bindparam, inspect, select, update
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 
 from andar_bahar.engine.cards import Card
@@ -39,7 +38,6 @@ from andar_bahar.web.transactions import (
     KEEPING,
     ROUNDS,
     TABLES,
-    WROTE,
     Transactions,
 )
 
@@ -318,9 +316,7 @@ class Kept(Transactions):
         """Write *rnd* into *row*: its record (see :class:`RecordText`), status and result.
 
         A row already in the database with nothing else changed is written by one UPDATE
-        of its own (no unit of work: a bet's hot path), its new values then being the
-        row's as committed; a step of a batch that fails is rolled back to its savepoint
-        and those values forgotten (:func:`~andar_bahar.web.transactions._restore`).
+        of its own, without the unit of work (a bet's hot path: :meth:`_write`).
         """
         kept = self._records.get(row.id)
         if kept is None or kept.rnd is not rnd:
@@ -333,14 +329,6 @@ class Kept(Transactions):
             values["status"] = "finished"
             values["winner"] = result.winner.value if result.winner else "void"
             values["cards_dealt"] = result.cards_dealt
-        state = inspect(row)
-        if not state.persistent or state.modified:  # the unit of work writes it all
-            for name, value in values.items():
-                setattr(row, name, value)
-            return
         statement = SAVE_RECORD if len(values) == 1 else SAVE_FINISHED
         bound = {f"new_{name}": value for name, value in values.items()}
-        session.connection().execute(statement, {"row_id": row.id, **bound})
-        session.info[WROTE] = True
-        for name, value in values.items():
-            set_committed_value(row, name, value)
+        self._write(session, row, statement, {"row_id": row.id, **bound}, values)

@@ -392,7 +392,7 @@ class Hub:
         loop = self.loop
         if loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):  # the loop is closing
-                loop.call_soon_threadsafe(self.deliver, event, context=contextvars.Context())
+                loop.call_soon_threadsafe(self.deliver, event)
 
     async def resync(self) -> None:
         """Events may have been missed: every follower gets its full set again."""

@@ -18,13 +18,11 @@ from fastapi import FastAPI
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from andar_bahar.web.live import POLICY_VIOLATION, SERVICE_RESTART, Follower, Hub, Viewer
-from andar_bahar.web.notify import SOCKET_HEADER, SOCKET_ID
+from andar_bahar.web.notify import SOCKET_ID
 
 __all__ = [
     "POLICY_VIOLATION",
     "SERVICE_RESTART",
-    "SOCKET_HEADER",
-    "SOCKET_ID",
     "TABLE_CODE",
     "Identify",
     "add_live_route",
@@ -35,7 +33,6 @@ log = logging.getLogger(__name__)
 
 TABLE_CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """The table codes the live route accepts."""
-
 Identify = Callable[[WebSocket, str], Awaitable[Viewer | None]]
 """Who the socket following table *code* is (``None``: it may not; closed with 1008)."""
 

@@ -34,6 +34,7 @@ from sqlalchemy import bindparam, event, func, inspect, select, update
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.pool import StaticPool
+from sqlalchemy.sql.expression import Executable
 
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.storage import READ_ONLY_OPTION, Storage
@@ -262,6 +263,28 @@ class Transactions:
             known.actors.add(actor)
 
     @staticmethod
+    def _write(
+        session: Session,
+        row: object,
+        statement: Executable,
+        params: dict[str, Any],
+        values: dict[str, Any],
+    ) -> None:
+        """Set *values* on *row*: by *statement* (one UPDATE with *params*, no unit of work)
+        when the row is in the database with nothing else of it changed — the values are
+        then the row's as committed; a writer of a batch that fails has the rows it used
+        expired (:func:`_restore`) — else through the unit of work."""
+        state = inspect(row)
+        if not state.persistent or state.modified:
+            for name, value in values.items():
+                setattr(row, name, value)
+            return
+        session.connection().execute(statement, params)
+        session.info[WROTE] = True
+        for name, value in values.items():
+            set_committed_value(row, name, value)
+
+    @staticmethod
     def _on_commit(session: Session, callback: Callable[[], None], *, last: bool = False) -> None:
         """Run *callback* once this transaction has committed (never if it rolls back), in
         the order given; *last*: after every other one (one that hands an object this
@@ -276,14 +299,8 @@ class Transactions:
         for change in changes.values():
             table = change.table
             version = (table.version or 0) + 1
-            state = inspect(table)
-            if state.persistent and not state.modified:  # one UPDATE, no unit of work
-                session.connection().execute(
-                    NEXT_VERSION, {"table_id": table.id, "next_version": version}
-                )
-                set_committed_value(table, "version", version)
-            else:
-                table.version = version
+            params = {"table_id": table.id, "next_version": version}
+            self._write(session, table, NEXT_VERSION, params, {"version": version})
             players = None if change.players is None else frozenset(change.players)
             actors = frozenset(change.actors)
             events.append(TableEvent(table.code, table.version, change.kind, players, actors))
