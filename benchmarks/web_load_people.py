@@ -147,6 +147,8 @@ class Page:
     csrf: str
     version: int
     blocks: dict[str, str] = field(default_factory=dict)
+    shown: dict[str, int] = field(default_factory=dict)
+    """The version each block's HTML is at."""
     socket: ClientConnection | None = None
     seen: dict[tuple[int, int], float] = field(default_factory=dict)
     """(round, cards turned) → when this page first showed that many cards of the round."""
@@ -161,8 +163,12 @@ class Page:
                 "X-Live-Socket": self.socket_id}  # fmt: skip
 
     def apply(self, message: dict[str, Any], *, complete: bool = True) -> None:
-        """As live.js does: blocks replaced; the version only from a complete message."""
-        self.blocks.update(message.get("blocks", {}))
+        """As live.js does: blocks replaced unless the page shows them newer (``h``, else
+        ``v``: the version of the message's HTML); the version only from a complete message."""
+        at = int(message.get("h", message["v"]))
+        for name, html in message.get("blocks", {}).items():
+            if self.shown.get(name, -1) <= at:
+                self.blocks[name], self.shown[name] = html, at
         if complete:
             self.version = max(self.version, int(message["v"]))
         data, now = message.get("data", {}), time.perf_counter()

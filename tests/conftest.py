@@ -3,6 +3,7 @@ slow tier's switch, and the everyday run's parallel workers (pytest-xdist)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -157,7 +158,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         left -= sizes[-1]
     rest = iter(short)
     for chunk, size in zip(slices, sizes, strict=True):
-        chunk.extend(next(rest) for _ in range(max(0, size - len(chunk))))
+        chunk.extend(itertools.islice(rest, max(0, size - len(chunk))))  # fewer: as many as left
     dealt = [item for chunk in slices for item in chunk] + list(rest)
     assert len(dealt) == len(items)
     items[:] = dealt

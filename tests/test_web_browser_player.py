@@ -361,6 +361,41 @@ def test_live_messages_send_no_request_and_a_page_catches_up_after_a_drop(
     assert [url for url in requests if "/ws/" not in url] == []
 
 
+def test_a_late_answer_does_not_take_newer_blocks_off_the_page(
+    club: ClubServer, people: People
+) -> None:
+    """The answer to a bet and the socket's messages race: an answer that arrives after the
+    socket brought the settled round must not put the bet's stake back on the page (live.js
+    replaces a block only with HTML at least as new as the page's)."""
+    code, token = club.table("Late answer")
+    phone = seated_phone(people, club, code, token, "Asha", chips="100")
+    club.wait_followers(code, 1)
+    club.post(f"/api/tables/{code}/rounds", {}, token)
+    expect(phone.locator('[data-bet="andar"]')).to_be_enabled()
+    held: list[tuple[Route, Any]] = []
+
+    def hold(route: Route) -> None:  # the server answers; the answer waits in the network
+        held.append((route, route.fetch()))
+
+    phone.route(re.compile(r"/play/[A-Z0-9]+/bet$"), hold)
+    phone.click('[data-chip="10"]')
+    phone.click('[data-bet="andar"]')
+    while not held:
+        phone.wait_for_timeout(20)
+    assert bets_of(club, code, token) == {("Asha", "andar", "10")}  # placed: only the answer waits
+    while club.post(f"/api/tables/{code}/actions/deal", {}, token)["status"] == "open":
+        pass
+    number = club.post(f"/api/tables/{code}/actions/settle", {}, token)["number"]
+    expect(phone.locator("[data-banner]")).to_have_attribute("data-banner", str(number))
+    seat = phone.inner_html('[data-live-block="me"]')  # the settled round: nothing at stake
+    spots = phone.inner_html('[data-live-block="bets"]')
+    route, answer = held[0]
+    route.fulfill(response=answer)  # the bet's answer, drawn before the first card, arrives
+    expect(phone.locator("[data-tap-note]")).to_have_text("Andar: 10 on the spot.")
+    assert phone.inner_html('[data-live-block="me"]') == seat
+    assert phone.inner_html('[data-live-block="bets"]') == spots
+
+
 def test_a_reconnecting_page_says_so_and_catches_up(club: ClubServer, people: People) -> None:
     code, token = club.table("Reconnect")
     seat_code = club.admit(code, token, "Asha")

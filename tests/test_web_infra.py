@@ -488,6 +488,31 @@ def test_hub_renders_once_and_sends_what_changed_to_followers_of_that_table_only
     assert (second["v"], second["kind"], second["blocks"]) == (2, "card", {"count": "2"})
 
 
+def test_a_message_drawn_after_the_table_moved_on_says_how_new_its_html_is() -> None:
+    """The render for event 1 reads the table at version 3 (two more changes committed
+    meanwhile): its message stands for event 1 (``v``) with HTML of version 3 (``h``), so
+    that a page orders its blocks by what they show (live.py)."""
+    counts = {"K7": 0}
+
+    async def scenario() -> list[dict[str, Any]]:
+        hub = Hub(CountRenderer(counts))
+        hub.bind(asyncio.get_running_loop())
+        async with hub.follow("K7", Viewer("demo", "public", "en"), 0) as follower:
+            while follower.full:
+                await asyncio.sleep(0.01)
+            counts["K7"] = 3
+            hub.deliver(TableEvent("K7", 1, "card"))
+            first = await asyncio.wait_for(follower.queue.get(), 5)
+            counts["K7"] = 4
+            hub.deliver(TableEvent("K7", 4, "card"))
+            second = await asyncio.wait_for(follower.queue.get(), 5)
+        return [json.loads(first or ""), json.loads(second or "")]
+
+    first, second = asyncio.run(scenario())
+    assert (first["v"], first["h"], first["blocks"]) == (1, 3, {"count": "3"})
+    assert (second["v"], second["blocks"]) == (4, {"count": "4"}) and "h" not in second
+
+
 def test_a_late_follower_catches_up_in_one_message_and_a_current_one_gets_nothing() -> None:
     counts = {"K7": 5}
 

@@ -1,4 +1,4 @@
-"""The live table pages over ``/ws/CODE`` (issue 9, LIVE.md): what each socket is sent.
+"""The live table pages over ``/ws/CODE`` (issue 9; the protocol: web/live.py): what each socket is sent.
 
 - A phone's socket gets the shared blocks of its page and its *own* blocks only; a public
   viewer (no seat) never a balance nor anyone's bet; the dealer's page everything.

@@ -1,7 +1,7 @@
 """Live pages: the server pushes the new HTML of what changed; a page never asks for it.
 
-The protocol is the one agreed in LIVE.md (versions, live regions, messages,
-catch-up); this module is its mechanism, for any page that follows a table:
+The protocol of the live pages (versions, live regions, messages, catch-up) and its
+mechanism, for any page that follows a table:
 
 - Every committed change of a table has a version and a
   :class:`~andar_bahar.web.notify.TableEvent`; the :class:`Hub` of each process gets
@@ -21,12 +21,16 @@ catch-up); this module is its mechanism, for any page that follows a table:
 - A follower that opens with ``?v=N`` older than the table, or that fell behind
   (its queue overflowed, or this process's LISTEN connection was lost), gets one
   message with **every** block of its page at the version read.
+- A message's HTML is at the version read, which may be newer than its ``v`` (events
+  merged): it then says so (``"h"``). A page replaces a block only with HTML at least as
+  new as the block's (``live.js``): the answer to its own action and the socket's
+  messages may reach it in either order.
 - Public viewers get shared blocks only; a player only their own private blocks. A
   socket whose seat or dealer's sign-in has ended since it came (a new seat code, a
   released seat, a device signed out) is ended at the next render, with 1012: the
   browser reconnects as whoever it is now (a public viewer, or refused).
 
-Deviation from LIVE.md, on purpose: events are coalesced (one render for all the
+Fewer and smaller messages, on purpose: events are coalesced (one render for all the
 events that arrived meanwhile), and a block is sent only when its HTML changed
 for that follower, and a message that would bring a page no block and no data it has
 not got (another phone's bet, to a phone) is not sent at all; all three only make
@@ -319,7 +323,9 @@ class Room:
             key = (group, label, kind, tuple(blocks), mine)
             text = None if mine else texts.get(key)
             if text is None:  # one text for every follower that gets the same
-                head = {"v": label, "kind": kind}
+                head: dict[str, Any] = {"v": label, "kind": kind}
+                if version != label:  # the HTML is newer than v: the page orders blocks by it
+                    head["h"] = version
                 text = message_text(head, blocks, {**data, "now": now.isoformat()}, now)
                 if not mine:
                     texts[key] = text

@@ -1,9 +1,10 @@
-/* andar-bahar: keep a table page live (LIVE.md).
+/* andar-bahar: keep a table page live (the protocol: web/live.py).
    <body data-live-path="/ws/CODE" data-live-page="player|dealer|…" data-live-version="N">
    (base.html sets them). Opens ws(s)://host/ws/CODE?page=KIND&v=N&lang=LL; each message
-   {"v", "kind", "blocks", "data"} newer than the page replaces the inside of every
-   [data-live-block=NAME] element with blocks[NAME] (through htmx, so hx-preserve and htmx
-   attributes work), sets data-live-version, then fires "live:update" on document with the
+   {"v", "kind", "blocks", "data"} (and "h", the version of its HTML, where newer than
+   "v") newer than the page replaces the inside of every [data-live-block=NAME] element with
+   blocks[NAME] — unless the page shows that block at a newer version already — (through
+   htmx, so hx-preserve and htmx attributes work), sets data-live-version, then fires "live:update" on document with the
    message as detail, for page scripts. No message ever makes the page send a request.
    The answer to an htmx action of this page may be such a message too (header X-Live):
    its blocks are applied the same way, its version only when it is "complete", and the
@@ -15,6 +16,30 @@
    reconnecting the server sends whatever was missed, at once, in one message. */
 (function () {
   "use strict";
+
+  // The table version each live block's HTML shows: a message (from the socket, or the
+  // answer to an action) replaces a block only with HTML at least as new. The two race: the
+  // answer to a bet, drawn before the dealer closed the bets, may arrive after the socket
+  // brought the closed table, and must not open it again on this page. A message's HTML is
+  // at version "h" when it has one (a socket message standing for several changes may
+  // carry HTML newer than its "v"), else at "v".
+  var shown = {};
+  function fresh(message) {
+    var at = typeof message.h === "number" ? message.h : message.v;
+    var blocks = message.blocks || {};
+    var out = {};
+    Object.keys(blocks).forEach(function (name) {
+      if (typeof at === "number") {
+        if (shown[name] > at) {
+          return;   // the page shows this block newer already
+        }
+        shown[name] = at;
+      }
+      out[name] = blocks[name];
+    });
+    return out;
+  }
+  window.andarLive = { fresh: fresh };   // table.js applies its fetches' answers with it
 
   var body = document.body;
   var path = body.getAttribute("data-live-path");
@@ -86,7 +111,7 @@
     if (!message || typeof message !== "object") {
       return;
     }
-    var blocks = message.blocks || {};
+    var blocks = fresh(message);
     Object.keys(blocks).forEach(function (name) {
       var regions = document.querySelectorAll('[data-live-block="' + name + '"]');
       for (var i = 0; i < regions.length; i += 1) {

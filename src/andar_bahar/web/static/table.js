@@ -47,10 +47,10 @@
   function apply(message) {
     var version = pageVersion();
     var complete = message.complete === true;
-    if (complete && typeof message.v === "number" && version !== null && message.v < version) {
-      return false;   // older than what the page shows
-    }
-    var blocks = message.blocks || {};
+    // Only the blocks the page does not show newer already (live.js: the socket's messages
+    // and the answers race); a complete answer older than the page still brings the blocks
+    // the socket left to it.
+    var blocks = window.andarLive ? window.andarLive.fresh(message) : (message.blocks || {});
     var active = document.activeElement;
     Object.keys(blocks).forEach(function (name) {
       var regions = document.querySelectorAll('[data-live-block="' + name + '"]');
@@ -72,7 +72,6 @@
       body.setAttribute("data-live-version", String(message.v));
     }
     document.dispatchEvent(new CustomEvent("live:update", { detail: message }));
-    return true;
   }
 
   window.andarBahar = { apply: apply };
