@@ -189,7 +189,7 @@ class Page:
                     continue
                 message = loads(text)
                 self.messages += 1
-                if int(message["v"]) > self.version:  # as live.js: only newer messages
+                if int(message.get("h", message["v"])) > self.version:  # as live.js
                     self.apply(message)
 
 

@@ -9,6 +9,7 @@ here; the dealer's screen has its own module (``test_web_browser_dealer.py``).
 from __future__ import annotations
 
 import http.server
+import json
 import re
 import threading
 from decimal import Decimal
@@ -394,6 +395,40 @@ def test_a_late_answer_does_not_take_newer_blocks_off_the_page(
     expect(phone.locator("[data-tap-note]")).to_have_text("Andar: 10 on the spot.")
     assert phone.inner_html('[data-live-block="me"]') == seat
     assert phone.inner_html('[data-live-block="bets"]') == spots
+
+
+def test_a_socket_message_counts_by_the_version_of_its_html(
+    club: ClubServer, people: People
+) -> None:
+    """A complete answer (the dealer's) may move the page to version v before the socket's
+    message for v arrives, drawn later with a bet that came meanwhile (``h`` = v + 1): that
+    message is applied; one whose HTML is not newer than the page is not (live.js)."""
+    code, token = club.table("By the HTML")
+    sockets: list[WebSocketRoute] = []
+
+    def line(socket: WebSocketRoute) -> None:
+        socket.connect_to_server()
+        sockets.append(socket)
+
+    phone = people.page(PHONE)
+    phone.route_web_socket(re.compile(r"/ws/"), line)
+    join(phone, club, code, club.admit(code, token, "Asha"), "Asha")
+    club.wait_followers(code, 1)
+    v = int(phone.evaluate("() => document.body.dataset.liveVersion")) + 1
+    phone.evaluate(f"() => andarBahar.apply({{v: {v}, complete: true, blocks: {{}}}})")
+    me = phone.locator('[data-live-block="me"]')
+
+    def message(blocks: dict[str, str], v: int, h: int | None = None) -> None:
+        head = {"v": v} if h is None else {"v": v, "h": h}
+        sockets[-1].send(json.dumps({**head, "kind": "bet", "blocks": blocks, "data": {}}))
+
+    message({"me": "<p>newer</p>"}, v, v + 1)
+    expect(me).to_have_text("newer")
+    assert phone.evaluate("() => document.body.dataset.liveVersion") == str(v)  # not h
+    message({"me": "<p>old</p>"}, v)  # no newer than the page: dropped
+    message({"mine": "<p>next</p>"}, v + 2)  # the messages are taken in order
+    expect(phone.locator('[data-live-block="mine"]')).to_have_text("next")
+    expect(me).to_have_text("newer")
 
 
 def test_a_reconnecting_page_says_so_and_catches_up(club: ClubServer, people: People) -> None:

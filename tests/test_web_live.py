@@ -284,3 +284,31 @@ def test_writers_that_share_a_transaction_make_a_change_if_one_is_not_a_round_st
 
     assert Change(None, ["bet", "bet"], set()).kind == "bet"  # type: ignore[arg-type]
     assert Change(None, ["change", "bet"], set()).kind == "change"  # type: ignore[arg-type]
+
+
+def test_a_read_sees_one_state_of_the_database(database_url: str) -> None:
+    """A table read at version V holds nothing committed after it (PostgreSQL: repeatable
+    read; SQLite: WAL's snapshot): the live pages order blocks by the version they were
+    read at, so a block of V + 1 labelled V could be kept off a page as old."""
+    import random
+
+    from sqlalchemy import select
+
+    from andar_bahar.engine.paytables import find_paytable
+    from andar_bahar.engine.rules import find_procedure
+    from andar_bahar.storage import Storage
+    from andar_bahar.storage.models import ClubTableRow
+    from andar_bahar.web.service import TableService
+
+    service = TableService(Storage.open(database_url), rng=random.Random(3))
+    table = service.create_table(
+        name="Snapshot", kind="betting", pin=PIN,
+        procedure=find_procedure("classic"), paytable=find_paytable("wizard"),
+    )  # fmt: skip
+    version = select(ClubTableRow.version).where(ClubTableRow.code == table.code)
+    with service._read() as session:
+        before = session.scalar(version)
+        service.open_round(table.code, table.dealer_token)  # committed meanwhile
+        assert session.scalar(select(TableRoundRow.id)) is None  # its round: not seen here
+        assert session.scalar(version) == before
+    assert service.table_version(table.code) == before + 1

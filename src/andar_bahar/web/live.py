@@ -324,7 +324,7 @@ class Room:
             text = None if mine else texts.get(key)
             if text is None:  # one text for every follower that gets the same
                 head: dict[str, Any] = {"v": label, "kind": kind}
-                if version != label:  # the HTML is newer than v: the page orders blocks by it
+                if version > label:  # the HTML is newer than v: the page orders blocks by it
                     head["h"] = version
                 text = message_text(head, blocks, {**data, "now": now.isoformat()}, now)
                 if not mine:

@@ -107,8 +107,14 @@ class Transactions:
         self.storage = storage
         engine = storage.engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
-        self._peek = engine.execution_options(**{READ_ONLY_OPTION: True})
-        """The engine of short reads that need no session (a table's version, say)."""
+        one_snapshot = (
+            {"isolation_level": "REPEATABLE READ"} if engine.dialect.name == "postgresql" else {}
+        )
+        self._peek = engine.execution_options(**{READ_ONLY_OPTION: True}, **one_snapshot)
+        """The engine of reads: short ones that need no session (a table's version, say),
+        and the read transactions, each of which sees one committed state of the database
+        (PostgreSQL: repeatable read — a table read at version V holds nothing of V + 1, as
+        the live pages, which order blocks by version, need; SQLite: WAL's own snapshot)."""
         self._readers = sessionmaker(self._peek, expire_on_commit=False)
         event.listen(self._sessions, "after_flush", _wrote)
         sqlite = engine.dialect.name == "sqlite"

@@ -131,8 +131,12 @@
     } catch (ignored) {
       return;
     }
-    if (typeof message.v !== "number" || message.v <= version()) {
-      return;   // not newer than what the page shows
+    // Not newer than what the page shows: dropped. Its HTML counts ("h"): the answer to the
+    // dealer's own step may have moved the page's version to this message's v already,
+    // while this message, drawn later, brings a player's bet that came meanwhile.
+    var at = typeof message.h === "number" ? message.h : message.v;
+    if (typeof message.v !== "number" || at <= version()) {
+      return;
     }
     apply(message, true);
   }
