@@ -1,9 +1,9 @@
 """The club table's live pages: which blocks each page has, who sees them, how they render.
 
-:data:`LIVE_PAGES` is the registry (the protocol: :mod:`~andar_bahar.web.live`): per page kind its template, its
-**shared** blocks (the same for every viewer of that kind, role and language) and
-its **private** blocks (a player's own). The pages engineer edits it when adding
-or renaming blocks. In a template, a live region is an element with
+:data:`LIVE_PAGES` is the registry (the protocol: :mod:`~andar_bahar.web.live`): per
+page kind its template, its **shared** blocks (the same for every viewer of that kind,
+role and language) and its **private** blocks (a player's own). The pages engineer edits
+it when adding or renaming blocks. In a template, a live region is an element with
 ``data-live-block="NAME"`` whose *inside* is ``{% block NAME %}``; a block renders
 from :func:`block_context` alone (the state, the round, the last rounds, the
 viewer, the language) — never from the request, which a live render does not have.

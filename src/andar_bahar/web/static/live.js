@@ -3,9 +3,9 @@
    (base.html sets them). Opens ws(s)://host/ws/CODE?page=KIND&v=N&lang=LL; each message
    {"v", "kind", "blocks", "data"} (and "h", the version of its HTML, where newer than
    "v") newer than the page replaces the inside of every [data-live-block=NAME] element with
-   blocks[NAME] — unless the page shows that block at a newer version already — (through
-   htmx, so hx-preserve and htmx attributes work), sets data-live-version, then fires "live:update" on document with the
-   message as detail, for page scripts. No message ever makes the page send a request.
+   blocks[NAME], unless the page shows that block at a newer version already (through htmx,
+   so hx-preserve and htmx attributes work), sets data-live-version, then fires
+   "live:update" on document with the message as detail, for page scripts. No message ever makes the page send a request.
    The answer to an htmx action of this page may be such a message too (header X-Live):
    its blocks are applied the same way, its version only when it is "complete", and the
    form the action came from is reset.
