@@ -139,6 +139,12 @@ class Recorder:
 # -- the people at a table ----------------------------------------------------------------------
 
 
+def html_version(message: dict[str, Any]) -> int:
+    """The version of a live message's HTML: ``h`` where the server says it is newer than
+    ``v`` (as live.js reads it)."""
+    return int(message.get("h", message["v"]))
+
+
 @dataclass
 class Page:
     """A browser page that follows the table live: its cookies, token, version and blocks."""
@@ -165,7 +171,7 @@ class Page:
     def apply(self, message: dict[str, Any], *, complete: bool = True) -> None:
         """As live.js does: blocks replaced unless the page shows them newer (``h``, else
         ``v``: the version of the message's HTML); the version only from a complete message."""
-        at = int(message.get("h", message["v"]))
+        at = html_version(message)
         for name, html in message.get("blocks", {}).items():
             if self.shown.get(name, -1) <= at:
                 self.blocks[name], self.shown[name] = html, at
@@ -189,7 +195,7 @@ class Page:
                     continue
                 message = loads(text)
                 self.messages += 1
-                if int(message.get("h", message["v"])) > self.version:  # as live.js
+                if html_version(message) > self.version:  # as live.js
                     self.apply(message)
 
 

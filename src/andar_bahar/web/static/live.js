@@ -5,7 +5,8 @@
    "v") newer than the page replaces the inside of every [data-live-block=NAME] element with
    blocks[NAME], unless the page shows that block at a newer version already (through htmx,
    so hx-preserve and htmx attributes work), sets data-live-version, then fires
-   "live:update" on document with the message as detail, for page scripts. No message ever makes the page send a request.
+   "live:update" on document with the message as detail, for page scripts. No message
+   ever makes the page send a request.
    The answer to an htmx action of this page may be such a message too (header X-Live):
    its blocks are applied the same way, its version only when it is "complete", and the
    form the action came from is reset.
@@ -24,8 +25,11 @@
   // at version "h" when it has one (a socket message standing for several changes may
   // carry HTML newer than its "v"), else at "v".
   var shown = {};
+  function htmlVersion(message) {
+    return typeof message.h === "number" ? message.h : message.v;
+  }
   function fresh(message) {
-    var at = typeof message.h === "number" ? message.h : message.v;
+    var at = htmlVersion(message);
     var blocks = message.blocks || {};
     var out = {};
     Object.keys(blocks).forEach(function (name) {
@@ -134,8 +138,7 @@
     // Not newer than what the page shows: dropped. Its HTML counts ("h"): the answer to the
     // dealer's own step may have moved the page's version to this message's v already,
     // while this message, drawn later, brings a player's bet that came meanwhile.
-    var at = typeof message.h === "number" ? message.h : message.v;
-    if (typeof message.v !== "number" || at <= version()) {
+    if (typeof message.v !== "number" || htmlVersion(message) <= version()) {
       return;
     }
     apply(message, true);
