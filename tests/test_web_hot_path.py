@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -24,8 +25,12 @@ from sqlalchemy import event
 from andar_bahar.engine.errors import ActionError, BetError, ParameterError
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
+from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage import Storage
+from andar_bahar.storage.models import ClubTableRow
 from andar_bahar.web.service import TableService
+from andar_bahar.web.table_view import ROAD_LENGTH
+from andar_bahar.web.transactions import COMMITTED
 
 PIN = "246813"
 
@@ -156,6 +161,83 @@ def test_writers_that_arrive_together_share_one_commit(tmp_path: Path) -> None:
         # what is kept in memory is what a fresh service reads from the file
         fresh = TableService(storage).state(code).round
         assert fresh is not None and set(fresh.wagers) == expected
+
+
+def test_a_refused_first_writer_of_a_group_changes_nothing_and_the_group_goes_on(
+    tmp_path: Path,
+) -> None:
+    """The first writer of a group has the transaction to itself, with no savepoint: when it
+    is refused after writing, the whole transaction is rolled back, and the writers that
+    waited for their turn meanwhile are committed in a new one."""
+    with Storage.open(f"sqlite:///{tmp_path / 'club.sqlite3'}") as storage:
+        service = TableService(storage)
+        code, dealer, (asha,) = _table(service, 1)
+        group = service._group
+        assert group is not None
+        table_id = service._version_of(code)[0]  # type: ignore[index]
+        planned = service.state(code).rounds_planned
+        written = threading.Event()
+        outcomes: dict[str, object] = {}
+
+        def refused() -> None:
+            try:
+                with service._tx() as session:
+                    session.get(ClubTableRow, table_id).rounds_planned = 99  # type: ignore[union-attr]
+                    session.flush()  # in the database's transaction, not yet committed
+                    written.set()
+                    while group.waiting == 0:  # the next writer waits for its turn
+                        time.sleep(0.001)
+                    raise ActionError(Message(N_("Refused on purpose.")))
+            except ActionError as error:
+                outcomes["refused"] = error
+
+        def renamed() -> None:
+            written.wait(10)
+            with service._tx() as session:
+                session.get(ClubTableRow, table_id).name = "Kept"  # type: ignore[union-attr]
+            outcomes["renamed"] = True
+
+        threads = [threading.Thread(target=refused), threading.Thread(target=renamed)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert isinstance(outcomes.get("refused"), ActionError)
+        assert outcomes.get("renamed") is True
+        fresh = TableService(storage).state(code)  # read afresh from the file
+        assert (fresh.name, fresh.rounds_planned) == ("Kept", planned)
+        service.open_round(code, dealer)  # and the store goes on
+        service.place_bet(code, asha, "andar", "10", key="a1")
+        assert TableService(storage).state(code).round.wagers == (  # type: ignore[union-attr]
+            ("P0", "andar", Decimal(10)),
+        )
+
+
+def test_a_change_made_here_is_drawn_without_reading_the_tables_version(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The answer to a request is drawn from the table at the version its own change
+    committed, or later: kept in memory at it, the table is taken without even reading its
+    version. A version not kept here (another process's change) is read."""
+    with Storage.open(database_url) as storage:
+        service = TableService(storage)
+        code, dealer, (asha, ravi) = _table(service, 2)
+        service.open_round(code, dealer)
+        service.table_snapshot(code, ROAD_LENGTH)  # read once: kept from now on
+        service.place_bet(code, asha, "andar", "10", key="a1")
+        version = COMMITTED.get()[code]
+        assert version == service.table_version(code)
+        asked: list[str] = []
+        peek = service._version_of
+        monkeypatch.setattr(service, "_version_of", lambda c: asked.append(c) or peek(c))
+        kept = service.table_snapshot(code, ROAD_LENGTH, known=version)
+        assert asked == [] and kept.state.version == version
+        assert kept.state.round is not None
+        assert kept.state.round.wagers == (("P0", "andar", Decimal(10)),)
+        TableService(storage).place_bet(code, ravi, "bahar", "5", key="r1")  # another process
+        newer = service.table_snapshot(code, ROAD_LENGTH, known=version + 1)
+        assert asked == [code] and newer.state.version == version + 1
+        assert newer.state.round is not None and len(newer.state.round.wagers) == 2
 
 
 def test_the_bet_timer_refuses_late_bets_and_closes_once(database_url: str) -> None:

@@ -79,7 +79,7 @@ class CountRenderer:
     def __init__(self, counts: dict[str, int]) -> None:
         self.counts = counts
 
-    def read(self, code: str) -> int:
+    def read(self, code: str, known: int | None = None) -> int:
         return self.counts.get(code.upper(), 0)
 
     def version(self, snapshot: int) -> int:

@@ -114,6 +114,8 @@ class Kept(Transactions):
         # (table id, rounds) → the table as its dealer sees it, its last rounds (its version
         # is the state's).
         self._snapshots: dict[tuple[int, int], TableSnapshot] = {}
+        self._ids: dict[str, int] = {}
+        """A table's id by its code (codes are never reused), once its snapshot is read."""
         # Settled rounds never change: every bet's settlement, once read (players' histories).
         self._paid: dict[int, tuple[Mapping[str, str], ...]] = {}
         # round id → its record as text, ready to be written again with one more step.

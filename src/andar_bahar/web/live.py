@@ -133,8 +133,9 @@ class Rendered:
 class Renderer(Protocol):
     """What the hub needs from the pages: read a table once, render its blocks."""
 
-    def read(self, code: str) -> Any:
-        """One snapshot of table *code* (blocking: it is called in a worker thread)."""
+    def read(self, code: str, known: int | None = None) -> Any:
+        """One snapshot of table *code* (blocking: it is called in a worker thread); *known*:
+        a version the table has reached (the event's): the snapshot is at least as new."""
 
     def version(self, snapshot: Any) -> int:
         """The table's version in *snapshot*."""
@@ -269,7 +270,7 @@ class Room:
         assert renderer is not None
         if recheck:
             renderer.forget(self.code)
-        snapshot = renderer.read(self.code)
+        snapshot = renderer.read(self.code, event.version if event is not None else None)
         version = renderer.version(snapshot)
         shared: dict[tuple[str, str, str], Rendered] = {}
         texts: dict[tuple[Any, ...], str] = {}

@@ -39,6 +39,7 @@ from andar_bahar.web.records import RoundSummary, TableSnapshot, TableState
 from andar_bahar.web.store import token_hash
 from andar_bahar.web.table_view import common_context
 from andar_bahar.web.templating import gettext_callables
+from andar_bahar.web.transactions import COMMITTED
 from andar_bahar.web.views import Viewer as Sight
 from andar_bahar.web.views import visible_to
 
@@ -240,7 +241,8 @@ def answer(
     """
     if viewer is None:
         viewer = viewer_of(club, request, code, page)
-    snapshot = club.renderer.read(code)
+    # At least the version this request's own change committed (if it made one).
+    snapshot = club.renderer.read(code, COMMITTED.get().get(code.strip().upper()))
     if viewer is None:
         viewer = Viewer(page, "public", request_info(request).lang)
     complete = viewer.role in COMPLETE_ANSWERS

@@ -58,8 +58,8 @@ class TableRenderer:
         self._locks: dict[str, threading.Lock] = {}
         self._held: dict[str, tuple[int, frozenset[str]]] = {}
 
-    def read(self, code: str) -> Snapshot:
-        return Snapshot(self.service.table_snapshot(code, ROAD_LENGTH))
+    def read(self, code: str, known: int | None = None) -> Snapshot:
+        return Snapshot(self.service.table_snapshot(code, ROAD_LENGTH, known=known))
 
     def version(self, snapshot: Snapshot) -> int:
         return snapshot.state.version

@@ -12,10 +12,11 @@ unseen.
 
 **Group commit** (an SQLite file): SQLite has one writer, and each commit waits for
 the disk (``synchronous=FULL``). The threads that want to write take turns on one
-open transaction, each in a savepoint of its own; the last of those waiting commits
-for all of them, once. No thread returns — no request is answered — before that
-commit, so no answered request can be lost; one whose own step fails is rolled back
-to its savepoint and changes nothing. A thread alone commits at once, as before.
+open transaction, each in a savepoint of its own (but the first, which has the
+transaction to itself); the last of those waiting commits for all of them, once. No
+thread returns — no request is answered — before that commit, so no answered request
+can be lost; one whose own step fails is rolled back to its savepoint (the first: the
+whole transaction, begun again) and changes nothing. A thread alone commits at once.
 
 Reads (:meth:`Transactions._read`) do not take the table's lock: on SQLite they are
 plain (deferred) transactions that see one snapshot of the WAL while the writer
@@ -25,9 +26,11 @@ goes on.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from sqlalchemy import bindparam, event, func, inspect, select, update
@@ -41,7 +44,7 @@ from andar_bahar.storage import READ_ONLY_OPTION, Storage
 from andar_bahar.storage.models import ClubTableRow
 from andar_bahar.web.notify import ACTOR, ROUND_STEPS, TableEvent, channel_of
 
-__all__ = ["MAX_BATCH", "Transactions"]
+__all__ = ["COMMITTED", "MAX_BATCH", "Transactions"]
 
 MAX_BATCH = 64
 """The most writes one commit of a group carries."""
@@ -51,6 +54,12 @@ TABLES = "ab_tables"
 """``session.info`` keys: the tables locked, the changes named and written (by the writer
 at work, for LOCKED, NAMED and WROTE), callbacks after the commit, rounds in use (and the
 tables whose rounds are kept once committed), the tables whose rows are kept then."""
+COMMITTED: ContextVar[Mapping[str, int]] = ContextVar(
+    "andar_bahar_committed", default=MappingProxyType({})
+)
+"""The tables that this context's last write transaction changed, by code: the version it
+committed each at (the answer to the request that made the change is drawn from the table
+at that version or a later one: :meth:`~andar_bahar.web.views.Views.table_snapshot`)."""
 
 
 NEXT_VERSION = (
@@ -88,6 +97,8 @@ class _Batch:
     members: int = 0
     done: threading.Event = field(default_factory=threading.Event)
     error: BaseException | None = None
+    events: list[TableEvent] = field(default_factory=list)
+    """What its commit changed (once committed)."""
 
 
 class _Group:
@@ -158,6 +169,7 @@ class Transactions:
                 self._name_unnamed(session)
                 events = self._finish(session)
             self._committed(session, events)
+        _remember(events)
 
     def _committed(self, session: Session, events: list[TableEvent]) -> None:
         steps: list[tuple[bool, Callable[[], None]]] = session.info.get(ON_COMMIT, [])
@@ -184,14 +196,20 @@ class Transactions:
             batch = group.batch = _Batch(session)
         failure: BaseException | None = None
         kept = _keep(batch.session)
+        # The first writer has the transaction to itself: no savepoint (two statements
+        # fewer); refused, the whole transaction is rolled back, and begun again.
+        alone = batch.members == 0
         try:
-            with batch.session.begin_nested():
+            with nullcontext() if alone else batch.session.begin_nested():
                 _start(batch.session)
                 yield batch.session
                 self._name_unnamed(batch.session)
             batch.members += 1
         except AndarBaharError as error:  # refused: back to its savepoint, the batch goes on
             failure = error
+            if alone:
+                batch.session.rollback()
+                batch.session.begin()
             _restore(batch.session, kept)
         except BaseException as error:  # the database failed: nothing of the batch is kept
             failure = batch.error = error
@@ -200,6 +218,7 @@ class Transactions:
             raise failure
         if batch.error is not None:
             raise batch.error
+        _remember(batch.events)
 
     def _pass_turn(self, group: _Group, batch: _Batch) -> None:
         """Let the next writer into the batch, or commit it (and wait for that commit)."""
@@ -214,7 +233,7 @@ class Transactions:
         try:
             if batch.error is not None:
                 raise batch.error
-            events = self._finish(session)
+            events = batch.events = self._finish(session)
             session.commit()
             self._committed(session, events)
         except BaseException as error:
@@ -315,6 +334,11 @@ class Transactions:
             for made in events:
                 session.execute(select(func.pg_notify(self._channel, made.to_json())))
         return events
+
+
+def _remember(events: list[TableEvent]) -> None:
+    """The versions this context's write committed (:data:`COMMITTED`)."""
+    COMMITTED.set(MappingProxyType({made.code: made.version for made in events}))
 
 
 def _wrote(session: Session, _: object) -> None:

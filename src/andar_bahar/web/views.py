@@ -149,14 +149,24 @@ class Views(TableStore):
         kept = self.table_snapshot(code, limit)
         return kept.state, kept.recent
 
-    def table_snapshot(self, code: str, limit: int = RECENT) -> TableSnapshot:
+    def table_snapshot(
+        self, code: str, limit: int = RECENT, *, known: int | None = None
+    ) -> TableSnapshot:
         """The whole table, its last *limit* rounds and its last *limit* settled rounds, read
         together (one transaction).
 
         Kept in memory with the table's version: while the version in the database is
         the one it was kept at (one indexed read of one row), nothing else is read; a
         change of the round alone, made in this process, moves it on without a read.
+        *known*: a version the caller knows the table has reached (a change it committed,
+        an event it was sent): the table kept at that version or a later one is taken
+        without reading even its version — it may be older than the database's, never
+        older than *known*.
         """
+        if known is not None:
+            kept = self._kept_at_least(code, limit, known)
+            if kept is not None:
+                return kept
         found = self._version_of(code)
         if found is not None:
             kept = self._snapshots.get((found[0], limit))
@@ -175,7 +185,14 @@ class Views(TableStore):
             )
             if kept is None or kept.state.version < table.version:
                 self._snapshots[(table.id, limit)] = fresh
+            self._ids[table.code] = table.id
             return fresh
+
+    def _kept_at_least(self, code: str, limit: int, version: int) -> TableSnapshot | None:
+        """Table *code* as kept, if kept at *version* or later (else ``None``: read it)."""
+        table_id = self._ids.get(code.strip().upper())
+        kept = self._snapshots.get((table_id, limit)) if table_id is not None else None
+        return kept if kept is not None and kept.state.version >= version else None
 
     def _state(self, session: Session, table: ClubTableRow) -> TableState:
         row = self._current(session, table)
