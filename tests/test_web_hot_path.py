@@ -185,8 +185,10 @@ def test_a_refused_first_writer_of_a_group_changes_nothing_and_the_group_goes_on
                     session.get(ClubTableRow, table_id).rounds_planned = 99  # type: ignore[union-attr]
                     session.flush()  # in the database's transaction, not yet committed
                     written.set()
-                    while group.waiting == 0:  # the next writer waits for its turn
-                        time.sleep(0.001)
+                    deadline = time.monotonic() + 10  # bounded: a failure, never a hang
+                    while group.waiting == 0 and time.monotonic() < deadline:
+                        time.sleep(0.001)  # until the next writer waits for its turn
+                    outcomes["waited"] = group.waiting > 0
                     raise ActionError(Message(N_("Refused on purpose.")))
             except ActionError as error:
                 outcomes["refused"] = error
@@ -202,6 +204,7 @@ def test_a_refused_first_writer_of_a_group_changes_nothing_and_the_group_goes_on
             thread.start()
         for thread in threads:
             thread.join(30)
+        assert outcomes.get("waited") is True  # the second writer came while the first wrote
         assert isinstance(outcomes.get("refused"), ActionError)
         assert outcomes.get("renamed") is True
         fresh = TableService(storage).state(code)  # read afresh from the file
