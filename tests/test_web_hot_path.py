@@ -243,6 +243,50 @@ def test_a_change_made_here_is_drawn_without_reading_the_tables_version(
         assert newer.state.round is not None and len(newer.state.round.wagers) == 2
 
 
+def _same_as_read_afresh(service: TableService, storage: Storage, code: str) -> None:
+    """The table as *service* keeps it, at its committed version, is what a process that
+    keeps nothing reads (state, last rounds, settled rounds, every player's history)."""
+    version = COMMITTED.get()[code]
+    kept = service.table_snapshot(code, ROAD_LENGTH, known=version)
+    fresh = TableService(storage).table_snapshot(code, ROAD_LENGTH)
+    assert kept.state.version == fresh.state.version == version
+    assert (kept.state, kept.recent, kept.settled) == (fresh.state, fresh.recent, fresh.settled)
+    for player in fresh.state.players:
+        assert kept.player_rounds(player.name) == fresh.player_rounds(player.name)
+
+
+def test_a_round_opened_and_settled_here_moves_the_kept_table_on_without_a_read(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening and settling a round (balances, rounds played, the last and the settled
+    rounds) move the table kept in memory on, as a step of the round does: the next page
+    reads nothing, and what it draws from is, after every step of three rounds past the
+    road's length, what a fresh read gives (expected values: the database, read afresh)."""
+    with Storage.open(database_url) as storage:
+        service = TableService(storage)
+        code, dealer, tokens = _table(service, 3)
+        service.open_round(code, dealer)
+        service.table_snapshot(code, ROAD_LENGTH)  # read once: kept from now on
+        read = service._state
+        reads: list[str] = []
+        monkeypatch.setattr(service, "_state", lambda s, t: reads.append(t.code) or read(s, t))
+        rng = random.Random(9)
+        for number in range(ROAD_LENGTH + 3):
+            if number:
+                service.open_round(code, dealer)
+                _same_as_read_afresh(service, storage, code)
+            for n, token in enumerate(tokens):
+                spot = rng.choice(["andar", "bahar", "cards:1-5", "cards:6-10"])
+                service.place_bet(code, token, spot, str(rng.randint(1, 50)), key=f"{number}:{n}")
+            _same_as_read_afresh(service, storage, code)
+            while service.deal(code, dealer).status == "open":
+                pass
+            service.settle(code, dealer)
+            _same_as_read_afresh(service, storage, code)
+        assert reads == []  # the fresh reads above are the other services'
+        assert service.state(code).rounds_settled == ROAD_LENGTH + 3
+
+
 def test_the_bet_timer_refuses_late_bets_and_closes_once(database_url: str) -> None:
     now = [datetime(2026, 12, 1, 20, 0, tzinfo=UTC)]
     with Storage.open(database_url) as storage:

@@ -13,14 +13,18 @@ process, or a transaction that failed half-way, is never missed.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
+from datetime import UTC, datetime
+from decimal import Decimal
+from functools import partial
 
 from sqlalchemy import bindparam, inspect, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.util import identity_key
 
 from andar_bahar.engine.cards import Card
+from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.operations import operation_to_dict
 from andar_bahar.engine.round import Round
 from andar_bahar.storage import Storage
@@ -31,6 +35,8 @@ from andar_bahar.web.records import (
     SettledRound,
     TableSnapshot,
     public_round,
+    settled_bets,
+    settled_round,
 )
 from andar_bahar.web.transactions import (
     CHANGES,
@@ -264,45 +270,46 @@ class Kept(Transactions):
             if seen is None or seen[0] <= version:
                 self._publics[table.id] = (version, row_id, public)
             change = session.info.get(CHANGES, {}).get(table.id)
-            if change is not None and ROUND_ONLY.issuperset(change.kinds):
-                self._moved_on(table.id, version, public)
+            if change is not None:
+                self._moved_on(table.id, version, change.kinds, row, public)
             known = self._rounds.get(table.id)
             if known is None or known[0] <= version:
                 self._rounds[table.id] = (version, row_id, rnd, row)
 
         self._on_commit(session, keep)
 
-    def _moved_on(self, table_id: int, version: int, public: PublicRound) -> None:
-        """A change of the round alone: the table kept at the previous version, with it."""
+    def _moved_on(
+        self,
+        table_id: int,
+        version: int,
+        kinds: Collection[str],
+        row: TableRoundRow,
+        public: PublicRound,
+    ) -> None:
+        """The table kept at the previous version, moved on by this process's own change:
+        a change of the round alone, a round opened, or a round settled (its balances,
+        its place in the last rounds and among the settled ones). Any other change, or
+        a table not kept at the previous version, is read again when it is next asked for.
+        """
+        if ROUND_ONLY.issuperset(kinds):
+            move = partial(_round_changed, public=public)
+        elif list(kinds) == ["open"]:
+            move = partial(_round_opened, public=public, row=row)
+        elif list(kinds) == ["settle"] and _plain_win(public) and row.id in self._records:
+            if row.id not in self._rounds_paid:  # as Views._settled reads it: once
+                paid = self._paid[row.id] = settled_bets(self._records[row.id].text())
+                self._rounds_paid[row.id] = settled_round(
+                    public.number, row.winner, row.cards_dealt, paid
+                )
+            move = partial(_round_settled, public=public, row=row, done=self._rounds_paid[row.id])
+        else:
+            return
         for key in [k for k in self._snapshots if k[0] == table_id]:
-            self._move_on(key, version, public)
-
-    def _move_on(self, key: tuple[int, int], version: int, public: PublicRound) -> None:
-        kept = self._snapshots.get(key)
-        if kept is None or kept.state.version != version - 1:
-            return
-        state, recent = kept.state, kept.recent
-        if state.round is None or state.round.number != public.number:
-            return
-        summary = [
-            RoundSummary(
-                public.number,
-                public.status,
-                (public.result.winner.value if public.result.winner else "void")
-                if public.result
-                else None,
-                public.result.cards_dealt if public.result else None,
-                public.centre,
-                public.commitment,
-                r.settled_at,
-            )
-            if r.number == public.number
-            else r
-            for r in recent
-        ]
-        self._snapshots[key] = TableSnapshot(
-            replace(state, round=public, version=version), summary, kept.settled
-        )
+            kept = self._snapshots[key]
+            if kept.state.version == version - 1:
+                moved = move(kept, version, key[1])
+                if moved is not None:
+                    self._snapshots[key] = moved
 
     def _public_of(self, table: ClubTableRow, row: TableRoundRow) -> PublicRound:
         """What a page may see of the round in *row* at the version read with *table*."""
@@ -334,3 +341,89 @@ class Kept(Transactions):
         statement = SAVE_RECORD if len(values) == 1 else SAVE_FINISHED
         bound = {f"new_{name}": value for name, value in values.items()}
         self._write(session, row, statement, {"row_id": row.id, **bound}, values)
+
+
+# -- the table kept in memory, moved on by a change made here ----------------------------
+
+
+def _summary(public: PublicRound, settled_at: datetime | None) -> RoundSummary:
+    """The round in the last rounds, as :meth:`Views._recent` reads it back."""
+    result = public.result
+    winner = None
+    if result is not None:
+        winner = result.winner.value if result.winner else "void"
+    dealt = result.cards_dealt if result is not None else None
+    return RoundSummary(
+        public.number, public.status, winner, dealt, public.centre, public.commitment, settled_at
+    )
+
+
+def _round_changed(
+    kept: TableSnapshot, version: int, limit: int, *, public: PublicRound
+) -> TableSnapshot | None:
+    """A step of the open round: the round and its line in the last rounds."""
+    state = kept.state
+    if state.round is None or state.round.number != public.number:
+        return None
+    recent = [_summary(public, r.settled_at) if r.number == public.number else r
+              for r in kept.recent]  # fmt: skip
+    return TableSnapshot(replace(state, round=public, version=version), recent, kept.settled)
+
+
+def _round_opened(
+    kept: TableSnapshot, version: int, limit: int, *, public: PublicRound, row: TableRoundRow
+) -> TableSnapshot | None:
+    """A new round: first of the last rounds; no balance, player or settled round changes."""
+    state = kept.state
+    if (state.round.number if state.round is not None else 0) + 1 != public.number:
+        return None
+    recent = [_summary(public, None), *kept.recent][:limit]
+    return TableSnapshot(replace(state, round=public, version=version), recent, kept.settled)
+
+
+def _plain_win(public: PublicRound) -> bool:
+    """A round settled with a winner at a betting table (a void round or a lesson's is read)."""
+    result = public.result
+    return (
+        public.status == "settled"
+        and public.settlement is not None
+        and result is not None
+        and result.winner is not None
+        and public.void_reason is None
+    )
+
+
+def _round_settled(
+    kept: TableSnapshot,
+    version: int,
+    limit: int,
+    *,
+    public: PublicRound,
+    row: TableRoundRow,
+    done: SettledRound,
+) -> TableSnapshot | None:
+    """The round settled: every player's balance moved by their ledger entries (the
+    settlement's postings, as :meth:`TableStore._balances` adds them up), one more round
+    played, the round's line in the last rounds, and the round first among the settled."""
+    state = kept.state
+    if state.teaching or state.round is None or state.round.number != public.number:
+        return None
+    assert public.settlement is not None and row.settled_at is not None
+    moved: dict[str, Decimal] = {}
+    for player, amount, _ in public.settlement.postings():
+        moved[player] = moved.get(player, Decimal(0)) + as_decimal(amount)
+    players = tuple(
+        replace(p, balance=as_decimal(p.balance + moved[p.name])) if p.name in moved else p
+        for p in state.players
+    )
+    settled_at = row.settled_at.astimezone(UTC)
+    recent = [_summary(public, settled_at) if r.number == public.number else r
+              for r in kept.recent]  # fmt: skip
+    state = replace(
+        state,
+        players=players,
+        round=public,
+        rounds_settled=state.rounds_settled + 1,
+        version=version,
+    )
+    return TableSnapshot(state, recent, (done, *kept.settled)[:limit])

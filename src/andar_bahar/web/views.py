@@ -157,7 +157,8 @@ class Views(TableStore):
 
         Kept in memory with the table's version: while the version in the database is
         the one it was kept at (one indexed read of one row), nothing else is read; a
-        change of the round alone, made in this process, moves it on without a read.
+        change made in this process — a step of the round, a round opened or settled — moves
+        it on without a read.
         *known*: a version the caller knows the table has reached (a change it committed,
         an event it was sent): the table kept at that version or a later one is taken
         without reading even its version — it may be older than the database's, never
