@@ -294,7 +294,7 @@ class Kept(Transactions):
         if ROUND_ONLY.issuperset(kinds):
             move = partial(_round_changed, public=public)
         elif list(kinds) == ["open"]:
-            move = partial(_round_opened, public=public, row=row)
+            move = partial(_round_opened, public=public)
         elif list(kinds) == ["settle"] and _plain_win(public) and row.id in self._records:
             if row.id not in self._rounds_paid:  # as Views._settled reads it: once
                 paid = self._paid[row.id] = settled_bets(self._records[row.id].text())
@@ -371,7 +371,7 @@ def _round_changed(
 
 
 def _round_opened(
-    kept: TableSnapshot, version: int, limit: int, *, public: PublicRound, row: TableRoundRow
+    kept: TableSnapshot, version: int, limit: int, *, public: PublicRound
 ) -> TableSnapshot | None:
     """A new round: first of the last rounds; no balance, player or settled round changes."""
     state = kept.state
@@ -382,7 +382,8 @@ def _round_opened(
 
 
 def _plain_win(public: PublicRound) -> bool:
-    """A round settled with a winner at a betting table (a void round or a lesson's is read)."""
+    """A round settled with a winner (a void round is read again; a lesson's too, see
+    :func:`_round_settled`)."""
     result = public.result
     return (
         public.status == "settled"
