@@ -29,13 +29,18 @@ Two runs, on fresh tables each (``--mode both``, the default):
   card, the settlement and the next round. The latencies a player feels are judged here.
 - **saturate** — a closed loop: every phone bets the instant its page shows the round
   open, the dealer deals the instant an answer comes back. Its requests/s is the
-  table's capacity, compared with the **floor**: right after it, the same clients send
-  as many requests, one after another, to a bare endpoint of the same stack (the same
-  app, middleware and server process(es)) that does one durable insert through the
-  service's own transaction.
+  table's capacity, compared with the **floor**: halfway through it (after half the
+  rounds, its clock stopped), the same clients send as many requests as the whole run
+  (twice its first half's), one after another, to a bare endpoint of the same stack (the
+  same app, middleware and server process(es)) that does one durable insert through the
+  service's own transaction. Measured between the run's two halves, the floor sees the
+  machine as the run did: a shared host whose speed drifts moves both alike.
 
 Each run measures the latency of every request by kind, **card_to_phone** (from the
-deal's request being sent until that card is on *every* phone of the table),
+deal's request being sent until that card is on *every* phone of the table; a card
+that a phone never showed is **missed**, unless the phone went on to a later round
+first — a render that starts after the dealer has settled and opened the next round
+draws the newest table, as the live pages intend: such a card is **passed**),
 requests per second, and the CPU time of the server's processes and of this client
 (which shares the machine). After the runs it checks in the database that every bet a
 phone saw accepted is stored once with its stake (``bets_lost``, ``bets_doubled``),
@@ -68,6 +73,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -141,7 +147,7 @@ async def last_cards_arrive(clubs: list[Club], wait: float) -> None:
     is in); a card still not on a phone after that counts as missed."""
     deadline = time.perf_counter() + wait
     while time.perf_counter() < deadline:
-        if all(key in p.page.seen for c in clubs for key in c.dealt_at for p in c.players):
+        if all(p.page.shown_or_passed(key) for c in clubs for key in c.dealt_at for p in c.players):
             return
         await asyncio.sleep(0.1)
 
@@ -220,12 +226,26 @@ class Clock:
 
     server: int
     started: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    paused: tuple[float, float, float, float] | None = None
 
     def __post_init__(self) -> None:
         self.started = self._now()
 
     def _now(self) -> tuple[float, float, float, float]:
         return time.perf_counter(), time.process_time(), *group_cpu(self.server)
+
+    def pause(self) -> None:
+        """Stop counting (the floor is measured halfway through the capacity run)."""
+        self.paused = self._now()
+
+    def resume(self) -> None:
+        """Count again: the time and CPU since :meth:`pause` are left out."""
+        assert self.paused is not None
+        now = self._now()
+        self.started = tuple(  # type: ignore[assignment]
+            s + (b - a) for s, a, b in zip(self.started, self.paused, now, strict=True)
+        )
+        self.paused = None
 
     def lap(self, requests: int) -> dict[str, float]:
         """Since the start: seconds, CPU seconds of each side, their shares of the machine."""
@@ -359,9 +379,14 @@ def check_database(url: str, clubs: list[Club]) -> dict[str, int]:
 # -- the run ----------------------------------------------------------------------------------------------
 
 
+Midway = Callable[[list[Club], int], Awaitable[dict[str, Any]]]
+"""Measured halfway through a run, its clock stopped: (the tables, the requests so far) → figures."""
+
+
 async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int,
-                rng: random.Random) -> dict[str, Any]:  # fmt: skip
-    """Fresh tables, every page following live, the rounds played at *pacing*."""
+                rng: random.Random, midway: Midway | None = None) -> dict[str, Any]:  # fmt: skip
+    """Fresh tables, every page following live, the rounds played at *pacing*; with
+    *midway*, half the rounds, then *midway* (the clock stopped), then the rest."""
     from andar_bahar.engine.paytables import find_paytable
 
     spots = [str(b) for b in find_paytable(PAYTABLE).bets]
@@ -373,34 +398,50 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
     recorder = Recorder()
     profiler = start_profile(args.py_spy, "saturate" if pacing.saturate else "paced", server)
     clock = Clock(server)
-    await asyncio.gather(*(play(c, args.rounds, spots, recorder, args.resend, pacing)
-                           for c in clubs))  # fmt: skip
+    halves = [args.rounds] if midway is None else [(args.rounds + 1) // 2, args.rounds // 2]
+    between: dict[str, Any] | None = None
+    for number, rounds in enumerate(halves):
+        if number:
+            assert midway is not None
+            stop_profile(profiler)
+            clock.pause()
+            await last_cards_arrive(clubs, LAST_CARDS_WAIT)  # the first half's messages out,
+            await asyncio.sleep(0.5)  # the settlements' too: none of it is the floor's CPU
+            between = await midway(clubs, recorder.requests)
+            clock.resume()
+        await asyncio.gather(*(play(c, rounds, spots, recorder, args.resend, pacing)
+                               for c in clubs))  # fmt: skip
     cpu = clock.lap(recorder.requests)
-    stop_profile(profiler)
+    if between is None:
+        stop_profile(profiler)
     await last_cards_arrive(clubs, LAST_CARDS_WAIT)
     for page in pages:
         if page.socket is not None:
             await page.socket.close()
     await asyncio.gather(*readers, return_exceptions=True)
-    card_to_phone, missed = [], 0
+    card_to_phone, missed, passed = [], 0, 0
     for club in clubs:
         for key, sent in club.dealt_at.items():
             times = [p.page.seen.get(key) for p in club.players]
-            if any(t is None for t in times):
+            if not all(p.page.shown_or_passed(key) for p in club.players):
                 missed += 1
+            elif any(t is None for t in times):
+                passed += 1
             else:
                 card_to_phone.append(max(t for t in times if t is not None) - sent)
         await club.client.aclose()
     latency = {kind: summary(recorder.latencies[kind]) for kind in KINDS}
     latency["card_to_phone"] = summary(card_to_phone)
     return {
-        "clubs": clubs, "pages": pages, "recorder": recorder,
+        "clubs": clubs, "pages": pages, "recorder": recorder, "midway": between,
         "figures": {
             **pacing.describe(), "requests": recorder.requests,
             "requests_per_second": round(recorder.requests / cpu["seconds"], 1),
             "latency_ms": latency, "errors": sum(recorder.errors.values()),
-            "cards_missed": missed, "live_messages": sum(p.messages for p in pages),
-            "rounds_settled": sum(c.rounds for c in clubs), "cpu": cpu,
+            "cards_missed": missed, "cards_passed": passed,
+            "live_messages": sum(p.messages for p in pages),
+            "rounds_settled": sum(c.rounds for c in clubs),
+            "cards_dealt": sum(len(c.dealt_at) for c in clubs), "cpu": cpu,
         },
     }  # fmt: skip
 
@@ -410,11 +451,18 @@ async def run(args: argparse.Namespace, base: str, server: int) -> dict[str, Any
     pacings = {"paced": Pacing(args.reaction, args.again, args.card, args.start),
                "saturate": Pacing(saturate=True)}  # fmt: skip
     modes = ["paced", "saturate"] if args.mode == "both" else [args.mode]
-    phases = {mode: await phase(args, base, pacings[mode], server, rng) for mode in modes}
-    last = phases[modes[-1]]  # the floor: as many requests as the capacity run sent
+
+    async def the_floor(clubs: list[Club], requests: int) -> dict[str, Any]:
+        return await floor(base, clubs, 2 * requests, server)
+
+    phases = {}
+    for mode in modes:  # the floor halfway through the capacity run (the last)
+        midway = the_floor if mode == modes[-1] else None
+        phases[mode] = await phase(args, base, pacings[mode], server, rng, midway)
+    assert phases[modes[-1]]["midway"] is not None
     return {
         "phases": phases,
-        "floor": await floor(base, last["clubs"], last["recorder"].requests, server),
+        "floor": phases[modes[-1]]["midway"],
     }
 
 
@@ -454,6 +502,7 @@ def report(args: argparse.Namespace, db: str, result: dict[str, Any], found: dic
         "latency_ms": paced["latency_ms"],
         "errors": sum(f["errors"] for f in figures.values()),
         "cards_missed": sum(f["cards_missed"] for f in figures.values()),
+        "cards_passed": sum(f["cards_passed"] for f in figures.values()),
         "live_messages": sum(f["live_messages"] for f in figures.values()),
         "rounds_settled": sum(f["rounds_settled"] for f in figures.values()),
         "bets_sent": sum(len(p.accepted) + p.unknown for p in players),
@@ -486,7 +535,8 @@ def print_text(out: dict[str, Any]) -> None:
           f"{out['floor_requests_per_second']} requests/s (ratio {out['ratio_to_floor']}; server "
           f"CPU {floor_cpu['server_cpu_ms_per_request']} ms a request, client "
           f"{floor_cpu['client_share']:.0%})")  # fmt: skip
-    print(f"- errors {out['errors']}; cards missed by a phone {out['cards_missed']}")
+    print(f"- errors {out['errors']}; cards missed by a phone {out['cards_missed']}; passed "
+          f"(a phone went on to the next round first) {out['cards_passed']}")  # fmt: skip
     print(f"- bets: {out['bets_sent']:,} sent, {out['bets_settled']:,} settled, "
           f"{out['bets_lost']} lost, {out['bets_doubled']} doubled, {out['bets_unknown']} unknown; "
           f"ledgers not summing to zero: {out['ledgers_not_zero']}")  # fmt: skip

@@ -158,6 +158,8 @@ class Page:
     socket: ClientConnection | None = None
     seen: dict[tuple[int, int], float] = field(default_factory=dict)
     """(round, cards turned) → when this page first showed that many cards of the round."""
+    latest: int = 0
+    """The latest round this page has shown."""
     opened: asyncio.Queue[int] = field(default_factory=asyncio.Queue)
     """Rounds whose opening this page has seen (the players bet then)."""
     messages: int = 0
@@ -181,11 +183,18 @@ class Page:
         number = data.get("round")
         if number is None:
             return
+        self.latest = max(self.latest, int(number))
         turned = int(data.get("dealt") or 0) + (1 if data.get("card") else 0)
         for count in range(1, turned + 1):
             self.seen.setdefault((number, count), now)
         if data.get("bets_open"):
             self.opened.put_nowait(number)
+
+    def shown_or_passed(self, card: tuple[int, int]) -> bool:
+        """Whether this page has shown *card* (round, cards turned), or a later round: a
+        render that starts after the dealer has settled and opened the next round draws
+        the newest table (the settled round in the road), as the live pages intend."""
+        return card in self.seen or self.latest > card[0]
 
     async def follow(self) -> None:
         assert self.socket is not None

@@ -51,6 +51,9 @@ def test_a_small_load_run_reports_its_figures_and_loses_no_bet(pace: list[str]) 
     # Both runs (people's pace, then the closed loop), each 2 tables × 2 rounds.
     assert set(out["runs"]) == {"paced", "saturate"} and out["mode"] == "both"
     assert out["rounds_settled"] == 8 and out["cards_missed"] == 0
+    # A card a phone passed (it showed the next round first: the saturated dealer opens it
+    # at once) is still a card of this run: no more than every card of every phone.
+    assert 0 <= out["cards_passed"] <= sum(r["cards_dealt"] for r in out["runs"].values())
     assert out["latency_ms"] == out["runs"]["paced"]["latency_ms"]
     assert out["requests_per_second"] == out["runs"]["saturate"]["requests_per_second"] > 0
     assert out["floor_requests_per_second"] > 0

@@ -16,7 +16,6 @@ a public viewer).
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -147,7 +146,6 @@ def block_context(snapshot: Snapshot, viewer: Viewer, *, answering: bool = False
         "state": state,
         "round": rnd,
         "recent": snapshot.recent,
-        "bet_key": secrets.token_hex(12),
         "paytable_rows": paytable_rows(rnd.paytable if rnd else state.paytable),
         "live_table": state.code,
         "dealer": viewer.role == "dealer",

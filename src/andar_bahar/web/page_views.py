@@ -9,6 +9,7 @@ the language alone — a live render of a block has no request.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Collection
 from dataclasses import dataclass
 from decimal import Decimal
@@ -64,6 +65,7 @@ def player_view(
     }
     if blocks is None or "bets" in blocks:
         view["spots"] = spots(paytable, wagers, name)
+        view["bet_key"] = secrets.token_hex(12)  # no-script form's key (table.js: one per tap)
         view["drawn_spots"] = drawn("spots", lang)  # a spot's button: by spot, stake, open
         view["chips"] = chip_values(paytable)
         view["can_repeat"] = bool(last_bets(mine, rnd.number if rnd else None))

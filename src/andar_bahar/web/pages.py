@@ -135,7 +135,6 @@ class Club:
         context: dict[str, Any] = {
             **page_extras(viewer, state, table, datetime.now(UTC)),
             "recent": recent,
-            "bet_key": secrets.token_hex(12),
             "live_table": state.code,
             "live_page": page,
             "live_version": state.version,

@@ -15,7 +15,7 @@ chips (:func:`spots`, :func:`chip_values`), the dealer the next step
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import cache, lru_cache
@@ -182,6 +182,22 @@ def spots(
     for who, name, stake in wagers:
         if who == player:
             mine[name] = mine.get(name, Decimal(0)) + stake
+    return [
+        replace(spot, stake=as_decimal(mine[spot.bet])) if spot.bet in mine else spot
+        for spot in _bare_spots(paytable)
+    ]
+
+
+_SPOTS: dict[int, tuple[Paytable, tuple[Spot, ...]]] = {}
+"""The bare spots by the paytable object (kept with it, so that its id stays its own)."""
+
+
+def _bare_spots(paytable: Paytable) -> tuple[Spot, ...]:
+    """Every bet of *paytable* as a spot with no stake (worked out once per paytable
+    object: every phone's spots ask)."""
+    kept = _SPOTS.get(id(paytable))
+    if kept is not None and kept[0] is paytable:
+        return kept[1]
     result: list[Spot] = []
     for bet, pays in paytable_rows(paytable):
         if isinstance(bet, MainBet):
@@ -191,17 +207,12 @@ def spots(
         else:
             assert isinstance(bet, CardsBet)
             label = f"{bet.low}+" if bet.high == MAX_CARDS_DEALT else f"{bet.low}–{bet.high}"
-        result.append(
-            Spot(
-                bet=str(bet),
-                main=isinstance(bet, MainBet),
-                label=label,
-                name=bet,
-                pays=pays,
-                stake=as_decimal(mine.get(str(bet), Decimal(0))),
-            )
-        )
-    return result
+        stake = as_decimal(Decimal(0))
+        result.append(Spot(str(bet), isinstance(bet, MainBet), label, bet, pays, stake))
+    if len(_SPOTS) >= 256:
+        _SPOTS.clear()
+    _SPOTS[id(paytable)] = (paytable, tuple(result))
+    return _SPOTS[id(paytable)][1]
 
 
 def staked(wagers: Iterable[tuple[str, str, Decimal]], player: str) -> Decimal:
