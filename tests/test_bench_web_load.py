@@ -9,6 +9,7 @@ lost, nothing doubled, ledgers at zero.
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -59,3 +60,19 @@ def test_a_small_load_run_reports_its_figures_and_loses_no_bet(pace: list[str]) 
     assert out["floor_requests_per_second"] > 0
     for run in out["runs"].values():
         assert run["cpu"]["server_cpu_s"] > 0 and 0 <= run["cpu"]["client_share"] <= 1
+
+
+def test_a_card_counts_as_passed_only_when_the_phone_showed_a_later_round() -> None:
+    """The benchmark's phone (web_load_people.Page): a card it never showed is passed if a
+    later round's message came first (a render that began after the next round opened),
+    and missed otherwise — even if a later card of the same round came."""
+    if str(BENCHMARK.parent) not in sys.path:
+        sys.path.insert(0, str(BENCHMARK.parent))
+    people = importlib.import_module("web_load_people")
+    page = people.Page("cookie", "csrf", 0)
+    page.apply({"v": 1, "data": {"round": 4, "dealt": 2, "card": "K♠"}})  # three cards turned
+    assert page.shown_or_passed((4, 3)) and page.shown_or_passed((4, 1))
+    assert not page.shown_or_passed((4, 4)) and not page.shown_or_passed((5, 1))
+    page.apply({"v": 2, "data": {"round": 5, "dealt": 0, "card": None, "bets_open": True}})
+    assert page.shown_or_passed((4, 4)) and (4, 4) not in page.seen
+    assert not page.shown_or_passed((5, 1))

@@ -51,6 +51,20 @@ def test_the_spots_are_the_paytable_s_bets_with_the_player_s_own_stakes() -> Non
     assert [s.label for s in shown if not s.main][-1] == "41+"
 
 
+def test_the_spots_kept_per_paytable_carry_no_one_s_stake() -> None:
+    """The bare spots are worked out once per paytable: a stake shown for one player is
+    never shown again for another, nor for the same player in a round without bets."""
+    wizard = find_paytable("wizard")
+    staked = spots(
+        wizard, (("Asha", "cards:1-5", Decimal(7)), ("Asha", "cards:1-5", Decimal(3))), "Asha"
+    )
+    assert {s.bet: s.stake for s in staked if s.stake} == {"cards:1-5": Decimal(10)}
+    for wagers, player in [((), "Asha"), ((("Asha", "andar", Decimal(1)),), "Ravi")]:
+        assert not any(s.stake for s in spots(wizard, wagers, player))
+    other = replace(wizard, chip=Decimal("0.5"))  # another paytable object: its own spots
+    assert [s.bet for s in spots(other, (), "Asha")] == [s.bet for s in staked]
+
+
 @pytest.mark.parametrize("name", sorted(PROCEDURES))
 @pytest.mark.parametrize("physical", [False, True])
 def test_the_next_step_plays_a_whole_round(name: str, physical: bool) -> None:
