@@ -398,22 +398,23 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
     recorder = Recorder()
     profiler = start_profile(args.py_spy, "saturate" if pacing.saturate else "paced", server)
     clock = Clock(server)
-    halves = [args.rounds] if midway is None else [(args.rounds + 1) // 2, args.rounds // 2]
-    between: dict[str, Any] | None = None
-    for number, rounds in enumerate(halves):
-        if number:
-            assert midway is not None
-            stop_profile(profiler)
-            clock.pause()
-            await last_cards_arrive(clubs, LAST_CARDS_WAIT)  # the first half's messages out,
-            await asyncio.sleep(0.5)  # the settlements' too: none of it is the floor's CPU
-            between = await midway(clubs, recorder.requests)
-            clock.resume()
+
+    async def play_all(rounds: int) -> None:
         await asyncio.gather(*(play(c, rounds, spots, recorder, args.resend, pacing)
                                for c in clubs))  # fmt: skip
+
+    first = args.rounds if midway is None else (args.rounds + 1) // 2
+    await play_all(first)
+    stop_profile(profiler)
+    between = None
+    if midway is not None:
+        clock.pause()
+        await last_cards_arrive(clubs, LAST_CARDS_WAIT)  # the first half's messages out,
+        await asyncio.sleep(0.5)  # the settlements' too: none of it is the floor's CPU
+        between = await midway(clubs, recorder.requests)
+        clock.resume()
+        await play_all(args.rounds - first)
     cpu = clock.lap(recorder.requests)
-    if between is None:
-        stop_profile(profiler)
     await last_cards_arrive(clubs, LAST_CARDS_WAIT)
     for page in pages:
         if page.socket is not None:
@@ -569,7 +570,7 @@ def arguments() -> argparse.ArgumentParser:
     parser.add_argument("--resend", type=float, default=0.05, help="share of bets sent twice")
     parser.add_argument("--seed", type=int, default=5, help="the players' choices")
     parser.add_argument("--py-spy", metavar="PREFIX",
-                        help="profile the server during the rounds (py-spy): PREFIX.MODE.txt")  # fmt: skip
+                        help="profile the server during the rounds (the saturated run: its first half; py-spy): PREFIX.MODE.txt")  # fmt: skip
     parser.add_argument("--serve", metavar="URL", help=argparse.SUPPRESS)  # the server's process
     return parser
 

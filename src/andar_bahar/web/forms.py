@@ -6,7 +6,8 @@ Each reader answers a bad value with one sentence (a project error), never a tra
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from fastapi import Request, UploadFile
 
@@ -52,21 +53,31 @@ async def read_json(request: Request) -> dict[str, Any]:
     return data
 
 
-_ROWS: dict[int, tuple[Paytable, tuple[tuple[Bet, Odds | Message], ...]]] = {}
-"""paytable_rows by the paytable object (kept with it, so that its id stays its own)."""
+T = TypeVar("T")
+
+_KEPT: dict[tuple[object, int], tuple[Paytable, Any]] = {}
+"""What :func:`per_paytable` worked out, by what and the paytable object (kept with it, so
+that its id stays its own)."""
+
+
+def per_paytable(make: Callable[[Paytable], T], paytable: Paytable) -> T:
+    """``make(paytable)``, worked out once per paytable object (a paytable holds dicts, so it
+    cannot be a key itself; the table pages ask for the same one with every block)."""
+    key = (make, id(paytable))
+    kept = _KEPT.get(key)
+    if kept is not None and kept[0] is paytable:
+        return cast(T, kept[1])
+    if len(_KEPT) >= 256:
+        _KEPT.clear()
+    made = make(paytable)
+    _KEPT[key] = (paytable, made)
+    return made
 
 
 def paytable_rows(paytable: Paytable) -> list[tuple[Bet, Odds | Message]]:
     """Every bet of *paytable* with what it pays, as the pages list them (worked out once
     per paytable object: every block of the table pages asks)."""
-    kept = _ROWS.get(id(paytable))
-    if kept is not None and kept[0] is paytable:
-        return list(kept[1])
-    rows = _paytable_rows(paytable)
-    if len(_ROWS) >= 256:
-        _ROWS.clear()
-    _ROWS[id(paytable)] = (paytable, tuple(rows))
-    return rows
+    return list(per_paytable(_paytable_rows, paytable))
 
 
 def _paytable_rows(paytable: Paytable) -> list[tuple[Bet, Odds | Message]]:

@@ -28,7 +28,7 @@ from andar_bahar.engine.paytables import Odds, Paytable
 from andar_bahar.engine.rules import Row
 from andar_bahar.i18n import format_number, translations
 from andar_bahar.i18n.messages import N_, Message, Translator
-from andar_bahar.web.forms import paytable_rows
+from andar_bahar.web.forms import paytable_rows, per_paytable
 from andar_bahar.web.records import PublicRound, RoundSummary, TableState
 from andar_bahar.web.templating import drawn
 
@@ -184,21 +184,15 @@ def spots(
             mine[name] = mine.get(name, Decimal(0)) + stake
     return [
         replace(spot, stake=as_decimal(mine[spot.bet])) if spot.bet in mine else spot
-        for spot in _bare_spots(paytable)
+        for spot in per_paytable(_bare_spots, paytable)
     ]
 
 
-_SPOTS: dict[int, tuple[Paytable, tuple[Spot, ...]]] = {}
-"""The bare spots by the paytable object (kept with it, so that its id stays its own)."""
-
-
 def _bare_spots(paytable: Paytable) -> tuple[Spot, ...]:
-    """Every bet of *paytable* as a spot with no stake (worked out once per paytable
-    object: every phone's spots ask)."""
-    kept = _SPOTS.get(id(paytable))
-    if kept is not None and kept[0] is paytable:
-        return kept[1]
+    """Every bet of *paytable* as a spot with no stake (:func:`spots` asks for them once
+    per paytable object: :func:`~andar_bahar.web.forms.per_paytable`)."""
     result: list[Spot] = []
+    none = as_decimal(Decimal(0))
     for bet, pays in paytable_rows(paytable):
         if isinstance(bet, MainBet):
             label: object = bet.row
@@ -207,12 +201,8 @@ def _bare_spots(paytable: Paytable) -> tuple[Spot, ...]:
         else:
             assert isinstance(bet, CardsBet)
             label = f"{bet.low}+" if bet.high == MAX_CARDS_DEALT else f"{bet.low}–{bet.high}"
-        stake = as_decimal(Decimal(0))
-        result.append(Spot(str(bet), isinstance(bet, MainBet), label, bet, pays, stake))
-    if len(_SPOTS) >= 256:
-        _SPOTS.clear()
-    _SPOTS[id(paytable)] = (paytable, tuple(result))
-    return _SPOTS[id(paytable)][1]
+        result.append(Spot(str(bet), isinstance(bet, MainBet), label, bet, pays, none))
+    return tuple(result)
 
 
 def staked(wagers: Iterable[tuple[str, str, Decimal]], player: str) -> Decimal:
