@@ -39,6 +39,10 @@ LAPTOP: ViewportSize = {"width": 1280, "height": 800}
 PHONE: ViewportSize = {"width": 390, "height": 844}
 TV: ViewportSize = {"width": 1920, "height": 1080}
 
+# A setup request (a table's PIN is hashed with scrypt) may wait behind other test
+# workers on a busy 2-core CI host; a test fails on what it checks, not on the host's load.
+SETUP_TIMEOUT = 30
+
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -88,7 +92,7 @@ class ClubServer:
         request = urllib.request.Request(
             f"{self.url}/api/tables/{code}", headers={"Authorization": f"Bearer {token}"}
         )
-        with urllib.request.urlopen(request, timeout=5) as response:
+        with urllib.request.urlopen(request, timeout=SETUP_TIMEOUT) as response:
             data: dict[str, Any] = json.load(response)
         return data
 
@@ -100,7 +104,7 @@ class ClubServer:
             headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
         )
         try:
-            with urllib.request.urlopen(request, timeout=5) as response:
+            with urllib.request.urlopen(request, timeout=SETUP_TIMEOUT) as response:
                 answer: dict[str, Any] = json.load(response)
         except urllib.error.HTTPError as error:
             raise AssertionError(f"{path}: {error.code} {error.read().decode()}") from None
