@@ -441,6 +441,7 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
             "latency_ms": latency, "errors": sum(recorder.errors.values()),
             "cards_missed": missed, "cards_passed": passed,
             "live_messages": sum(p.messages for p in pages),
+            "live_kilobytes": round(sum(p.received for p in pages) / 1024),
             "rounds_settled": sum(c.rounds for c in clubs),
             "cards_dealt": sum(len(c.dealt_at) for c in clubs), "cpu": cpu,
         },

@@ -163,6 +163,8 @@ class Page:
     opened: asyncio.Queue[int] = field(default_factory=asyncio.Queue)
     """Rounds whose opening this page has seen (the players bet then)."""
     messages: int = 0
+    received: int = 0
+    """The live messages' bytes (UTF-8), as the phone's socket got them."""
     socket_id: str = field(default_factory=lambda: secrets.token_hex(12))
     """As live.js: the id its socket opens with (``?s=``) and its actions send."""
 
@@ -204,6 +206,7 @@ class Page:
                     continue
                 message = loads(text)
                 self.messages += 1
+                self.received += len(text.encode())
                 if html_version(message) > self.version:  # as live.js
                     self.apply(message)
 

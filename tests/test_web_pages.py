@@ -128,6 +128,34 @@ def test_a_player_bets_only_for_themselves(site: TestClient) -> None:
     ]
 
 
+def test_a_bet_form_is_read_whatever_its_encoding_and_a_missing_field_is_named(
+    site: TestClient,
+) -> None:
+    """The bet and the dealer's steps read their forms with ``forms.posted`` (not FastAPI's
+    form model): a missing field is still one sentence that names it (the sentence of
+    ``app.INVALID_FORM``) and changes nothing; a multipart form reads as a urlencoded one;
+    a name sent twice counts with its last value, as Starlette's reader counts it."""
+    code, dealer = api_table(site)
+    ravi = TestClient(site.app)
+    seat(ravi, code, admit(site, code, dealer, "Ravi"))
+    site.post(f"/api/tables/{code}/rounds", json={}, headers=dealer)
+    token = csrf(ravi)
+    missing = ravi.post(f"/play/{code}/bet", data={"bet": "andar", "key": "k1", "csrf_token": token})
+    assert missing.status_code == 422
+    assert "Some fields of the form are missing or wrong: stake." in missing.text
+    assert site.get(f"/api/tables/{code}", headers=dealer).json()["round"]["bets"] == []
+    body = "bet=bahar&stake=99&stake=15&key=k2&csrf_token=" + token  # stake twice: the last
+    typed = {"Content-Type": "application/x-www-form-urlencoded"}
+    assert ravi.post(f"/play/{code}/bet", content=body, headers=typed).status_code == 200
+    fields = {"bet": (None, "andar"), "stake": (None, "10"), "key": (None, "k3"),
+              "csrf_token": (None, token)}  # fmt: skip
+    assert ravi.post(f"/play/{code}/bet", files=fields).status_code == 200  # multipart
+    assert site.get(f"/api/tables/{code}", headers=dealer).json()["round"]["bets"] == [
+        {"player": "Ravi", "bet": "bahar", "stake": "15"},
+        {"player": "Ravi", "bet": "andar", "stake": "10"},
+    ]
+
+
 def test_no_page_or_answer_holds_an_undealt_card(site: TestClient, database_url: str) -> None:
     code, dealer = api_table(site)
     player = TestClient(site.app)

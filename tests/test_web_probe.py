@@ -302,7 +302,7 @@ def test_a_phone_signed_out_by_the_dealer_stops_getting_the_player_s_blocks(
     with thief.websocket_connect(f"/ws/{code}?page=player&v=0") as socket:  # back: a stranger
         again = socket.receive_json()
         assert "me" not in again["blocks"] and "balance" not in again["data"]
-        assert set(again["blocks"]) == {"table", "road"}
+        assert set(again["blocks"]) == {"table", "strip", "road"}
 
 
 @pytest.mark.timeout(60)

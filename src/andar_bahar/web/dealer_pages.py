@@ -23,6 +23,8 @@ from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.app import redirect, render
 from andar_bahar.web.context import request_info
 from andar_bahar.web.forms import (
+    Posted,
+    field,
     paytable_from_form,
     whole_number,
 )
@@ -88,15 +90,9 @@ def _add_steps(app: FastAPI, club: Club) -> None:
         return response
 
     @app.post("/dealer/{code}/round/{action}")
-    def round_action(
-        request: Request,
-        code: str,
-        action: str,
-        card: Annotated[str, Form()] = "",
-        physical: Annotated[str, Form()] = "",
-        reason: Annotated[str, Form()] = "",
-        seconds: Annotated[str, Form()] = "",
-    ) -> Response:
+    def round_action(request: Request, code: str, action: str, form: Posted) -> Response:
+        card, physical = field(form, "card", ""), field(form, "physical", "")
+        reason, seconds = field(form, "reason", ""), field(form, "seconds", "")
         token = club.dealer_token(request, code)
         timer = whole_number(seconds, "seconds") if seconds.strip() else None
         steps: dict[str, Callable[[], object]] = {

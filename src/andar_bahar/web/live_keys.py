@@ -50,11 +50,19 @@ def _without_bets(rnd: PublicRound | None) -> PublicRound | None:
 
 
 def felt(
+    state: TableState, _: Sequence[RoundSummary], __: Sequence[PlayerRound], player: str | None
+) -> object:
+    """The felt (status, countdown, cards), the cards dealt: not the bets nor what they paid
+    (so the dealer's felt and the phones' have the same key)."""
+    return state.code, _without_bets(state.round)
+
+
+def strip(
     state: TableState, recent: Sequence[RoundSummary], _: Sequence[PlayerRound], player: str | None
 ) -> object:
-    """The felt (status, countdown, cards), the road strip, the cards dealt: not the bets nor
-    what they paid (so the dealer's felt and the phones' have the same key)."""
-    return state.code, tuple(recent), _without_bets(state.round)
+    """The last rounds as beads, under the felt: they change once a round, not with each
+    card (a dealt card's message carries the felt alone)."""
+    return state.code, tuple(recent)
 
 
 def road(
@@ -145,6 +153,7 @@ def banner(
 BLOCK_KEYS: Mapping[str, Mapping[str, BlockKey]] = {
     "player": {
         "table": felt,
+        "strip": strip,
         "road": road,
         "me": me,
         "bets": my_bets,
@@ -153,6 +162,7 @@ BLOCK_KEYS: Mapping[str, Mapping[str, BlockKey]] = {
     },
     "dealer": {
         "table": felt,
+        "strip": strip,
         "road": road,
         "step": step,
         "void": void,
@@ -166,6 +176,8 @@ BLOCK_KEYS: Mapping[str, Mapping[str, BlockKey]] = {
 ALIKE_ACROSS: Mapping[tuple[str, str], str] = {
     ("player", "table"): "felt",
     ("dealer", "table"): "felt",
+    ("player", "strip"): "strip",
+    ("dealer", "strip"): "strip",
 }
 """Blocks that draw the same HTML on several page kinds (the same template text, the same
 key): (page kind, block) → their common name, kept once for every viewer of those pages

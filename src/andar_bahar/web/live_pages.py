@@ -81,7 +81,7 @@ LIVE_PAGES: Mapping[str, LivePage] = {
     "player": LivePage(
         "player",
         "player.html",
-        shared=("table", "road"),
+        shared=("table", "strip", "road"),
         private=("me", "bets", "mine", "banner"),
         roles=frozenset({"player", "public"}),
     ),
@@ -89,7 +89,7 @@ LIVE_PAGES: Mapping[str, LivePage] = {
     "dealer": LivePage(
         "dealer",
         "dealer.html",
-        shared=("table", "road", "step", "void", "bets", "players"),
+        shared=("table", "strip", "road", "step", "void", "bets", "players"),
         private=(),
         roles=frozenset({"dealer"}),
     ),
@@ -177,7 +177,7 @@ def page_extras(
     return extras
 
 
-ROAD = frozenset({"table", "road"})
+ROAD = frozenset({"strip", "road"})
 """The live blocks that draw the road (the strip under the felt, the table of rounds)."""
 
 

@@ -26,6 +26,7 @@ from andar_bahar.engine.money import Amount
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.app import redirect, render
 from andar_bahar.web.context import localize, request_info
+from andar_bahar.web.forms import Posted, field
 from andar_bahar.web.live import Viewer
 from andar_bahar.web.page_views import last_bets
 from andar_bahar.web.security import set_cookie
@@ -129,14 +130,10 @@ def _add_playing(app: FastAPI, club: Club) -> None:
         return club.page(request, "player", code, player=name)
 
     @app.post("/play/{code}/bet")
-    def bet(
-        request: Request,
-        code: str,
-        bet: Annotated[str, Form()],
-        stake: Annotated[str, Form()],
-        key: Annotated[str, Form()],
-    ) -> Response:
-        placed = club.service.place_bet(code, club.seat_token(request, code), bet, stake, key=key)
+    def bet(request: Request, code: str, form: Posted) -> Response:
+        token = club.seat_token(request, code)
+        spot, stake, key = field(form, "bet"), field(form, "stake"), field(form, "key")
+        placed = club.service.place_bet(code, token, spot, stake, key=key)
         note = _bet_note(club, code, placed)
         # The bet has just checked the seat: the answer is this player's own blocks.
         lang = request_info(request).lang
@@ -144,14 +141,14 @@ def _add_playing(app: FastAPI, club: Club) -> None:
         return done(request, code, note, viewer if placed.player_id else None)
 
     @app.post("/play/{code}/withdraw")
-    def withdraw(
-        request: Request, code: str, bet: Annotated[str, Form()], key: Annotated[str, Form()]
-    ) -> Response:
-        club.service.withdraw_bet(code, club.seat_token(request, code), bet, key=key)
+    def withdraw(request: Request, code: str, form: Posted) -> Response:
+        spot, key = field(form, "bet"), field(form, "key")
+        club.service.withdraw_bet(code, club.seat_token(request, code), spot, key=key)
         return done(request, code)
 
     @app.post("/play/{code}/repeat")
-    def repeat(request: Request, code: str, key: Annotated[str, Form()]) -> Response:
+    def repeat(request: Request, code: str, form: Posted) -> Response:
+        key = field(form, "key")
         name = seated(request, code)
         state = club.service.state(code)
         mine = club.service.player_rounds(code, name, ROAD_LENGTH)
@@ -164,7 +161,8 @@ def _add_playing(app: FastAPI, club: Club) -> None:
         return done(request, code, Message(N_("Your last bets are on the table again.")))
 
     @app.post("/play/{code}/clear")
-    def clear(request: Request, code: str, key: Annotated[str, Form()]) -> Response:
+    def clear(request: Request, code: str, form: Posted) -> Response:
+        key = field(form, "key")
         name = seated(request, code)
         state = club.service.state(code)
         held = [b for p, b, _ in (state.round.wagers if state.round else ()) if p == name]
@@ -174,8 +172,8 @@ def _add_playing(app: FastAPI, club: Club) -> None:
         return done(request, code, Message(N_("Your bets are off the table.")))
 
     @app.post("/play/{code}/marker")
-    def marker(request: Request, code: str, row: Annotated[str, Form()]) -> Response:
-        club.service.place_marker(code, club.seat_token(request, code), row)
+    def marker(request: Request, code: str, form: Posted) -> Response:
+        club.service.place_marker(code, club.seat_token(request, code), field(form, "row"))
         return done(request, code)
 
 
