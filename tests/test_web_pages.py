@@ -140,7 +140,9 @@ def test_a_bet_form_is_read_whatever_its_encoding_and_a_missing_field_is_named(
     seat(ravi, code, admit(site, code, dealer, "Ravi"))
     site.post(f"/api/tables/{code}/rounds", json={}, headers=dealer)
     token = csrf(ravi)
-    missing = ravi.post(f"/play/{code}/bet", data={"bet": "andar", "key": "k1", "csrf_token": token})
+    missing = ravi.post(
+        f"/play/{code}/bet", data={"bet": "andar", "key": "k1", "csrf_token": token}
+    )
     assert missing.status_code == 422
     assert "Some fields of the form are missing or wrong: stake." in missing.text
     assert site.get(f"/api/tables/{code}", headers=dealer).json()["round"]["bets"] == []
