@@ -60,6 +60,8 @@ def test_a_small_load_run_reports_its_figures_and_loses_no_bet(pace: list[str]) 
     assert out["floor_requests_per_second"] > 0
     for run in out["runs"].values():
         assert run["cpu"]["server_cpu_s"] > 0 and 0 <= run["cpu"]["client_share"] <= 1
+        # Every live message is at least its head and data ({"v":…,"kind":…,"data":{…}}).
+        assert run["live_kilobytes"] * 1024 >= run["live_messages"] * 50 > 0
 
 
 def test_a_card_counts_as_passed_only_when_the_phone_showed_a_later_round() -> None:
