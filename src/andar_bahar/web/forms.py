@@ -69,9 +69,9 @@ async def posted(request: Request) -> dict[str, str]:
     table's busiest routes — a bet, a dealer's step — as a dependency (``Depends``).
 
     What the pages send (``x-www-form-urlencoded``) is read as Starlette reads it, without
-    building FastAPI's model of the form (a third of such a request's framework time); a
-    multipart form goes through Starlette's reader. A field is then taken with
-    :func:`field`.
+    building FastAPI's model of the form (its ``solve_dependencies`` was 2.6 % of the
+    server's Python CPU in a saturated profile); a multipart form goes through Starlette's
+    reader. A field is then taken with :func:`field`.
     """
     kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
     if kind == _URLENCODED:
