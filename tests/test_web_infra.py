@@ -36,8 +36,8 @@ from andar_bahar.engine.errors import AccessError
 from andar_bahar.engine.money import parse_stake
 from andar_bahar.i18n import translations
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.web import Hub, create_app, hub_of, redirect, render
-from andar_bahar.web.live import QUEUE, Rendered, Viewer
+from andar_bahar.web import Hub, create_app, hub_of, live, redirect, render
+from andar_bahar.web.live import PAUSE, QUEUE, SLICE, Follower, Rendered, Room, Viewer
 from andar_bahar.web.live_socket import add_live_route
 from andar_bahar.web.notify import TableEvent
 from andar_bahar.web.security import CSRF_REFUSED, load_or_create_secret
@@ -551,6 +551,58 @@ def test_a_socket_too_far_behind_gets_the_full_set_instead_of_the_backlog() -> N
 
     messages = asyncio.run(scenario())
     assert [(m["v"], m["kind"], m["blocks"]) for m in messages] == [(1, "sync", {"count": "1"})]
+
+
+class SlowRenderer(CountRenderer):
+    """Each player's own blocks take 2 ms of work (a settlement draws every phone's)."""
+
+    def private(self, snapshot: int, viewer: Viewer) -> Rendered:
+        end = time.perf_counter() + 2 * SLICE
+        while time.perf_counter() < end:
+            pass
+        return Rendered({"mine": viewer.player or ""})
+
+
+def test_a_live_render_gives_way_to_requests_in_flight_and_only_then(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """live.py: a render lets the GIL go (PAUSE) after every SLICE of its work while the
+    process serves requests, so that a bet never waits behind a whole settlement; with no
+    request in flight it never pauses."""
+    pauses: list[float] = []
+    clock = types.SimpleNamespace(perf_counter=time.perf_counter, sleep=pauses.append)
+    monkeypatch.setattr(live, "time", clock)
+    hub = Hub(SlowRenderer({"K7": 1}))
+
+    async def render(requests: int) -> int:
+        hub.requests = requests
+        players = [Follower(Viewer("demo", "player", "en", n, f"P{n}"), -1) for n in range(10)]
+        out, _ = Room(hub, "K7")._render(None, players)
+        assert [json.loads(text or "")["blocks"]["mine"] for _, text in out] == [
+            f"P{n}" for n in range(10)
+        ]
+        return len(pauses)
+
+    assert asyncio.run(render(requests=1)) >= 9  # 2 ms a phone: a pause before each next one
+    assert set(pauses) == {PAUSE}
+    pauses.clear()
+    assert asyncio.run(render(requests=0)) == 0
+
+
+def test_the_requests_in_flight_are_counted_while_they_are_served() -> None:
+    hub = Hub()
+    app = demo_app(hub)
+
+    @app.get("/in-flight")
+    async def in_flight() -> dict[str, int]:
+        return {"requests": hub.requests}
+
+    with TestClient(app) as client:
+        assert client.get("/in-flight").json() == {"requests": 1}
+        assert client.get("/demo").status_code == 200
+        with client.websocket_connect("/ws/K7?v=0"):  # a socket is not a request in flight
+            assert hub.requests == 0
+    assert hub.requests == 0
 
 
 def test_websocket_receives_what_changed() -> None:

@@ -44,7 +44,7 @@ from andar_bahar.engine.errors import AccessError, AndarBaharError
 from andar_bahar.i18n.messages import N_, Localizable, Message
 from andar_bahar.web.context import RequestInfo, is_htmx, localize, request_info
 from andar_bahar.web.language import LANG_PARAMETER, LANGUAGE_NAMES
-from andar_bahar.web.live import Hub
+from andar_bahar.web.live import CountRequests, Hub
 from andar_bahar.web.security import (
     CSRF_FIELD,
     CSRF_HEADER,
@@ -213,6 +213,7 @@ def create_app(
         content_security_policy=content_security_policy,
         exempt_paths=csrf_exempt_paths,
     )
+    app.add_middleware(CountRequests, hub=site.hub)  # outermost: every request counts
     handlers: dict[type[Exception], Any] = {
         AndarBaharError: _on_project_error,
         RequestValidationError: _on_invalid_request,

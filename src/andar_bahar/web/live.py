@@ -45,6 +45,14 @@ element rule:
 ``data-live-block="NAME"`` is on the element, the Jinja block ``NAME`` renders its
 *inside*, and a message replaces the inside.
 
+Live renders give way to requests: a render runs in a worker thread, and a thread that
+holds Python's GIL keeps it up to 5 ms while another waits for it (``sys.getswitchinterval``),
+so a request step after step behind a long render (a settlement draws every phone's own
+blocks) would wait 5 ms at each of its many turns (each SQL statement lets the GIL go
+and takes it back). While this process serves HTTP requests (:class:`CountRequests`), a
+render therefore pauses briefly (:data:`PAUSE`) after every :data:`SLICE` of its work:
+the requests waiting then go first.
+
 The bet timer: when a room's table has a deadline ahead, the room calls the
 renderer's ``close_expired`` at that moment (every process with followers does;
 the service makes it happen once).
@@ -62,6 +70,7 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -69,16 +78,20 @@ from typing import Any, Protocol
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from andar_bahar.web.live_text import SERVER_NOW, message_text, with_now
 from andar_bahar.web.notify import PLAYER_STEPS, ROUND_STEPS, TableEvent
 
 __all__ = [
     "COMPLETE_ANSWERS",
+    "PAUSE",
     "POLICY_VIOLATION",
     "QUEUE",
     "SERVER_NOW",
     "SERVICE_RESTART",
+    "SLICE",
+    "CountRequests",
     "Follower",
     "Hub",
     "Rendered",
@@ -100,6 +113,10 @@ COMPLETE_ANSWERS = frozenset({"dealer"})
 at the answer's version); other roles' answers bring their own blocks."""
 QUEUE = 32
 """Messages waiting for one slow socket; past that it gets the full set instead."""
+SLICE = 0.001
+"""How long a live render works (seconds) before it lets the requests in flight go first."""
+PAUSE = 0.0002
+"""How long it then lets the GIL go (seconds): time for a waiting thread to take it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,7 +293,11 @@ class Room:
         texts: dict[tuple[Any, ...], str] = {}
         out: list[tuple[Follower, str | None]] = []
         now = datetime.now(UTC)
+        turn = time.perf_counter() + SLICE
         for follower in followers:
+            if self.hub.requests and time.perf_counter() > turn:
+                time.sleep(PAUSE)  # the requests waiting for the GIL go first
+                turn = time.perf_counter() + SLICE
             if not renderer.allowed(snapshot, follower.viewer):  # signed out since it came:
                 out.append((follower, None))  # ended; it reconnects as who it is now
                 continue
@@ -383,6 +404,8 @@ class Hub:
         self.rooms: dict[str, Room] = {}
         self.tasks: set[asyncio.Future[Any]] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.requests = 0
+        """The HTTP requests this process is serving now (:class:`CountRequests`)."""
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Deliver the events of other threads in *loop* (the app's, at startup)."""
@@ -438,6 +461,25 @@ class Hub:
         for room in list(self.rooms.values()):
             room.close()
         self.rooms.clear()
+
+
+class CountRequests:
+    """ASGI middleware: counts the HTTP requests in flight in *hub* (:attr:`Hub.requests`),
+    which its live renders give way to."""
+
+    def __init__(self, app: ASGIApp, hub: Hub) -> None:
+        self.app = app
+        self.hub = hub
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self.hub.requests += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.hub.requests -= 1
 
 
 def _may_have_made(viewer: Viewer, event: TableEvent) -> bool:
