@@ -47,9 +47,9 @@ element rule:
 
 Live renders give way to requests: a render runs in a worker thread, and a thread that
 holds Python's GIL keeps it up to 5 ms while another waits for it (``sys.getswitchinterval``),
-so a request step after step behind a long render (a settlement draws every phone's own
-blocks) would wait 5 ms at each of its many turns (each SQL statement lets the GIL go
-and takes it back). While this process serves HTTP requests (:class:`CountRequests`), a
+so a request beside a long render (a settlement draws every phone's own blocks) would
+wait up to 5 ms at each of its many turns (each SQL statement lets the GIL go and takes
+it back). While this process serves HTTP requests (:class:`CountRequests`), a
 render therefore pauses briefly (:data:`PAUSE`) after every :data:`SLICE` of its work:
 the requests waiting then go first.
 
