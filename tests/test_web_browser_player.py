@@ -389,12 +389,20 @@ def test_a_late_answer_does_not_take_newer_blocks_off_the_page(
     number = club.post(f"/api/tables/{code}/actions/settle", {}, token)["number"]
     expect(phone.locator("[data-banner]")).to_have_attribute("data-banner", str(number))
     seat = phone.inner_html('[data-live-block="me"]')  # the settled round: nothing at stake
-    spots = phone.inner_html('[data-live-block="bets"]')
     route, answer = held[0]
     route.fulfill(response=answer)  # the bet's answer, drawn before the first card, arrives
     expect(phone.locator("[data-tap-note]")).to_have_text("Andar: 10 on the spot.")
     assert phone.inner_html('[data-live-block="me"]') == seat
-    assert phone.inner_html('[data-live-block="bets"]') == spots
+    # The spots have not changed since the bet (the socket left them to its answer): they
+    # show its stake, as a fresh page does, and stay shut, as the felt says.
+    andar = phone.locator('[data-bet="andar"]')
+    expect(andar).to_have_class(re.compile(r"\bstaked\b"))
+    expect(andar).to_be_disabled()
+    fresh = phone.context.new_page()  # the same phone, its page loaded again
+    fresh.goto(phone.url)
+    spots = [p.inner_html('[data-live-block="bets"]').split("<div", 1)[1] for p in (fresh, phone)]
+    assert spots[0].split() == spots[1].split()  # the same spots, chips and buttons (the
+    # no-script form's own key, before them, aside)
 
 
 def test_a_socket_message_counts_by_the_version_of_its_html(

@@ -16,16 +16,19 @@ import random
 import re
 from collections import defaultdict
 
+import pytest
+
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.web.live import Viewer
 from andar_bahar.web.live_keys import alike_group, key_of
 from andar_bahar.web.live_pages import LIVE_PAGES, Snapshot
+from andar_bahar.web.notify import TableEvent
 from andar_bahar.web.service import TableService
 from andar_bahar.web.table_renderer import TableRenderer
 from andar_bahar.web.table_view import ROAD_LENGTH
-from andar_bahar.web.templating import make_environment
+from andar_bahar.web.templating import drawn, make_environment
 
 PIN = "246813"
 FRESH_KEY = re.compile(r'name="key" value="[0-9a-f]+"')
@@ -170,6 +173,44 @@ def test_equal_keys_draw_equal_blocks_in_a_lesson() -> None:
     assert check_keys(snapshots, ids) > 300
 
 
+def own_blocks_changed_unannounced(
+    snapshots: list[Snapshot], ids: dict[str, int], events: list[TableEvent]
+) -> list[tuple[int, str, str]]:
+    """Each change whose event says a player's own blocks did not change (``players`` a set
+    without them) while one of them draws other HTML: (version, player, block). The live
+    room draws a phone's own blocks only for the players its event names."""
+    renderer = TableRenderer(TableService(Storage.open("sqlite://")), make_environment())
+    names = LIVE_PAGES["player"].private
+    at = {s.state.version: s for s in snapshots}
+    wrong = []
+    for made in events:
+        before, after = at.get(made.version - 1), at.get(made.version)
+        if before is None or after is None or made.players is None:
+            continue
+        for name, pid in ids.items():
+            viewer = Viewer("player", "player", "en", pid, name)
+            drawn = [renderer.blocks(s, viewer, names) for s in (before, after)]
+            for block in names:
+                then, now = (FRESH_KEY.sub("", html[block]) for html in drawn)
+                if then != now and pid not in made.players:
+                    wrong.append((made.version, name, block))
+    return wrong
+
+
+def test_every_change_names_the_players_whose_own_blocks_it_changed() -> None:
+    # A dealt card names nobody (the first too: the bets closing shows on the felt, which
+    # the spots follow), a bet its bettor; had a step left out a player whose spots, seat
+    # or banner it changed, that phone would show them stale until its next full message.
+    for play in (played_betting_table, played_lesson):
+        service = TableService(Storage.open("sqlite://"), rng=random.Random(12))
+        events: list[TableEvent] = []
+        service.on_change(events.append)
+        _, snapshots, ids = play(service)
+        assert own_blocks_changed_unannounced(snapshots, ids, events) == []
+        quiet = [e for e in events if e.kind == "deal" and e.players == frozenset()]
+        assert len(quiet) > 5  # the deals, the first of each round included, named nobody
+
+
 def asha_at_a_table(seed: int) -> tuple[TableService, str, str, str]:
     """A betting table (wizard's paytable) with Asha seated: the service, the table's code,
     the dealer's token and Asha's."""
@@ -218,6 +259,26 @@ def test_a_bet_draws_only_the_bettors_blocks_and_the_dealers_list() -> None:
         ("player", "Asha", "me"),
         ("player", "Asha", "bets"),
     }
+
+
+def test_a_bet_draws_the_bettors_row_of_the_dealers_list_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    service, code, dealer, asha = asha_at_a_table(13)
+    bela = service.join(code, service.admit_player(code, dealer, "Bela", "500"))
+    service.open_round(code, dealer)
+    service.place_bet(code, asha, "andar", "10", key="a1")
+    service.place_bet(code, bela, "bahar", "5", key="b1")
+    renderer = TableRenderer(service, make_environment())
+    viewer = Viewer("dealer", "dealer", "ru")  # a language no other test draws rows in
+    renderer.blocks(renderer.read(code), viewer, ("bets",))
+    rows, made = drawn("dealer-bets", "ru"), []
+    put = rows.put
+    monkeypatch.setattr(rows, "put", lambda key, html: made.append(key) or put(key, html))
+    service.place_bet(code, asha, "cards:1-5", "20", key="a2")
+    html = renderer.blocks(renderer.read(code), viewer, ("bets",))["bets"]
+    assert len(made) == 1 and "Asha" in made[0]  # Bela's row was kept
+    assert "Bela" in html and ">30</td>" in html  # both rows, Asha's total with the new bet
 
 
 def asha_bets(seed: int, *, to_the_end: bool) -> tuple[TableService, str]:

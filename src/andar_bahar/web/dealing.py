@@ -335,14 +335,13 @@ class Dealing(TableStore):
             if row.status != "open":
                 raise ActionError(Message(N_("The round is over: settle it.")))
             self._expire(session, table, row, rnd)
-            was_open = rnd.bets_open
             step(rnd)
             self._save(session, row, rnd)
             if audit is not None:
                 self._audit(session, table, "dealer", "void", str(row.number), None, audit)
-            # The players' own blocks change only when the bets close or the round ends.
-            everyone = was_open != rnd.bets_open or row.status != "open"
-            self._changed(session, table, kind, None if everyone else set())
+            # The players' own blocks change only when the round ends: the bets closing
+            # changes the felt alone (live_keys.my_bets: the spots do not show it).
+            self._changed(session, table, kind, None if row.status != "open" else set())
             return public_round(row, rnd)
 
     def settle(self, code: str, dealer_token: str) -> PublicRound:

@@ -173,7 +173,7 @@ def page_extras(
         mine = table.player_rounds(viewer.player)
         extras.update(player_view(state, viewer.player, viewer.lang, mine, blocks))
     elif viewer.page == "dealer":
-        extras.update(dealer_view(state, blocks))
+        extras.update(dealer_view(state, viewer.lang, blocks))
     return extras
 
 

@@ -65,8 +65,9 @@ def player_view(
     }
     if blocks is None or "bets" in blocks:
         view["spots"] = spots(paytable, wagers, name)
+        view["on_spots"] = any(s.stake for s in view["spots"])  # what Clear would take back
         view["bet_key"] = secrets.token_hex(12)  # no-script form's key (table.js: one per tap)
-        view["drawn_spots"] = drawn("spots", lang)  # a spot's button: by spot, stake, open
+        view["drawn_spots"] = drawn("spots", lang)  # a spot's button: by spot and stake
         view["chips"] = chip_values(paytable)
         view["can_repeat"] = bool(last_bets(mine, rnd.number if rnd else None))
     if blocks is None or "mine" in blocks:
@@ -124,9 +125,11 @@ def banner(state: TableState, name: str, words: Translator) -> Banner | None:
     return Banner(kind, headline.localized(words), detail.localized(words) if detail else "")
 
 
-def dealer_view(state: TableState, blocks: Collection[str] | None = None) -> dict[str, Any]:
-    """What the dealer's page shows of *state* (no request: a live render calls it too).
-    *blocks*: only what those live blocks show (``None``: the whole page's)."""
+def dealer_view(
+    state: TableState, lang: str, blocks: Collection[str] | None = None
+) -> dict[str, Any]:
+    """What the dealer's page shows of *state* in *lang* (no request: a live render calls it
+    too). *blocks*: only what those live blocks show (``None``: the whole page's)."""
     rnd = state.round
     timer = not state.teaching
     view: dict[str, Any] = {
@@ -138,4 +141,5 @@ def dealer_view(state: TableState, blocks: Collection[str] | None = None) -> dic
     if blocks is None or "bets" in blocks:  # the list of bets by player
         players = (p.name for p in state.players)
         view["grouped_bets"] = bets_by_player(rnd.wagers if rnd else (), players)
+        view["bet_rows"] = drawn("dealer-bets", lang)  # a player's row: by their bets
     return view

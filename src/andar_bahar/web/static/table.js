@@ -366,15 +366,14 @@
     return document.querySelector("[data-round-state]");
   }
 
+  // The spots take bets while the felt says the round is open: the felt is drawn with
+  // every card (and kept in order by its version), the spots only when a stake changes.
   function closeSpots() {
     var state = tableState();
-    if (!state || state.getAttribute("data-round-state") !== "closed") {
-      return;
+    var spots = document.querySelector("[data-bet-spots]");
+    if (state && spots) {
+      spots.disabled = state.getAttribute("data-round-state") !== "open";
     }
-    var spots = document.querySelectorAll("[data-bet], [data-marker], [data-bet-form] [data-action]");
-    Array.prototype.forEach.call(spots, function (spot) {
-      spot.disabled = true;
-    });
   }
 
   function tick() {
