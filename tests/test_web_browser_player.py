@@ -199,6 +199,37 @@ def test_dealt_cards_appear_live_in_their_rows_and_are_announced(
     expect(phone.locator("[data-bet]").first).to_be_disabled()  # the first card closed bets
 
 
+def test_the_spots_follow_the_felt_open_shut_and_open_again(
+    club: ClubServer, people: People
+) -> None:
+    """The spots take bets while the felt says the round is open (table.js sets their
+    fieldset from it): the first card shuts them without drawing them again, and a round
+    that opens after one where nobody bet, whose spots are the same HTML, opens them."""
+    code, token = club.table("Shut and open")
+    phone = seated_phone(people, club, code, token, "Asha", chips="100")
+    club.wait_followers(code, 1)
+    andar = phone.locator('[data-bet="andar"]')
+    expect(andar).to_be_disabled()  # no round yet
+    for _ in range(2):  # nobody bets: the spots' block is the same in both rounds
+        club.post(f"/api/tables/{code}/rounds", {}, token)
+        expect(andar).to_be_enabled()
+        expect(phone.locator("[data-bet-spots]")).not_to_have_attribute("disabled", "")
+        spots = phone.inner_html('[data-live-block="bets"]')
+        shut = False
+        while not shut:  # the centre card leaves them open; the first card shuts them
+            shut = not club.post(f"/api/tables/{code}/actions/deal", {}, token)["bets_open"]
+        expect(andar).to_be_disabled()
+        while club.post(f"/api/tables/{code}/actions/deal", {}, token)["status"] == "open":
+            pass
+        club.post(f"/api/tables/{code}/actions/settle", {}, token)
+        expect(phone.locator("[data-banner], .felt-head[data-winner]").first).to_be_attached()
+        expect(andar).to_be_disabled()
+        assert phone.inner_html('[data-live-block="bets"]') == spots  # never drawn again
+    phone.reload()  # a page loaded while the bets are shut has them shut from the server
+    expect(andar).to_be_disabled()
+    assert phone.get_attribute("[data-bet-spots]", "disabled") is not None
+
+
 # -- the result, the road, the player's own rounds ------------------------------------------------
 
 
