@@ -7,8 +7,8 @@
      dealer's steps with fetch, applies the page's new blocks from the answer at once, and
      shows a refusal next to what was tapped (role="alert", until it is dismissed) — or, when
      the server does not answer, says so;
-   - keeps the chosen chip across updates; disables the spots once the table says bets are
-     closed; ticks the bet timer's countdown; shows the result banner until it is dismissed;
+   - keeps the chosen chip across updates; lets the spots take bets while the felt says they
+     are open; ticks the bet timer's countdown; shows the result banner until it is dismissed;
      announces new cards politely (aria-live) for screen readers;
    - the dealer: the space bar presses the next-step button; a real deck's card is picked
      by tapping (or typing) its rank and suit.
@@ -368,7 +368,7 @@
 
   // The spots take bets while the felt says the round is open: the felt is drawn with
   // every card (and kept in order by its version), the spots only when a stake changes.
-  function closeSpots() {
+  function spotsAsFelt() {
     var state = tableState();
     var spots = document.querySelector("[data-bet-spots]");
     if (state && spots) {
@@ -484,7 +484,7 @@
   function update() {
     refocus();
     restoreChip();
-    closeSpots();
+    spotsAsFelt();
     tick();
     banner();
     announce();
