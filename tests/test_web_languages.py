@@ -93,10 +93,14 @@ class _Words(HTMLParser):
             self.parts.append(data)
 
 
+HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{16,}(?![0-9A-Za-z])")
+"""A digest or a salt in hex (a deck's commitment): not words — "…b5ace62…" is no "ace"."""
+
+
 def words_of(html: str) -> str:
     parser = _Words()
     parser.feed(html)
-    return " ".join(" ".join(parser.parts).split())
+    return HEX.sub(" ", " ".join(" ".join(parser.parts).split()))
 
 
 def _pattern(fragment: str) -> str:
