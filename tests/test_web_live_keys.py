@@ -189,9 +189,9 @@ def own_blocks_changed_unannounced(
             continue
         for name, pid in ids.items():
             viewer = Viewer("player", "player", "en", pid, name)
-            drawn = [renderer.blocks(s, viewer, names) for s in (before, after)]
+            pages = [renderer.blocks(s, viewer, names) for s in (before, after)]
             for block in names:
-                then, now = (FRESH_KEY.sub("", html[block]) for html in drawn)
+                then, now = (FRESH_KEY.sub("", html[block]) for html in pages)
                 if then != now and pid not in made.players:
                     wrong.append((made.version, name, block))
     return wrong
@@ -270,15 +270,15 @@ def test_a_bet_draws_the_bettors_row_of_the_dealers_list_alone(
     service.place_bet(code, asha, "andar", "10", key="a1")
     service.place_bet(code, bela, "bahar", "5", key="b1")
     renderer = TableRenderer(service, make_environment())
-    viewer = Viewer("dealer", "dealer", "ru")  # a language no other test draws rows in
+    viewer = Viewer("dealer", "dealer", "ru")
     renderer.blocks(renderer.read(code), viewer, ("bets",))
     rows, made = drawn("dealer-bets", "ru"), []
     put = rows.put
     monkeypatch.setattr(rows, "put", lambda key, html: made.append(key) or put(key, html))
-    service.place_bet(code, asha, "cards:1-5", "20", key="a2")
+    service.place_bet(code, asha, "cards:1-5", "17", key="a2")  # a row no other test draws
     html = renderer.blocks(renderer.read(code), viewer, ("bets",))["bets"]
-    assert len(made) == 1 and "Asha" in made[0]  # Bela's row was kept
-    assert "Bela" in html and ">30</td>" in html  # both rows, Asha's total with the new bet
+    assert len(made) == 1 and "Asha" in made[0]  # Asha's new row drawn, Bela's kept
+    assert "Bela" in html and ">27</td>" in html  # both rows, Asha's total with the new bet
 
 
 def asha_bets(seed: int, *, to_the_end: bool) -> tuple[TableService, str]:
