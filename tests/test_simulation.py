@@ -412,20 +412,23 @@ def test_numpy_fallback_agrees_with_exact_odds(procedure: str) -> None:
 
 
 def test_simulate_without_numba_uses_the_numpy_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    # deal_block falls back to numpy, chunk by chunk, when no compiled kernel exists.
-    monkeypatch.setattr(dealing_kernels, "_KERNEL", None)
-    monkeypatch.setattr(dealing_kernels, "_compiled", True, raising=False)  # no lazy compile
+    # Where numba is not installed, deal() falls back to numpy, chunk by chunk.
+    monkeypatch.setattr(dealing_kernels, "_compiled", None)
+    monkeypatch.setattr(dealing_kernels, "_loaded", True)  # no lazy compile
+    monkeypatch.setattr(dealing_kernels, "KERNEL", "numpy")
     rounds = 2 * dealing_kernels._CHUNK + 100  # three chunks
-    codes = dealing_kernels.deal_block(
-        np.random.default_rng(9), rounds, chosen_rank=False, start="andar"
+    counts, codes = dealing_kernels.deal(
+        np.random.SeedSequence(9), rounds, chosen_rank=False, start="andar", keep_codes=True
     )
-    rng = np.random.default_rng(9)
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(9)))
     by_hand = [
         dealing_kernels._deal_numpy(rng, size, False, 0)
         for size in (dealing_kernels._CHUNK, dealing_kernels._CHUNK, 100)
     ]
-    assert np.array_equal(codes, np.concatenate(by_hand))
+    assert codes is not None and np.array_equal(codes, np.concatenate(by_hand))
+    assert np.array_equal(counts, np.bincount(codes, minlength=200))
     result = simulate(CLASSIC, WIZARD, rounds=rounds, seed=11)
+    assert result.engine == "cards (numpy)"
     for stat in result.bets:
         assert abs(z_by_hand(result.counts, stat.bet, WIZARD, stat.exact_return, CLASSIC)) < Z_BOUND
 

@@ -10,7 +10,9 @@ Two engines:
 
 Work is cut into fixed blocks of rounds; block *i* draws from the child
 ``SeedSequence(seed, spawn_key=(i,))`` (PCG64), so a seed gives the same result
-bit for bit whatever the number of worker processes. Every round is reduced to
+bit for bit however many threads deal the blocks (``jobs``: the compiled kernel
+releases the GIL, so threads share one process, its imports and its loaded
+kernel, and take the next block as they finish). Every round is reduced to
 its outcome ``(first_row, winner, cards_dealt)``; the counts of outcomes are
 integers, and every figure derived from them (means, variances) is an exact
 :class:`~fractions.Fraction` until it is shown.
@@ -30,11 +32,11 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
-from functools import reduce
+from functools import lru_cache, reduce
 
 import numpy as np
 from numpy.typing import NDArray
@@ -127,22 +129,31 @@ class _Sampler:
 _MAX_TABLE = 1 << 26
 
 
-def _block_codes(
-    seed: int, index: int, rounds: int, procedure: Procedure, engine: Engine
-) -> NDArray[np.int16]:
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(index,))))
-    if engine is Engine.OUTCOMES:
-        return _Sampler.of(outcome_distribution(procedure)).draw(rng, rounds)
-    return dealing_kernels.deal_block(
-        rng,
-        rounds,
-        chosen_rank=procedure.target is TargetMode.CHOSEN_RANK,
-        start=procedure.start.value,
-    )
+def _block(
+    seed: int, index: int, rounds: int, procedure: Procedure, engine: Engine, keep_codes: bool
+) -> tuple[NDArray[np.int64], NDArray[np.int16] | None]:
+    """Block *index* of a run: its outcome counts, and its codes in order if *keep_codes*."""
+    block_seed = np.random.SeedSequence(seed, spawn_key=(index,))
+    if engine is Engine.CARDS:
+        return dealing_kernels.deal(
+            block_seed,
+            rounds,
+            chosen_rank=procedure.target is TargetMode.CHOSEN_RANK,
+            start=procedure.start.value,
+            keep_codes=keep_codes,
+        )
+    rng = np.random.Generator(np.random.PCG64(block_seed))
+    codes = _sampler(procedure).draw(rng, rounds)
+    return np.bincount(codes, minlength=_CODES).astype(np.int64), codes if keep_codes else None
 
 
-def _block_counts(args: tuple[int, int, int, Procedure, Engine]) -> NDArray[np.int64]:
-    return np.bincount(_block_codes(*args), minlength=_CODES).astype(np.int64)
+@lru_cache(maxsize=16)
+def _sampler(procedure: Procedure) -> _Sampler:
+    return _Sampler.of(outcome_distribution(procedure))
+
+
+def _block_counts(task: tuple[int, int, int, Procedure, Engine]) -> NDArray[np.int64]:
+    return _block(*task, keep_codes=False)[0]
 
 
 def _blocks(rounds: int) -> Iterator[tuple[int, int]]:
@@ -155,7 +166,11 @@ def outcome_codes(
 ) -> NDArray[np.int16]:
     """The outcome code of each of *rounds* rounds, in order (for session studies)."""
     _check_positive(rounds, "--rounds")
-    parts = [_block_codes(seed, i, n, procedure, engine) for i, n in _blocks(rounds)]
+    parts = []
+    for index, n in _blocks(rounds):
+        codes = _block(seed, index, n, procedure, engine, keep_codes=True)[1]
+        assert codes is not None
+        parts.append(codes)
     return np.concatenate(parts)
 
 
@@ -328,7 +343,8 @@ def simulate(
     engine: Engine = Engine.CARDS,
     progress: Callable[[int], None] | None = None,
 ) -> SimulationResult:
-    """Simulate *rounds* rounds and settle every bet of *paytable* in each.
+    """Simulate *rounds* rounds and settle every bet of *paytable* in each, on *jobs*
+    threads.
 
     Without a *seed* a fresh one is drawn from the operating system; the result
     records it, so any run can be repeated.
@@ -339,17 +355,13 @@ def simulate(
         seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
     tasks = [(seed, index, n, procedure, engine) for index, n in _blocks(rounds)]
     counts = np.zeros(_CODES, dtype=np.int64)
-    if jobs == 1 or len(tasks) == 1:
-        for task in tasks:
-            counts += _block_counts(task)
+    workers = min(jobs, len(tasks))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        parts = pool.map(_block_counts, tasks) if workers > 1 else map(_block_counts, tasks)
+        for task, part in zip(tasks, parts, strict=True):
+            counts += part
             if progress is not None:
                 progress(task[2])
-    else:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
-            for task, part in zip(tasks, pool.map(_block_counts, tasks), strict=True):
-                counts += part
-                if progress is not None:
-                    progress(task[2])
     as_ints = tuple(int(c) for c in counts)
     return SimulationResult(
         procedure,
