@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
-from math import comb
+from math import comb, lcm
 
 from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.cards import Colour
@@ -274,19 +274,29 @@ def bet_odds(
     >>> andar.house_edge, andar.hit_every, andar.standard_deviation
     (Fraction(179, 8330), Fraction(833, 429), Decimal('0.949572061410'))
     """
-    win_probability = Fraction(0)
-    expected = Fraction(0)
-    squares = Fraction(0)
-    for (first, winner, k), p in distribution.probabilities.items():
+    # Integer weights over one common denominator, summed per distinct pay: the fractions
+    # are multiplied once per pay, not once per outcome (the same sums, exactly).
+    probabilities = distribution.probabilities.items()
+    denominator = lcm(*(p.denominator for _, p in probabilities))
+    by_odds: dict[Fraction, int] = {}
+    lost = 0
+    for (first, winner, k), p in probabilities:
+        weight = p.numerator * (denominator // p.denominator)
         if bet.wins(winner=winner, cards_dealt=k):
             odds = paytable.odds_for(bet, first_row=first, cards_dealt=k).to_one
-            win_probability += p
-            expected += p * odds
-            squares += p * odds * odds
+            by_odds[odds] = by_odds.get(odds, 0) + weight
         else:
-            expected -= p
-            squares += p
-    return BetOdds(bet, given, win_probability, _pays_text(bet, paytable, given), expected, squares)
+            lost += weight
+    expected = sum((odds * weight for odds, weight in by_odds.items()), Fraction(-lost))
+    squares = sum((odds * odds * weight for odds, weight in by_odds.items()), Fraction(lost))
+    return BetOdds(
+        bet,
+        given,
+        Fraction(sum(by_odds.values()), denominator),
+        _pays_text(bet, paytable, given),
+        expected / denominator,
+        squares / denominator,
+    )
 
 
 def _pays_text(bet: Bet, paytable: Paytable, given: Colour | None) -> str:
