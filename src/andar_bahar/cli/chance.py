@@ -21,8 +21,8 @@ from andar_bahar.cli.common import (
     TargetModeOption,
     TextOrJson,
     WindowOption,
-    app,
     build_procedure,
+    commands_app,
     echo_json,
     guarded,
     progress_bar,
@@ -36,6 +36,8 @@ from andar_bahar.engine.money import parse_stake
 from andar_bahar.engine.paytables import PAYTABLES, Paytable
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.reports.odds_tables import odds_csv, render_odds, render_simulation, render_study
+
+app = commands_app()
 
 PaytableOption = Annotated[
     str | None,
@@ -132,7 +134,9 @@ def _check_jobs(jobs: int | None) -> int:
     if jobs < 1:
         raise ParameterError(
             Message(
-                N_("--jobs must be at least 1, not {value}: it is the number of processes."),
+                N_(
+                    "--jobs must be at least 1, not {value}: it is the number of cores to simulate on."
+                ),
                 value=jobs,
             )
         )
@@ -147,7 +151,8 @@ def simulate_command(
     rounds: Annotated[int, typer.Option("--rounds", help="How many rounds.")] = 1_000_000,
     seed: SeedOption = None,
     jobs: Annotated[
-        int | None, typer.Option("--jobs", help="Processes to use (default: all cores).")
+        int | None,
+        typer.Option("--jobs", help="Cores to simulate on, a thread each (default: all cores)."),
     ] = None,
     engine: EngineOption = Engine.CARDS,
     output: FormatOption = TextOrJson.TEXT,

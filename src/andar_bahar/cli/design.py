@@ -24,7 +24,6 @@ from andar_bahar.cli.common import (
     build_procedure,
     echo_json,
     guarded,
-    paytable_app,
     translator_for,
 )
 from andar_bahar.engine.clubfiles import read_paytable
@@ -57,7 +56,6 @@ def _step(text: str) -> Fraction:
     return value
 
 
-@paytable_app.command("design")
 @guarded
 def paytable_design(
     edge: Annotated[

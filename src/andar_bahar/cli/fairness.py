@@ -12,7 +12,7 @@ from andar_bahar.cli.common import (
     FormatOption,
     LangOption,
     TextOrJson,
-    app,
+    commands_app,
     echo_json,
     guarded,
     progress_bar,
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from andar_bahar.chance.fairness import AuditReport
+
+app = commands_app()
 
 MIN_DECKS = 5 * CARDS
 """The fewest decks audited: 5 expected in each card × position cell, as χ² needs."""

@@ -6,12 +6,16 @@ from typing import Annotated
 
 import typer
 
-from andar_bahar.cli.common import LangOption, app, guarded, translator_for
+from andar_bahar.cli.common import LangOption, commands_app, guarded, translator_for
+from andar_bahar.cli.lazy import LazyGroup
 from andar_bahar.cli.play import database_url
 from andar_bahar.i18n.messages import N_, NP_, Message
 
-history_app = typer.Typer(
-    help="The stored rounds: list them, or verify every settlement.", no_args_is_help=True
+app = commands_app()
+history_app = commands_app(
+    cls=LazyGroup,
+    help="The stored rounds: list them, or verify every settlement.",
+    no_args_is_help=True,
 )
 app.add_typer(history_app, name="history")
 

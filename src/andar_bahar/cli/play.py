@@ -7,8 +7,10 @@ from typing import Annotated
 
 import typer
 
-from andar_bahar.cli.common import LangOption, app, guarded, require_extra
+from andar_bahar.cli.common import LangOption, commands_app, guarded, require_extra
 from andar_bahar.i18n import detect_language
+
+app = commands_app()
 
 
 def database_url(db: str | None) -> str | None:

@@ -16,8 +16,8 @@ from andar_bahar.cli.common import (
     TargetModeOption,
     TextOrJson,
     WindowOption,
-    app,
     build_procedure,
+    commands_app,
     echo_json,
     guarded,
     translator_for,
@@ -33,6 +33,8 @@ from andar_bahar.engine.rules import Procedure
 from andar_bahar.engine.settlement import Settlement
 from andar_bahar.i18n.messages import N_, Message, translate
 from andar_bahar.reports.report import render_layout, render_settlement
+
+app = commands_app()
 
 
 @app.command()

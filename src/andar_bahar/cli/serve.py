@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from andar_bahar.cli.common import LangOption, app, guarded, require_extra, translator_for
+from andar_bahar.cli.common import LangOption, commands_app, guarded, require_extra, translator_for
 from andar_bahar.cli.play import database_url
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.i18n.messages import N_, Message
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
 __all__ = ["address_line", "serve", "tell_workers", "worker_app"]
+
+app = commands_app()
 
 UVICORN: dict[str, Any] = {
     "log_level": "warning",

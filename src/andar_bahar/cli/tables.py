@@ -15,19 +15,26 @@ from andar_bahar.cli.common import (
     StartOption,
     TargetModeOption,
     WindowOption,
-    app,
     build_procedure,
+    commands_app,
     echo_json,
     guarded,
-    paytable_app,
     translator_for,
 )
+from andar_bahar.cli.design import paytable_design
+from andar_bahar.cli.lazy import LazyGroup
 from andar_bahar.engine.clubfiles import read_paytable, read_text
 from andar_bahar.engine.errors import PaytableError
 from andar_bahar.engine.paytables import check_paytable
 from andar_bahar.engine.rules import PROCEDURES
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.reports.report import render_paytable
+
+app = commands_app()
+paytable_app = commands_app(
+    cls=LazyGroup, help="Show a paytable or check a club's paytable file.", no_args_is_help=True
+)
+app.add_typer(paytable_app, name="paytable")
 
 
 class PaytableFormat(StrEnum):
@@ -88,3 +95,6 @@ def procedures_list(lang: LangOption = None) -> None:
     translator = translator_for(lang)
     for rules in PROCEDURES.values():
         typer.echo(rules.describe(translator))
+
+
+paytable_app.command("design")(paytable_design)  # after show and check, in their --help

@@ -1,8 +1,8 @@
 """Option parsing errors as one sentence in the user's language, exit code 2.
 
 Typer and Click report a bad option value (``--start left``, ``--seed abc``, an
-unknown option, a missing one) in a boxed usage block in English. The command
-line promises one clear sentence instead; :class:`OneSentenceGroup` is the root
+unknown option, a missing one) in a usage block in English. The command line
+promises one clear sentence instead; :class:`OneSentenceGroup` is the root
 command's class and turns every Click usage error into that sentence.
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 import typer
-from typer.core import TyperGroup
 
+from andar_bahar.cli.lazy import LazyGroup
 from andar_bahar.i18n import detect_language, translations
 from andar_bahar.i18n.messages import N_, Message
 
@@ -31,7 +31,7 @@ def _kinds(error: BaseException) -> set[str]:
     return {kind.__name__ for kind in type(error).__mro__}
 
 
-class OneSentenceGroup(TyperGroup):
+class OneSentenceGroup(LazyGroup):
     """The root command: Click's usage errors become one sentence and exit code 2."""
 
     def main(  # type: ignore[override]
@@ -63,8 +63,9 @@ class OneSentenceGroup(TyperGroup):
             sys.exit(1)
         except Exception as error:
             kinds = _kinds(error)
-            if "NoArgsIsHelpError" in kinds:
-                sys.exit(2)  # the help is already shown
+            if "NoArgsIsHelpError" in kinds:  # a group named without a command: its help
+                typer.echo(_text(error))
+                sys.exit(2)
             if "UsageError" in kinds:
                 _fail(usage_message(error, given, root=self), given)
             if "ClickException" in kinds:  # a file Click could not open, say
@@ -175,7 +176,8 @@ def usage_message(error: BaseException, args: Sequence[str], *, root: Any = None
     text = _text(error)
     if text.startswith("No such command"):
         group = getattr(ctx, "command", None)
-        names = sorted(getattr(group, "commands", {}) or {})
+        list_commands = getattr(group, "list_commands", None)
+        names = sorted(list_commands(ctx) if list_commands is not None else [])
         return Message(
             N_("There is no such command: choose one of {commands}."), commands=", ".join(names)
         )

@@ -1,7 +1,9 @@
 """The translation layer: gettext catalogues for ``en``, ``ru`` and ``ka``.
 
-Catalogues are the ``.po`` files under ``locale/``; they are compiled in memory
-with Babel when first used, so a source checkout never holds a stale ``.mo``.
+Catalogues are the ``.po`` files under ``locale/``; they are compiled with Babel
+when first used, and the compiled catalogue is kept in the user's cache folder under
+the ``.po`` file's hash, so that the next process reads it without Babel (a command's
+start-up) and a changed ``.po`` is never read stale.
 Adapters (the command line, the terminal app, the web) choose the language;
 the core only builds :class:`~andar_bahar.i18n.messages.Message` values.
 
@@ -17,16 +19,14 @@ the core only builds :class:`~andar_bahar.i18n.messages.Message` values.
 from __future__ import annotations
 
 import gettext
+import hashlib
 import io
 import os
+import struct
 from collections.abc import Mapping
 from decimal import Decimal
 from functools import cache, lru_cache
-from importlib import resources
-
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from babel.numbers import format_decimal
+from pathlib import Path
 
 from andar_bahar.i18n.messages import N_, NP_, Message, Translator
 
@@ -68,17 +68,44 @@ def check_language(lang: str) -> str:
     return code
 
 
+_LOCALE = Path(__file__).resolve().parent.parent / "locale"
+
+
 @cache
 def translations(lang: str) -> gettext.GNUTranslations:
     """The catalogue of *lang* (``en``, ``ru`` or ``ka``), compiled from its ``.po`` file."""
     code = check_language(lang)
-    po_file = resources.files("andar_bahar") / "locale" / code / "LC_MESSAGES" / f"{DOMAIN}.po"
-    with po_file.open("rb") as handle:
-        catalog = read_po(handle, locale=code, domain=DOMAIN)
+    source = (_LOCALE / code / "LC_MESSAGES" / f"{DOMAIN}.po").read_bytes()
+    kept = _cache_folder() / f"{DOMAIN}-{code}-{hashlib.sha256(source).hexdigest()[:24]}.mo"
+    try:
+        return gettext.GNUTranslations(io.BytesIO(kept.read_bytes()))
+    except (OSError, ValueError, LookupError, struct.error):  # not kept yet, or unreadable
+        pass
+    compiled = _compile(source, code)
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        partial = kept.with_name(f"{kept.name}.{os.getpid()}")
+        partial.write_bytes(compiled)
+        partial.replace(kept)  # whole or not at all, whoever else writes it
+    except OSError:  # a read-only home: compiled again next time
+        pass
+    return gettext.GNUTranslations(io.BytesIO(compiled))
+
+
+def _cache_folder() -> Path:
+    """``$XDG_CACHE_HOME/andar-bahar``, by default ``~/.cache/andar-bahar``."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "andar-bahar"
+
+
+def _compile(source: bytes, code: str) -> bytes:
+    """The ``.mo`` of a ``.po`` file's bytes, by Babel (fuzzy entries left out)."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
     buffer = io.BytesIO()
-    write_mo(buffer, catalog, use_fuzzy=False)
-    buffer.seek(0)
-    return gettext.GNUTranslations(buffer)
+    write_mo(buffer, read_po(io.BytesIO(source), locale=code, domain=DOMAIN), use_fuzzy=False)
+    return buffer.getvalue()
 
 
 def language_of(translator: Translator | None) -> str:
@@ -101,5 +128,7 @@ def format_number(value: Decimal | int, lang: str) -> str:
 @lru_cache(maxsize=8192)
 def _format_number(text: str, decimal: bool, lang: str) -> str:
     # By its text: Decimal("1.0") and Decimal("1") are equal keys, but are written apart.
+    from babel.numbers import format_decimal
+
     value = Decimal(text) if decimal else int(text)
     return str(format_decimal(value, locale=lang, decimal_quantization=False))
