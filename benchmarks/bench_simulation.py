@@ -1,16 +1,24 @@
-"""Benchmark: settled rounds per second per core, side by side in one process.
+"""Benchmark: the simulator against the one loop that does its work, --jobs, exact odds.
 
-    .venv/bin/python benchmarks/bench_simulation.py [--rounds N]
+    .venv/bin/python benchmarks/bench_simulation.py [--rounds N] [--pairs 10]
+        [--jobs-rounds 40000000] [--jobs-pairs 3]
 
-Compares, on one core, for the `classic` procedure and the `wizard` paytable
-(ten bets settled every round):
+For the `classic` procedure and the `wizard` paytable (ten bets settled every round):
 
-- a plain-Python loop: shuffle a list, deal until the match, settle every bet;
-- the card-dealing simulator (numba kernel when installed, and the numpy fallback);
-- the outcome-sampling engine;
-- the card-dealing simulator on every core (--jobs);
+1. **The simulator against a fused kernel**: `simulate()` on one core against a numba
+   function written here that draws its random words inline (PCG64), shuffles, deals and
+   tallies in one loop — the least a compiled simulator can do; the ratio is the
+   simulator's rate over the kernel's, in CPU time, over alternating pairs (median and
+   range).
+2. **--jobs 2 against --jobs 1** at 4×10⁷ rounds: wall time of `simulate()`, alternating
+   pairs (the CPU time of each is printed beside: the work is the same).
+3. Rates beside a plain-Python loop: the simulator, its numpy fallback, the outcome
+   sampler.
+4. **Exact odds of all 16 preset pairings** (4 procedures × 4 paytables, computed and
+   rendered), CPU time, against summing each outcome's fractions one by one (how
+   `bet_odds` summed them before), alternating pairs.
 
-and the time to compute and print the exact odds of every preset pairing.
+Each figure depends on the machine and its load: the load average is printed with them.
 """
 
 from __future__ import annotations
@@ -19,31 +27,156 @@ import argparse
 import os
 import platform
 import random
-import subprocess
+import statistics
 import sys
 import time
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
-from andar_bahar.chance import dealing_kernels
+from andar_bahar.chance import dealing_kernels, odds
 from andar_bahar.chance.odds import odds_report
-from andar_bahar.chance.simulation import Engine, default_jobs, simulate
+from andar_bahar.chance.simulation import Engine, simulate
 from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.paytables import PAYTABLES, find_paytable
 from andar_bahar.engine.rules import PROCEDURES, Row, find_procedure
 from andar_bahar.reports.odds_tables import render_odds
 
+CLASSIC, WIZARD = find_procedure("classic"), find_paytable("wizard")
 
-def plain_python(rounds: int, seed: int) -> tuple[float, list[int]]:
+
+# -- the fused kernels -------------------------------------------------------------------
+
+
+def fused_kernel() -> Callable[[int], Any]:
+    """A numba kernel that draws PCG64 words inline, shuffles lazily, deals to the match and
+    tallies; it returns the 200 counts of a run of *rounds* rounds of the classic procedure.
+    (The same loop with xorshift64* inline instead was slower here: 20 against 24 million
+    rounds a second.)"""
+    import numba
+    from numba.extending import intrinsic
+
+    umulh = intrinsic(dealing_kernels.umulh_typer)
+    u64 = np.uint64
+    mult_hi, mult_lo = u64(2549297995355413924), u64(4865540595714422341)
+    low32 = u64(0xFFFFFFFF)
+
+    @numba.njit(nogil=True)
+    def pcg64(rounds: int, sh: Any, sl: Any, ih: Any, il: Any) -> Any:
+        counts = np.zeros(200, dtype=np.int64)
+        deck = np.arange(52, dtype=np.int8)
+        spare, have = u64(0), False
+        for _ in range(rounds):
+            target, k = -1, 0
+            for j in range(52):
+                n = u64(52 - j)
+                while True:  # a word: the spare half of the last output, or a new output
+                    if have:
+                        word, have = spare, False
+                    else:
+                        lo = sl * mult_lo
+                        hi = umulh(sl, mult_lo) + sh * mult_lo + sl * mult_hi
+                        sl = lo + il
+                        sh = hi + ih + (u64(1) if sl < lo else u64(0))
+                        x = sh ^ sl
+                        turn = sh >> u64(58)
+                        out = (x >> turn) | (x << ((u64(64) - turn) & u64(63)))
+                        word, spare, have = out & low32, out >> u64(32), True
+                    m = word * n  # Lemire: accept unless in the 2**32 mod n biased words
+                    if (m & low32) >= n or (m & low32) >= (u64(4294967296) - n) % n:
+                        break
+                i = j + np.int64(m >> u64(32))
+                card = deck[i]
+                deck[i] = deck[j]
+                deck[j] = card
+                if target < 0:
+                    target = card >> 2
+                elif card >> 2 == target:
+                    k = j
+                    break
+            counts[(0 if k % 2 == 1 else 1) * 50 + k] += 1
+        return counts
+
+    seed = [u64(v) for v in (0x243F6A8885A308D3, 0x13198A2E03707344, 0xA4093822299F31D0, 1)]
+    return lambda rounds: pcg64(rounds, *seed)
+
+
+def cpu(work: Callable[[], object]) -> float:
+    started = time.process_time()
+    work()
+    return time.process_time() - started
+
+
+def wall(work: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
+
+
+def kernel_ratio(rounds: int, pairs: int) -> None:
+    kernel = fused_kernel()
+    kernel(1000)  # compile
+    simulate(CLASSIC, WIZARD, rounds=dealing_kernels.INTERPRETED_ROUNDS, seed=0, jobs=1)  # load
+    times: dict[str, list[float]] = {"simulator": [], "fused kernel, PCG64 inline": []}
+    for pair in range(pairs):  # alternate the order, so that neither always runs first
+        runs = [
+            ("simulator", lambda seed=pair: simulate(CLASSIC, WIZARD, rounds=rounds, seed=seed)),
+            ("fused kernel, PCG64 inline", lambda: kernel(rounds)),
+        ]
+        for name, work in runs if pair % 2 == 0 else runs[::-1]:
+            times[name].append(cpu(work))
+    print(f"## The simulator against a fused kernel ({rounds:,} rounds, {pairs} pairs, CPU)")
+    print()
+    print("| loop | median rounds/s | range |")
+    print("|---|---:|---:|")
+    for name, spent in times.items():
+        rates = [rounds / t for t in spent]
+        print(f"| {name} | {statistics.median(rates):,.0f} | {min(rates):,.0f}–{max(rates):,.0f} |")
+    ratios = [
+        k / s for k, s in zip(times["fused kernel, PCG64 inline"], times["simulator"], strict=True)
+    ]
+    print()
+    print(
+        f"simulator / fused kernel: **{statistics.median(ratios):.2f}**"
+        f" (pairs {min(ratios):.2f}–{max(ratios):.2f})"
+    )
+
+
+def jobs_speedup(rounds: int, pairs: int) -> None:
+    jobs: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+    for pair in range(pairs):
+        for n in (1, 2) if pair % 2 == 0 else (2, 1):
+            started_cpu, started = time.process_time(), time.perf_counter()
+            simulate(CLASSIC, WIZARD, rounds=rounds, seed=pair, jobs=n)
+            jobs[n].append((time.perf_counter() - started, time.process_time() - started_cpu))
+    speedups = [one[0] / two[0] for one, two in zip(jobs[1], jobs[2], strict=True)]
+    print()
+    print(f"## --jobs 2 against --jobs 1 ({rounds:,} rounds, {pairs} pairs, wall time)")
+    print()
+    for n, runs in jobs.items():
+        walls, cpus = [w for w, _ in runs], [c for _, c in runs]
+        print(
+            f"- --jobs {n}: {statistics.median(walls):.3f} s wall,"
+            f" {statistics.median(cpus):.3f} s CPU (median)"
+        )
+    print(
+        f"- speed-up: **{statistics.median(speedups):.2f}×**"
+        f" (pairs {min(speedups):.2f}–{max(speedups):.2f})"
+    )
+
+
+# -- rates beside plain Python ---------------------------------------------------------
+
+
+def plain_python(rounds: int, seed: int) -> float:
     """The baseline: what a careful Python programmer writes without numpy."""
-    paytable = find_paytable("wizard")
-    bets: list[Bet] = list(paytable.bets)
-    odds = [paytable.odds_for(bet, first_row=Row.ANDAR).to_one for bet in bets]
+    bets: list[Bet] = list(WIZARD.bets)
     rng = random.Random(seed)
     deck = list(range(52))
     wins = [0] * len(bets)
-    started = time.perf_counter()
+    started = time.process_time()
     for _ in range(rounds):
         rng.shuffle(deck)
         target = deck[0] >> 2
@@ -54,110 +187,144 @@ def plain_python(rounds: int, seed: int) -> tuple[float, list[int]]:
         for index, bet in enumerate(bets):
             if bet.wins(winner=winner, cards_dealt=k):
                 wins[index] += 1
-    # the return of each bet, exactly, from the integer counts (as the simulator does)
-    returns = [w * o - (rounds - w) for w, o in zip(wins, odds, strict=True)]
-    assert all(isinstance(r, Fraction) for r in returns)
-    return time.perf_counter() - started, wins
+    return time.process_time() - started
 
 
-def timed_simulation(rounds: int, engine: Engine, jobs: int) -> float:
-    procedure, paytable = find_procedure("classic"), find_paytable("wizard")
-    simulate(procedure, paytable, rounds=10_000, seed=0, engine=engine)  # compile, warm up
-    started = time.perf_counter()
-    simulate(procedure, paytable, rounds=rounds, seed=1, engine=engine, jobs=jobs)
-    return time.perf_counter() - started
-
-
-def timed_numpy_fallback(rounds: int) -> float:
+def numpy_fallback(rounds: int) -> float:
     rng = np.random.default_rng(1)
-    started = time.perf_counter()
+    started = time.process_time()
     for done in range(0, rounds, 1 << 16):
         codes = dealing_kernels._deal_numpy(rng, min(1 << 16, rounds - done), False, 0)
         np.bincount(codes, minlength=200)
-    return time.perf_counter() - started
+    return time.process_time() - started
 
 
-def exact_odds_time() -> tuple[float, int]:
-    started = time.perf_counter()
-    count = 0
-    for procedure in PROCEDURES.values():
-        for paytable in PAYTABLES.values():
-            render_odds(odds_report(procedure, paytable))
-            count += 1
-    return time.perf_counter() - started, count
+def rates(rounds: int, baseline_rounds: int) -> None:
+    base = baseline_rounds / plain_python(baseline_rounds, 1)
+    rows = [
+        ("plain Python loop (1 core)", base),
+        (
+            f"card-dealing simulator, {dealing_kernels.KERNEL} (1 core)",
+            rounds / cpu(lambda: simulate(CLASSIC, WIZARD, rounds=rounds, seed=1)),
+        ),
+        (
+            "card-dealing simulator, numpy fallback (1 core)",
+            rounds / 10 / numpy_fallback(rounds // 10),
+        ),
+        (
+            "outcome-sampling engine (1 core)",
+            rounds
+            * 5
+            / cpu(
+                lambda: simulate(CLASSIC, WIZARD, rounds=rounds * 5, seed=1, engine=Engine.OUTCOMES)
+            ),
+        ),
+    ]
+    print()
+    print("## Settled rounds per second of CPU")
+    print()
+    print("| engine | settled rounds/s | × plain Python |")
+    print("|---|---:|---:|")
+    for name, rate in rows:
+        print(f"| {name} | {rate:,.0f} | {rate / base:,.1f} |")
 
 
-def cli_odds_time() -> float:
-    exe = os.path.join(os.path.dirname(sys.executable), "andar-bahar")
-    started = time.perf_counter()
-    subprocess.run([exe, "odds", "--procedure", "classic"], check=True, capture_output=True)
-    return time.perf_counter() - started
+# -- exact odds ----------------------------------------------------------------------------
+
+
+def _summed_outcome_by_outcome(
+    bet: Bet, paytable: Any, distribution: odds.OutcomeDistribution, given: Any = None
+) -> odds.BetOdds:
+    """The comparator: each outcome's fraction added to the sums one at a time."""
+    win, expected, squares = Fraction(0), Fraction(0), Fraction(0)
+    for (first, winner, k), p in distribution.probabilities.items():
+        if bet.wins(winner=winner, cards_dealt=k):
+            to_one = paytable.odds_for(bet, first_row=first, cards_dealt=k).to_one
+            win, expected, squares = win + p, expected + p * to_one, squares + p * to_one**2
+        else:
+            expected, squares = expected - p, squares + p
+    return odds.BetOdds(bet, given, win, str(paytable.pays_text(bet)), expected, squares)
+
+
+def all_pairings() -> list[str]:
+    return [
+        render_odds(odds_report(procedure, paytable))
+        for procedure in PROCEDURES.values()
+        for paytable in PAYTABLES.values()
+    ]
+
+
+def exact_odds(pairs: int) -> None:
+    fast = odds.bet_odds
+    slow: Any = _summed_outcome_by_outcome
+
+    def with_(bet_odds: Any) -> Callable[[], list[str]]:
+        def run() -> list[str]:
+            odds.bet_odds = bet_odds
+            try:
+                return all_pairings()
+            finally:
+                odds.bet_odds = fast
+
+        return run
+
+    assert with_(slow)() == with_(fast)(), "the two ways must give the same reports"
+    times: dict[str, list[float]] = {"now": [], "outcome by outcome": []}
+    for pair in range(pairs):
+        runs = [("now", with_(fast)), ("outcome by outcome", with_(slow))]
+        for name, work in runs if pair % 2 == 0 else runs[::-1]:
+            times[name].append(cpu(work))
+    print()
+    print(f"## Exact odds of all 16 preset pairings, computed and rendered ({pairs} pairs, CPU)")
+    print()
+    for name, spent in times.items():
+        print(
+            f"- {name}: {statistics.median(spent):.3f} s (range {min(spent):.3f}–{max(spent):.3f})"
+        )
+    speedups = [s / f for f, s in zip(times["now"], times["outcome by outcome"], strict=True)]
+    print(
+        f"- speed-up: {statistics.median(speedups):.2f}× (pairs {min(speedups):.2f}–{max(speedups):.2f})"
+    )
 
 
 def machine() -> str:
     model = platform.processor() or "unknown CPU"
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
+            model = next(
+                (line.split(":", 1)[1].strip() for line in info if line.startswith("model name")),
+                model,
+            )
     except OSError:
         pass
-    return f"{model}, {os.cpu_count()} cores visible, Python {platform.python_version()}, numpy {np.__version__}, kernel {dealing_kernels.KERNEL}"
+    return (
+        f"{model}, {os.cpu_count()} cores visible, Python {platform.python_version()},"
+        f" numpy {np.__version__}, kernel {dealing_kernels.KERNEL}"
+    )
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=10_000_000)
+    parser.add_argument("--pairs", type=int, default=10)
+    parser.add_argument("--jobs-rounds", type=int, default=40_000_000)
+    parser.add_argument("--jobs-pairs", type=int, default=3)
     parser.add_argument("--baseline-rounds", type=int, default=200_000)
     args = parser.parse_args()
     print(f"machine: {machine()}")
     print(f"command: {' '.join(sys.argv)}")
-    base_time, _ = plain_python(args.baseline_rounds, 1)
-    base = args.baseline_rounds / base_time
-    rows = [("plain Python loop (1 core)", base)]
-    rows.append(
-        (
-            f"card-dealing simulator, {dealing_kernels.KERNEL} (1 core)",
-            args.rounds / timed_simulation(args.rounds, Engine.CARDS, 1),
-        )
-    )
-    fallback_rounds = max(1, args.rounds // 10)
-    rows.append(
-        (
-            "card-dealing simulator, numpy fallback (1 core)",
-            fallback_rounds / timed_numpy_fallback(fallback_rounds),
-        )
-    )
-    sample_rounds = args.rounds * 5
-    rows.append(
-        (
-            "outcome-sampling engine (1 core)",
-            sample_rounds / timed_simulation(sample_rounds, Engine.OUTCOMES, 1),
-        )
-    )
-    jobs = default_jobs()
-    if jobs > 1:
-        rows.append(
-            (
-                f"card-dealing simulator, {dealing_kernels.KERNEL} ({jobs} processes)",
-                args.rounds * 2 / timed_simulation(args.rounds * 2, Engine.CARDS, jobs),
-            )
-        )
+    print(f"load average at the start: {load()}")
     print()
-    print("| engine | settled rounds/s | × plain Python |")
-    print("|---|---:|---:|")
-    for name, rate in rows:
-        print(f"| {name} | {rate:,.0f} | {rate / base:,.1f} |")
-    seconds, pairings = exact_odds_time()
+    kernel_ratio(args.rounds, args.pairs)
+    jobs_speedup(args.jobs_rounds, args.jobs_pairs)
+    rates(args.rounds, args.baseline_rounds)
+    exact_odds(args.pairs)
     print()
-    print(
-        f"exact odds of all {pairings} preset pairings (procedure × paytable), computed and rendered: {seconds:.3f} s"
-    )
-    print(
-        f"`andar-bahar odds --procedure classic` as a process, wall time: {cli_odds_time():.3f} s"
-    )
+    print(f"load average at the end: {load()}")
 
 
 if __name__ == "__main__":

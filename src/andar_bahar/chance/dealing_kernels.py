@@ -226,6 +226,21 @@ def _interpreted(
 # -- the compiled kernel -------------------------------------------------------------------
 
 
+def umulh_typer(typingctx: Any, a: Any, b: Any) -> Any:
+    """numba's typing and LLVM code of ``umulh(a, b)``: the high 64 bits of the 128-bit
+    product of two ``uint64`` (one instruction on x86-64); ``numba.extending.intrinsic``
+    makes it callable in compiled code."""
+    from llvmlite import ir
+    from numba.core import types as nb
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        wide = ir.IntType(128)
+        product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
+        return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+
+    return nb.uint64(nb.uint64, nb.uint64), codegen
+
+
 def _compile() -> tuple[Callable[..., None] | None, str]:
     """numba's :func:`_deal_rounds`, its generator on ``uint64`` halves; ``None`` without numba.
 
@@ -234,23 +249,11 @@ def _compile() -> tuple[Callable[..., None] | None, str]:
     """
     try:
         import numba
-        from llvmlite import ir
-        from numba.core import types as nb
         from numba.extending import intrinsic
     except ImportError:
         return None, "numpy"
 
-    def umulh_typer(typingctx: Any, a: Any, b: Any) -> Any:
-        """The high 64 bits of a 64 × 64-bit product (one instruction on x86-64)."""
-
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            wide = ir.IntType(128)
-            product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
-            return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
-
-        return nb.uint64(nb.uint64, nb.uint64), codegen
-
-    umulh: Any = intrinsic(umulh_typer)
+    umulh: Any = intrinsic(umulh_typer)  # the high word of a 64 × 64-bit product
     jit = numba.njit(nogil=True, inline="always")
     zero, one, low = np.uint64(0), np.uint64(1), np.uint64(_M32)
     mult_hi, mult_lo = np.uint64(_PCG_MULTIPLIER >> 64), np.uint64(_PCG_MULTIPLIER & _M64)
