@@ -109,3 +109,31 @@ def test_pages_speak_russian_and_georgian() -> None:
             assert english not in page, lang
             assert sentence not in english_page, lang  # … so an English page fails this test
     app.state.service.storage.close()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_kept_catalogue_is_the_compiled_one_and_a_broken_one_is_compiled_again(
+    lang: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # translations() keeps each compiled catalogue in the user's cache folder under its
+    # .po's hash (a command's start-up then needs no Babel): what it reads back must be
+    # what Babel compiles, and a damaged file must be compiled again, not trusted.
+    from andar_bahar import i18n
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    translations.cache_clear()
+    try:
+        compiled = translations(lang)
+        (kept,) = (tmp_path / "andar-bahar").glob(f"andar_bahar-{lang}-*.mo")
+        translations.cache_clear()
+        assert translations(lang)._catalog == compiled._catalog  # type: ignore[attr-defined]
+        by_babel = i18n._compile(
+            (LOCALE / lang / "LC_MESSAGES" / "andar_bahar.po").read_bytes(), lang
+        )
+        assert kept.read_bytes() == by_babel
+        kept.write_bytes(b"\x00" * 40)
+        translations.cache_clear()
+        assert translations(lang)._catalog == compiled._catalog  # type: ignore[attr-defined]
+        assert kept.read_bytes() == by_babel
+    finally:
+        translations.cache_clear()
