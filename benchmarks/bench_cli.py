@@ -10,6 +10,7 @@ first answer to ``GET /`` (a fresh data folder; the CPU includes stopping it).
 
 ``--against SRC`` runs each command also from another checkout's ``src`` (by
 ``PYTHONPATH``), alternating the two, and prints the ratio of their median CPU.
+``--when-idle 0.9`` starts each run only after a second with 90 % of the CPU idle.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ import time
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
+
+from quiet import load, wait_for_idle_cores
 
 SETTLE = "settle --paytable wizard --cards 5♠_2♦_3♣_9♥_J♦_6♣_8♠_5♥ --bet andar=120"
 COMMANDS: dict[str, list[str]] = {
@@ -105,13 +108,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--against", help="another checkout's src folder to compare with")
+    parser.add_argument(
+        "--when-idle",
+        type=float,
+        metavar="SHARE",
+        help="start each run only after a second with this share of the CPU idle (e.g. 0.9)",
+    )
     args = parser.parse_args()
     sides = {"this": environment(None)}
     if args.against:
         sides["against"] = environment(str(Path(args.against).resolve()))
     names = ["python -c pass", *COMMANDS, "serve (first answer)"]
     print(f"command: {' '.join(sys.argv)}")
-    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average at the start: {load()}")
     results: dict[str, dict[str, list[tuple[float, float]]]] = {}
     for name in names:
         for env in sides.values():
@@ -120,6 +129,8 @@ def main() -> None:
         for run in range(args.runs):
             order = list(sides.items()) if run % 2 == 0 else list(sides.items())[::-1]
             for side, env in order:
+                if args.when_idle is not None:
+                    wait_for_idle_cores(args.when_idle)
                 results[name][side].append(measure(name, env))
     print()
     header = "| command | CPU s (median) | wall s (median) |"
@@ -137,7 +148,7 @@ def main() -> None:
             line += f" {other:.3f} | {cpu / other:.2f} |"
         print(line)
     print()
-    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average at the end: {load()}")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ For the `classic` procedure and the `wizard` paytable (ten bets settled every ro
    simulator's rate over the kernel's, in CPU time, over alternating pairs (median and
    range).
 2. **--jobs 2 against --jobs 1** at 4×10⁷ rounds: wall time of `simulate()`, alternating
-   pairs (the CPU time of each is printed beside: the work is the same).
+   pairs (the CPU time of each is printed beside: the work is the same). On a shared
+   machine, `--when-idle 0.9` starts each run only once the CPU has been idle.
 3. Rates beside a plain-Python loop: the simulator, its numpy fallback, the outcome
    sampler.
 4. **Exact odds of all 16 preset pairings** (4 procedures × 4 paytables, computed and
@@ -35,6 +36,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+from quiet import load, wait_for_idle_cores
 
 from andar_bahar.chance import dealing_kernels, odds
 from andar_bahar.chance.odds import odds_report
@@ -144,10 +146,12 @@ def kernel_ratio(rounds: int, pairs: int) -> None:
     )
 
 
-def jobs_speedup(rounds: int, pairs: int) -> None:
+def jobs_speedup(rounds: int, pairs: int, idle: float | None) -> None:
     jobs: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
     for pair in range(pairs):
         for n in (1, 2) if pair % 2 == 0 else (2, 1):
+            if idle is not None:
+                wait_for_idle_cores(idle)
             started_cpu, started = time.process_time(), time.perf_counter()
             simulate(CLASSIC, WIZARD, rounds=rounds, seed=pair, jobs=n)
             jobs[n].append((time.perf_counter() - started, time.process_time() - started_cpu))
@@ -155,6 +159,9 @@ def jobs_speedup(rounds: int, pairs: int) -> None:
     print()
     print(f"## --jobs 2 against --jobs 1 ({rounds:,} rounds, {pairs} pairs, wall time)")
     print()
+    if idle is not None:
+        print(f"(each run started after a second with {idle:.0%} of the CPU idle)")
+        print()
     for n, runs in jobs.items():
         walls, cpus = [w for w, _ in runs], [c for _, c in runs]
         print(
@@ -303,16 +310,19 @@ def machine() -> str:
     )
 
 
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=10_000_000)
     parser.add_argument("--pairs", type=int, default=10)
     parser.add_argument("--jobs-rounds", type=int, default=40_000_000)
     parser.add_argument("--jobs-pairs", type=int, default=3)
+    parser.add_argument(
+        "--when-idle",
+        type=float,
+        metavar="SHARE",
+        help="start each --jobs run only after a second with this share of the CPU idle"
+        " (e.g. 0.9 on a shared machine)",
+    )
     parser.add_argument("--baseline-rounds", type=int, default=200_000)
     args = parser.parse_args()
     print(f"machine: {machine()}")
@@ -320,7 +330,7 @@ def main() -> None:
     print(f"load average at the start: {load()}")
     print()
     kernel_ratio(args.rounds, args.pairs)
-    jobs_speedup(args.jobs_rounds, args.jobs_pairs)
+    jobs_speedup(args.jobs_rounds, args.jobs_pairs, args.when_idle)
     rates(args.rounds, args.baseline_rounds)
     exact_odds(args.pairs)
     print()
