@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import threading
 import types
 from collections.abc import Callable, MutableSequence
 from typing import Any
@@ -354,15 +355,17 @@ KERNEL = (
 """The kernel in use: ``numba …`` when numba is installed, else ``numpy``."""
 _compiled: Callable[..., None] | None = None
 _loaded = False
+_loading = threading.Lock()
 
 
 def load() -> bool:
-    """Compile the kernel, or load it from numba's cache, once per process; ``False``
-    when numba is not installed (the numpy dealer is used)."""
+    """Compile the kernel, or load it from numba's cache, once per process (whichever
+    thread asks first); ``False`` when numba is not installed (the numpy dealer is used)."""
     global _compiled, _loaded, KERNEL
-    if not _loaded:
-        _compiled, KERNEL = _compile()
-        _loaded = True
+    with _loading:
+        if not _loaded:
+            _compiled, KERNEL = _compile()
+            _loaded = True
     return _compiled is not None
 
 
