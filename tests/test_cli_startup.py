@@ -10,6 +10,7 @@ compiles a catalogue only when the user's cache lacks it, and formats money.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -94,9 +95,10 @@ def test_the_help_needs_no_command_module(cache: Path) -> None:
 
 @pytest.mark.skipif(dealing_kernels.KERNEL == "numpy", reason="needs numba")
 def test_the_probe_sees_what_a_command_imports(cache: Path) -> None:
-    # The control: a simulation imports numpy; a small one deals without loading numba.
+    # The control: a simulation imports numpy; a small one deals without loading numba,
+    # and shows no progress bar (so imports no Rich).
     small = tops(imported(["simulate", "--rounds", "1", "--seed", "1", "--jobs", "1"], cache))
-    assert "numpy" in small and "numba" not in small
+    assert "numpy" in small and not small & {"numba", "rich", "pydantic"}
 
 
 def test_the_summaries_in_the_help_are_the_commands_own() -> None:
@@ -107,3 +109,26 @@ def test_the_summaries_in_the_help_are_the_commands_own() -> None:
 
     for name, sub in COMMANDS.items():
         assert _summary(load(name, sub.module)) == sub.summary, name
+
+
+def test_only_a_long_run_at_a_terminal_draws_richs_progress_bar(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from andar_bahar.cli.common import progress_bar
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    bar = progress_bar(10, at_least=5)
+    assert type(bar).__module__ == "rich.progress"
+    with bar:
+        bar.advance(bar.add_task("dealing", total=10), 10)
+    quiet = [progress_bar(4, at_least=5)]  # too short to show
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    quiet.append(progress_bar(10, at_least=5))  # not a terminal
+    for silent in quiet:
+        assert type(silent).__module__ == "andar_bahar.cli.common"
+        with silent:
+            silent.advance(silent.add_task("dealing", total=10), 10)

@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Callable
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar, cast
 
 import typer
 
@@ -19,7 +19,7 @@ from andar_bahar.i18n import detect_language, translations
 from andar_bahar.i18n.messages import NP_, Message, Translator
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
+    from rich.progress import Progress, TaskID
 
 __all__ = [
     "FormatOption",
@@ -132,8 +132,27 @@ def build_procedure(
     )
 
 
-def progress_bar(total: int, *, at_least: int) -> Progress:
+class _NoBar:
+    """The progress bar of a short run or a run not at a terminal: it shows nothing, and
+    needs no Rich (whose import a small simulation would otherwise pay)."""
+
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def add_task(self, description: str, total: float | None = None) -> TaskID:
+        return cast("TaskID", 0)
+
+    def advance(self, task_id: TaskID, advance: float = 1) -> None:
+        return None
+
+
+def progress_bar(total: int, *, at_least: int) -> Progress | _NoBar:
     """A progress bar on standard error, for runs of *at_least* steps at a terminal."""
+    if not sys.stderr.isatty() or total < at_least:
+        return _NoBar()
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -144,7 +163,6 @@ def progress_bar(total: int, *, at_least: int) -> Progress:
         TimeRemainingColumn(),
         console=Console(stderr=True),
         transient=True,
-        disable=not sys.stderr.isatty() or total < at_least,
     )
 
 
