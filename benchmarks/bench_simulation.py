@@ -155,9 +155,13 @@ def jobs_speedup(rounds: int, pairs: int, idle: float | None) -> None:
             started_cpu, started = time.process_time(), time.perf_counter()
             simulate(CLASSIC, WIZARD, rounds=rounds, seed=pair, jobs=n)
             jobs[n].append((time.perf_counter() - started, time.process_time() - started_cpu))
+        print(
+            f"pair {pair + 1}: --jobs 1 {jobs[1][-1][0]:.3f} s, --jobs 2 {jobs[2][-1][0]:.3f} s"
+            f" wall (load {load()})",
+            flush=True,
+        )
     speedups = [one[0] / two[0] for one, two in zip(jobs[1], jobs[2], strict=True)]
-    print()
-    print(f"## --jobs 2 against --jobs 1 ({rounds:,} rounds, {pairs} pairs, wall time)")
+    print(f"\n## --jobs 2 against --jobs 1 ({rounds:,} rounds, {pairs} pairs, wall time)")
     print()
     if idle is not None:
         print(f"(each run started after a second with {idle:.0%} of the CPU idle)")
