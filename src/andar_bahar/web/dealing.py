@@ -198,6 +198,47 @@ class Dealing(TableStore):
             ("withdraw", bet, ""),
         )  # fmt: skip
 
+    def take_back_bet(self, code: str, player_token: str, *, key: str) -> PlacedBet:
+        """Take the player's last placement off its spot while bets are open (the engine's
+        :meth:`~andar_bahar.engine.round.Round.take_back`). Nothing is in the ledger
+        until the settlement, so nothing is posted; the audit log keeps it. The answer
+        names the spot and the stake taken back (``total``: what is left on the spot)."""
+
+        def take(rnd: Round, name: str) -> object:
+            last = rnd.last_placement(name)
+            rnd.take_back(name)  # refused once bets are closed, or with nothing to take
+            return last
+
+        return self._idempotent(
+            code, player_token, key, take, ("take back", "", ""), audit="take back"
+        )
+
+    def double_bets(self, code: str, player_token: str, *, key: str) -> PlacedBet:
+        """The same stake again on each of the player's spots: all of them or none."""
+
+        def double(rnd: Round, name: str) -> object:
+            placed = rnd.double_bets(name)
+            for one in placed:
+                check_bet_return(rnd.paytable, str(one.bet), one.total)
+            return placed[-1]
+
+        return self._idempotent(code, player_token, key, double, ("double", "", ""))
+
+    def place_bets(
+        self, code: str, player_token: str, bets: tuple[tuple[str, Decimal], ...], *, key: str
+    ) -> PlacedBet:
+        """Several bets at once (a repeat of the last round's): all of them or none."""
+
+        def place(rnd: Round, name: str) -> object:
+            placed = None
+            for bet, stake in bets:
+                placed = rnd.place_bet(name, bet, stake)
+                check_bet_return(rnd.paytable, str(placed.bet), placed.total)
+            return placed
+
+        asked = " ".join(f"{bet}={stake}" for bet, stake in bets)
+        return self._idempotent(code, player_token, key, place, ("bets", asked, ""))
+
     def place_marker(self, code: str, player_token: str, row: str) -> None:
         late = False
         with self._tx() as session:
@@ -219,6 +260,8 @@ class Dealing(TableStore):
         key: str,
         action: Callable[[Round, str], object],
         request: tuple[str, str, str],
+        *,
+        audit: str = "",
     ) -> PlacedBet:
         key = key.strip()
         asked = hashlib.sha256("\0".join(part.strip() for part in request).encode()).hexdigest()
@@ -228,7 +271,7 @@ class Dealing(TableStore):
             )
         try:
             with self._tx() as session:
-                placed = self._apply_bet(session, code, token, key, asked, action)
+                placed = self._apply_bet(session, code, token, key, asked, action, audit)
         except IntegrityError:  # the same key raced in from a second request: answer as it did
             with self._read() as session:
                 table = self._table(session, code, lock=False)
@@ -247,8 +290,10 @@ class Dealing(TableStore):
         key: str,
         asked: str,
         action: Callable[[Round, str], object],
+        audit: str = "",
     ) -> PlacedBet | None:
-        """The bet in this transaction: its answer (``None``: refused, the timer ran out)."""
+        """The bet in this transaction: its answer (``None``: refused, the timer ran out).
+        *audit*: the action's name in the audit log (a bet itself is kept in its round)."""
         table = self._table(session, code)
         player_id, player = self._seat(session, table, token)
         # The statements of the bet itself go straight to the connection (no ORM on the way).
@@ -267,6 +312,9 @@ class Dealing(TableStore):
         total = sum((w.stake for w in rnd.wagers if w.player == player and str(w.bet) == name),
                     Decimal(0))  # fmt: skip
         placed = PlacedBet(player, name, stake, round_row.number, player_id, total)
+        if audit:
+            held = f"{name} {format_amount(total + stake)}"
+            self._audit(session, table, player, audit, held, f"{name} {format_amount(total)}", "")
         response = {
             "player": placed.player,
             "bet": placed.bet,

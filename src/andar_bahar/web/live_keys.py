@@ -119,15 +119,15 @@ def me(
 def my_bets(
     state: TableState, _: Sequence[RoundSummary], mine: Sequence[PlayerRound], player: str | None
 ) -> object:
-    """The spots with the player's stakes, the chips, repeat and clear (or the markers):
-    not the round's number, whether it is settled, nor whether the bets are open, which the
-    block does not show (a round opening draws it once for every phone, the bets closing
-    and the settlement not at all: the spots' fieldset follows the felt)."""
+    """The spots with the player's stakes, the chips, repeat, double, undo and clear (or
+    the markers): not the round's number, whether it is settled, nor whether the bets are
+    open, which the block does not show (a round opening draws it once for every phone,
+    the bets closing and the settlement not at all: the spots' fieldset follows the felt)."""
     rnd = state.round
     now = None
     if rnd is not None:
         now = (rnd.paytable, rnd.wagers, rnd.markers)
-    repeat = bool(last_bets(list(mine), rnd.number if rnd else None))
+    repeat = last_bets(list(mine), rnd.number if rnd else None)  # and whether it doubles
     marker = player if state.teaching else None  # a lesson's spots show the player's marker
     return state.code, state.teaching, marker, state.paytable, now, repeat
 

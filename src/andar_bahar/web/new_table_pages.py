@@ -61,6 +61,8 @@ exists yet) and each keeps a core busy for up to seconds: the next request is to
 again (429) rather than take the cores the club's tables need."""
 ODDS_RETRY = 3
 """Seconds a request for odds is told to wait while another is being worked out."""
+LESSON_ROUNDS = 10
+"""The rounds of a lesson, unless the dealer says otherwise (the form's own value too)."""
 
 
 def design_step(text: str) -> Fraction:
@@ -144,7 +146,12 @@ def register(app: FastAPI, club: Club) -> None:
     @app.get("/tables/new")
     def new_table(request: Request) -> Response:
         return render(
-            request, "new_table.html", edge=DEFAULT_EDGE, step=DEFAULT_STEP, **procedure_choices()
+            request,
+            "new_table.html",
+            edge=DEFAULT_EDGE,
+            step=DEFAULT_STEP,
+            lesson_rounds=LESSON_ROUNDS,
+            **procedure_choices(),
         )
 
     @app.post("/tables/preview")
@@ -188,15 +195,16 @@ def register(app: FastAPI, club: Club) -> None:
         pin: Annotated[str, Form()],
         chosen: Chosen,
         kind: Annotated[str, Form()] = "betting",
-        rounds: Annotated[str, Form()] = "10",
+        rounds: Annotated[str, Form()] = str(LESSON_ROUNDS),
         scoring: Annotated[str, Form()] = "",
     ) -> Response:
         rules, table = chosen.procedure, chosen.paytable
-        planned = whole_number(rounds, "rounds")
+        lesson = kind == "teaching"  # a betting table's (hidden) lesson fields are not read
+        planned = whole_number(rounds, "rounds") if lesson else LESSON_ROUNDS
         created = await run_in_threadpool(
             lambda: club.service.create_table(
                 name=name, kind=kind, procedure=rules, paytable=table, pin=pin,
-                rounds=planned, scoring=bool(scoring) or kind == "betting",
+                rounds=planned, scoring=bool(scoring) or not lesson,
                 client=club.client(request),
             )
         )  # fmt: skip

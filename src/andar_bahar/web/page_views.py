@@ -10,20 +10,21 @@ the language alone — a live render of a block has no request.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from andar_bahar.engine.money import Amount
 from andar_bahar.engine.paytables import PAYTABLES
-from andar_bahar.i18n import translations
-from andar_bahar.i18n.messages import N_, Message, Translator
+from andar_bahar.engine.settlement import Outcome
+from andar_bahar.i18n import format_number, translations
+from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.records import PlayerRound, PlayerState, TableState
 from andar_bahar.web.table_view import (
     bets_by_player,
     chip_values,
     next_step,
+    signed_amount,
     spots,
     staked,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "dealer_view",
     "last_bets",
     "player_view",
+    "repeat_times",
 ]
 
 TIMER_SECONDS = (15, 30, 60)
@@ -63,19 +65,22 @@ def player_view(
         "me": me,
         "at_stake": staked(wagers, name) if rnd and rnd.status != "settled" else Decimal(0),
     }
+    view["available"] = me.balance - view["at_stake"]  # what the next chip may still take
     if blocks is None or "bets" in blocks:
         view["spots"] = spots(paytable, wagers, name)
         view["on_spots"] = any(s.stake for s in view["spots"])  # what Clear would take back
         view["bet_key"] = secrets.token_hex(12)  # no-script form's key (table.js: one per tap)
         view["drawn_spots"] = drawn("spots", lang)  # a spot's button: by spot and stake
         view["chips"] = chip_values(paytable)
-        view["can_repeat"] = bool(last_bets(mine, rnd.number if rnd else None))
+        last = last_bets(mine, rnd.number if rnd else None)
+        view["can_repeat"] = bool(last)
+        view["repeat_times"] = repeat_times(last, wagers, name) + 1 if last else 0
     if blocks is None or "mine" in blocks:
         view["my_rounds"] = mine
         view["mine_rows"] = drawn("mine-rows", lang)  # a settled round's row never changes
         view["session_net"] = sum((r.net for r in mine), Decimal(0))
     if blocks is None or "banner" in blocks:
-        view["my_result"] = banner(state, name, translations(lang))
+        view["my_result"] = banner(state, name, lang)
     return view
 
 
@@ -89,40 +94,78 @@ def last_bets(mine: list[PlayerRound], current: int | None) -> tuple[tuple[str, 
 
 @dataclass(frozen=True, slots=True)
 class Banner:
-    """The banner after a round: the headline, and what it meant for this player."""
+    """The round's result for this player, beside the felt until the next round: the net
+    with its parts ("+5" — "won 25 on 1–5 cards dealt, lost 20 on Andar")."""
 
     kind: str
-    """``win``, ``lose`` or ``even`` (no bet, a void round)."""
+    """``win``, ``lose`` or ``even`` (a net of 0, a void round)."""
     headline: str
+    """The net, signed (a lesson: whether the marker was on the winning row)."""
     detail: str
+    """What it is made of, bet by bet: wins first, then stakes back, then losses."""
 
 
-def banner(state: TableState, name: str, words: Translator) -> Banner | None:
-    """The result banner of the settled round for *name* (``None`` until it is settled)."""
+_PARTS = {
+    Outcome.WIN: N_("won {amount} on {bet}"),
+    Outcome.VOID: N_("{amount} back from {bet}"),
+    Outcome.LOSE: N_("lost {amount} on {bet}"),
+}
+
+
+def banner(state: TableState, name: str, lang: str) -> Banner | None:
+    """The result of the settled round for *name* (``None`` until it is settled, or when
+    they had no bet nor marker in it)."""
     rnd = state.round
     if rnd is None or rnd.status != "settled" or rnd.result is None:
         return None
+    words = translations(lang)
     winner = rnd.result.winner
-    headline = Message(N_("{row} wins"), row=winner) if winner else Message(N_("The round is void"))
-    kind, detail = "even", None
-    bets = [b for b in (rnd.settlement.bets if rnd.settlement else ()) if b.player == name]
     marker = rnd.markers.get(name)
-    if state.teaching and marker is not None and winner is not None:
-        kind = "win" if marker is winner else "lose"
-        detail = Message(
+    if state.teaching:
+        if marker is None or winner is None:
+            return None
+        said = (
             N_("Your marker was on the winning row.")
             if marker is winner
             else N_("Your marker was not on the winning row.")
         )
-    elif bets and winner is None:
-        detail = Message(N_("Your stakes are back with you."))
-    elif bets:
-        won = sum((b.win for b in bets if b.outcome.value == "win"), Decimal(0))
-        if any(b.outcome.value == "win" for b in bets):
-            kind, detail = "win", Message(N_("You won {amount}."), amount=Amount(won))
-        else:
-            kind, detail = "lose", Message(N_("No win for you this round."))
-    return Banner(kind, headline.localized(words), detail.localized(words) if detail else "")
+        return Banner("win" if marker is winner else "lose", Message(said).localized(words), "")
+    bets = [b for b in (rnd.settlement.bets if rnd.settlement else ()) if b.player == name]
+    if not bets:
+        return None
+    net = sum((b.net for b in bets), Decimal(0))
+    parts = [
+        Message(
+            _PARTS[outcome],
+            amount=format_number(b.win if outcome is Outcome.WIN else b.stake, lang),
+            bet=b.bet,
+        ).localized(words)
+        for outcome in _PARTS
+        for b in bets
+        if b.outcome is outcome
+    ]
+    kind = "win" if net > 0 else ("lose" if net < 0 else "even")
+    return Banner(kind, signed_amount(net, lang), ", ".join(parts))
+
+
+def repeat_times(
+    last: tuple[tuple[str, Decimal], ...], wagers: Iterable[tuple[str, str, Decimal]], name: str
+) -> int:
+    """How many times over the player's bets on the table are their *last* bets: the
+    same spots, each stake the same whole multiple (0: anything else, or none).
+
+    >>> last = (("andar", Decimal(10)), ("cards:1-5", Decimal(5)))
+    >>> repeat_times(last, [("asha", "andar", Decimal(20)), ("asha", "cards:1-5", Decimal(10))], "asha")
+    2
+    >>> repeat_times(last, [("asha", "andar", Decimal(20))], "asha")
+    0
+    """
+    mine = {bet: stake for who, bet, stake in wagers if who == name}
+    if not last or set(mine) != {bet for bet, _ in last}:
+        return 0
+    times = {mine[bet] / stake for bet, stake in last}
+    (only,) = times if len(times) == 1 else (Decimal(0),)
+    return int(only) if only == int(only) else 0
 
 
 def dealer_view(

@@ -2,7 +2,8 @@
 
 ``/`` joins a table by its code; ``/play/{code}`` is the player's phone: the felt, the
 spots to tap with the chosen chip (``/play/{code}/bet``), "repeat my last bets"
-(``…/repeat``) and "clear" (``…/clear``), a marker at a teaching table (``…/marker``),
+(``…/repeat``), "double" (``…/double``), "undo" the last chip (``…/undo``) and "clear"
+(``…/clear``), a marker at a teaching table (``…/marker``),
 the road and the player's own rounds. Each action answers the page's script with the
 page's new blocks (JSON), or a browser without scripts with a redirect back to the page.
 ``/verify/{code}/{n}`` shows the revealed deck and salt of a settled round.
@@ -21,6 +22,7 @@ from fastapi import FastAPI, Form, Request
 from starlette.responses import Response
 
 from andar_bahar.engine.bets import Bet
+from andar_bahar.engine.cards import Card
 from andar_bahar.engine.errors import AccessError, AndarBaharError
 from andar_bahar.engine.money import Amount
 from andar_bahar.i18n.messages import N_, Message
@@ -28,13 +30,13 @@ from andar_bahar.web.app import redirect, render
 from andar_bahar.web.context import localize, request_info
 from andar_bahar.web.forms import Posted, field
 from andar_bahar.web.live import Viewer
-from andar_bahar.web.page_views import last_bets
+from andar_bahar.web.page_views import last_bets, repeat_times
+from andar_bahar.web.records import PlacedBet
 from andar_bahar.web.security import set_cookie
-from andar_bahar.web.table_view import ROAD_LENGTH
+from andar_bahar.web.table_view import ROAD_LENGTH, faces
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
-    from andar_bahar.web.records import PlacedBet
 
 __all__ = ["register"]
 
@@ -118,6 +120,13 @@ def _add_playing(app: FastAPI, club: Club) -> None:
     def seated(request: Request, code: str) -> str:
         return club.service.player_name(code, club.seat_token(request, code))
 
+    def bettor(request: Request, placed: PlacedBet) -> Viewer | None:
+        """Who the bet has just checked the seat of: the answer is this player's own blocks."""
+        if not placed.player_id:
+            return None
+        lang = request_info(request).lang
+        return Viewer("player", "player", lang, placed.player_id, placed.player)
+
     @app.get("/play/{code}")
     def player_page(request: Request, code: str) -> Response:
         try:
@@ -134,11 +143,7 @@ def _add_playing(app: FastAPI, club: Club) -> None:
         token = club.seat_token(request, code)
         spot, stake, key = field(form, "bet"), field(form, "stake"), field(form, "key")
         placed = club.service.place_bet(code, token, spot, stake, key=key)
-        note = _bet_note(club, code, placed)
-        # The bet has just checked the seat: the answer is this player's own blocks.
-        lang = request_info(request).lang
-        viewer = Viewer("player", "player", lang, placed.player_id, placed.player)
-        return done(request, code, note, viewer if placed.player_id else None)
+        return done(request, code, _bet_note(club, code, placed), bettor(request, placed))
 
     @app.post("/play/{code}/withdraw")
     def withdraw(request: Request, code: str, form: Posted) -> Response:
@@ -156,9 +161,38 @@ def _add_playing(app: FastAPI, club: Club) -> None:
         if not last:
             raise AccessError(Message(N_("You have no earlier bets to repeat at this table.")))
         token = club.seat_token(request, code)
-        for index, (spot, stake) in enumerate(last):
-            club.service.place_bet(code, token, spot, str(stake), key=f"{key}:{index}")
-        return done(request, code, Message(N_("Your last bets are on the table again.")))
+        club.service.place_bets(code, token, last, key=key)  # all of them or none
+        now = club.service.state(code).round
+        times = repeat_times(last, now.wagers if now else (), name)
+        if times > 1:
+            note = Message(N_("Your last bets are on the table again: now {n}× each."), n=times)
+        elif times == 1:
+            note = Message(N_("Your last bets are on the table again."))
+        else:
+            note = Message(N_("Your last bets are added to the bets you had on the table."))
+        return done(request, code, note)
+
+    @app.post("/play/{code}/double")
+    def double(request: Request, code: str, form: Posted) -> Response:
+        token = club.seat_token(request, code)
+        placed = club.service.double_bets(code, token, key=field(form, "key"))
+        return done(
+            request, code, Message(N_("Every bet of yours is doubled.")), bettor(request, placed)
+        )
+
+    @app.post("/play/{code}/undo")
+    def undo(request: Request, code: str, form: Posted) -> Response:
+        token = club.seat_token(request, code)
+        taken = club.service.take_back_bet(code, token, key=field(form, "key"))
+        bet, stake = Bet.parse(taken.bet), Amount(taken.stake)
+        if taken.total:
+            note = Message(
+                N_("{bet}: {stake} taken back, {total} left on the spot."),
+                bet=bet, stake=stake, total=Amount(taken.total),
+            )  # fmt: skip
+        else:
+            note = Message(N_("{bet}: {stake} taken back."), bet=bet, stake=stake)
+        return done(request, code, note, bettor(request, taken))
 
     @app.post("/play/{code}/clear")
     def clear(request: Request, code: str, form: Posted) -> Response:
@@ -184,6 +218,17 @@ def _add_fairness(app: FastAPI, club: Club) -> None:
     def verify(request: Request, code: str, number: int) -> Response:
         reveal = club.service.reveal(code, number)
         has_centre = club.service.state(code).procedure.has_centre
+        table = code.upper()
+        dealer = club.dealer_token(request, table)
+        back = f"/dealer/{table}" if dealer and club.service.is_dealer(table, dealer) else None
         return render(
-            request, "verify.html", code=code.upper(), reveal=reveal, has_centre=has_centre
+            request,
+            "verify.html",
+            code=table,
+            reveal=reveal,
+            has_centre=has_centre,
+            back=back or f"/play/{table}",  # the dealer's screen, or the seat (or joining)
+            deck_cards=[Card.parse(card) for card in reveal.deck.split()],
+            dealt_cards=[Card.parse(card) for card in reveal.dealt],
+            face=faces(request_info(request).lang),  # the felt's own card names
         )
