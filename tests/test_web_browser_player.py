@@ -110,7 +110,30 @@ def test_a_bet_is_two_taps_and_every_spot_and_chip_is_in_the_first_screen(
     expect(phone.locator('[data-chip="5"] input')).to_be_checked()
 
 
-def test_a_refused_bet_says_why_next_to_the_spot_in_the_first_screen(
+OVERLAPS = """(selector) => {
+    // Pairs of shown messages, and of a shown message and an element of the selector, whose
+    // boxes overlap.
+    const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 1 && r.height > 1; };
+    const messages = Array.from(document.querySelectorAll(
+        '[data-banner], [data-tap-error], [data-tap-note]')).filter(shown);
+    const meet = (a, b) => { const r = a.getBoundingClientRect(), s = b.getBoundingClientRect();
+        return r.left < s.right && s.left < r.right && r.top < s.bottom && s.top < r.bottom; };
+    const found = [];
+    messages.forEach((m, i) => {
+        messages.slice(i + 1).forEach((n) => { if (meet(m, n)) found.push([m.className, n.className]); });
+        document.querySelectorAll(selector).forEach((o) => {
+            if (meet(m, o)) found.push([m.className, o.outerHTML.slice(0, 40)]);
+        });
+    });
+    return found;
+}"""
+"""In the page: messages that overlap another message or an element of a selector."""
+TAPPED = "[data-bet], [data-chip], [data-action]"
+"""What a player taps: the spots, the chips, the buttons under them."""
+CARDS = ".felt .card"
+
+
+def test_a_refused_bet_says_why_under_the_felt_never_over_a_spot(
     club: ClubServer, people: People
 ) -> None:
     code, token = club.table("Refusals")
@@ -119,22 +142,20 @@ def test_a_refused_bet_says_why_next_to_the_spot_in_the_first_screen(
     expect(phone.locator('[data-bet="cards:41-49"]')).to_be_enabled()
     phone.click('[data-chip="25"]')
     phone.click('[data-bet="cards:41-49"]')  # 25 of a balance of 20: refused by the engine
-    alert = phone.locator("[data-tap-error] [role=alert]")
+    alert = phone.locator("[data-tap-error]")
     expect(alert).to_have_text(re.compile(r"^Gela has 20 chips, 0 of them already staked"))
-    assert in_viewport(phone, "[data-tap-error] [role=alert]") == []
-    spot = phone.locator('[data-bet="cards:41-49"]').bounding_box()
-    box = phone.locator("[data-tap-error]").bounding_box()
-    assert spot is not None and box is not None
-    assert (
-        abs(box["y"] - (spot["y"] + spot["height"])) < 80 or box["y"] + box["height"] <= spot["y"]
-    )
-    # It stays (a live update does not take it away) until the player has read it.
+    assert in_viewport(phone, "[data-tap-error]") == []
+    assert phone.evaluate(OVERLAPS, TAPPED) == []
+    # It stays (a live update does not take it away) until the next tap says something new.
     club.post(f"/api/tables/{code}/actions/centre", {}, token)
     expect(phone.locator("[data-centre]")).to_have_count(1)
     expect(alert).to_be_visible()
-    phone.click(".tap-error-ok")
-    expect(alert).to_have_text("")
-    assert bets_of(club, code, token) == set()
+    phone.click('[data-chip="5"]')
+    phone.click('[data-bet="bahar"]')
+    expect(phone.locator("[data-tap-note]")).to_have_text("Bahar: 5 on the spot.")
+    expect(alert).to_have_text("")  # the newest message replaces the last
+    assert phone.evaluate(OVERLAPS, TAPPED) == []
+    assert bets_of(club, code, token) == {("Gela", "bahar", "5")}
 
 
 def test_a_bet_sent_while_the_server_is_down_says_so_and_counts_once(
@@ -159,12 +180,11 @@ def test_a_bet_sent_while_the_server_is_down_says_so_and_counts_once(
     phone.route(bet_url, lost)
     phone.click('[data-chip="10"]')
     phone.click('[data-bet="bahar"]')
-    alert = phone.locator("[data-tap-error] [role=alert]")
+    alert = phone.locator("[data-tap-error]")
     expect(alert).to_contain_text("The table did not answer")
-    assert in_viewport(phone, "[data-tap-error] [role=alert]") == []
+    assert in_viewport(phone, "[data-tap-error]") == []
     phone.unroute(bet_url)
     phone.route(bet_url, heard)
-    phone.click(".tap-error-ok")
     phone.click('[data-bet="bahar"]')  # the same tap again, with the same key: it counts once
     expect(phone.locator("[data-tap-note]")).to_have_text("Bahar: 10 on the spot.")
     assert bets_of(club, code, token) == {("Ravi", "bahar", "10")}
@@ -240,6 +260,7 @@ def test_the_result_banner_the_road_and_my_own_rounds(club: ClubServer, people: 
     rounds = 3
     for number in range(1, rounds + 1):
         club.post(f"/api/tables/{code}/rounds", {}, token)
+        expect(phone.locator("[data-banner]")).to_have_count(0)  # gone at the next round
         expect(phone.locator('[data-bet="andar"]')).to_be_enabled()
         phone.click('[data-chip="10"]')
         phone.click('[data-bet="andar"]')
@@ -247,16 +268,15 @@ def test_the_result_banner_the_road_and_my_own_rounds(club: ClubServer, people: 
         while club.post(f"/api/tables/{code}/actions/deal", {}, token)["status"] == "open":
             pass
         played = club.post(f"/api/tables/{code}/actions/settle", {}, token)
-        # The banner: the winner and what the player won (0.9 to 1 on 10 is 9, rounded down
-        # to whole chips: wizard's Andar, SPEC §7), until it is dismissed.
+        # The result beside the felt: the round's net for the player, with its parts (0.9 to
+        # 1 on 10 is 9, rounded down to whole chips: wizard's Andar), until the next round.
         banner = phone.locator("[data-banner]")
         expect(banner).to_have_attribute("data-banner", str(number))
-        winner = "Andar" if played["winner"] == "andar" else "Bahar"
-        expect(banner).to_contain_text(f"{winner} wins")
-        expect(banner).to_contain_text("You won 9." if winner == "Andar" else "No win for you")
+        won = played["winner"] == "andar"
+        expect(banner).to_have_text("+9: won 9 on Andar" if won else "−10: lost 10 on Andar")
         assert in_viewport(phone, "[data-banner]") == []
-        phone.click("[data-banner] [data-dismiss]")
-        expect(banner).to_have_count(0)
+        assert phone.evaluate(OVERLAPS, TAPPED) == []
+        assert phone.evaluate(OVERLAPS, CARDS) == []
     # The road: the last rounds with the winner, the cards dealt and the centre card.
     history = club.api(code, token)
     assert history["round"]["number"] == rounds
@@ -270,6 +290,15 @@ def test_the_result_banner_the_road_and_my_own_rounds(club: ClubServer, people: 
     expect(last.nth(3).locator("[data-road-card]")).to_have_attribute(
         "data-road-card", history["round"]["centre"]
     )
+    # A round's link to the check of its deck is a 44 px target; the beads' letters 12 px.
+    for link in phone.locator(".road-table a").all():
+        box = link.bounding_box()
+        assert box is not None and box["width"] >= 44 and box["height"] >= 44, box
+    sizes = phone.evaluate(
+        "() => Array.from(document.querySelectorAll('.bead span[aria-hidden]'),"
+        " (el) => parseFloat(getComputedStyle(el).fontSize))"
+    )
+    assert sizes and min(sizes) >= 12, sizes
     # The player's own bets this session: three rounds of 10 on Andar.
     mine = phone.locator(".mine-table tbody tr")
     expect(mine).to_have_count(rounds)
@@ -289,6 +318,77 @@ def test_the_result_banner_the_road_and_my_own_rounds(club: ClubServer, people: 
     phone.click('[data-action="repeat"]')
     expect(phone.locator('[data-bet="andar"] .spot-stake')).to_contain_text("10")
     assert bets_of(club, code, token) == {("Asha", "andar", "10")}
+
+
+def test_available_goes_down_and_undo_double_and_repeat_say_what_they_do(
+    club: ClubServer, people: People
+) -> None:
+    code, token = club.table("Undo")
+    phone = seated_phone(people, club, code, token, "Asha", chips="100")
+    club.post(f"/api/tables/{code}/rounds", {}, token)
+    expect(phone.locator('[data-bet="andar"]')).to_be_enabled()
+    note, alert = phone.locator("[data-tap-note]"), phone.locator("[data-tap-error]")
+    phone.click('[data-chip="10"]')
+    phone.click('[data-bet="andar"]')
+    phone.click('[data-chip="5"]')
+    phone.click('[data-bet="cards:1-5"]')
+    expect(phone.locator("#at-stake")).to_have_text("15")
+    expect(phone.locator("#available")).to_have_text("85")  # 100 chips less 15 at stake
+    phone.click('[data-action="undo"]')  # the last chip placed comes off
+    expect(note).to_have_text("1–5 cards dealt: 5 taken back.")
+    assert bets_of(club, code, token) == {("Asha", "andar", "10")}
+    expect(phone.locator("#available")).to_have_text("90")
+    for doubled in ("20", "40", "80"):
+        phone.click('[data-action="double"]')
+        expect(phone.locator('[data-bet="andar"] .spot-stake')).to_contain_text(doubled)
+    expect(note).to_have_text("Every bet of yours is doubled.")
+    expect(phone.locator("#available")).to_have_text("20")
+    phone.click('[data-action="double"]')  # 80 more of 20 available: refused, in a sentence
+    expect(alert).to_have_text(
+        "Doubling needs 80 more chips and Asha has 20 available: nothing was doubled."
+    )
+    expect(note).to_have_text("")  # the newest message replaces the last
+    assert phone.evaluate(OVERLAPS, TAPPED) == []
+    for left in ("40", "20"):  # undo takes the doublings back, the last first
+        phone.click('[data-action="undo"]')
+        expect(phone.locator('[data-bet="andar"] .spot-stake')).to_contain_text(left)
+    expect(note).to_have_text("Andar: 20 taken back, 20 left on the spot.")
+    assert bets_of(club, code, token) == {("Asha", "andar", "20")}
+    while club.post(f"/api/tables/{code}/actions/deal", {}, token)["status"] == "open":
+        pass
+    club.post(f"/api/tables/{code}/actions/settle", {}, token)
+    # The next round: Repeat puts the last bets on; pressed again, it says beforehand that
+    # it puts them on a second time, and then what is on the table.
+    club.post(f"/api/tables/{code}/rounds", {}, token)
+    repeat = phone.locator('[data-action="repeat"]')
+    expect(repeat).to_have_text("Repeat my last bets")
+    repeat.click()
+    expect(note).to_have_text("Your last bets are on the table again.")
+    expect(repeat).to_have_text("Repeat again (2×)")
+    repeat.click()
+    expect(note).to_have_text("Your last bets are on the table again: now 2× each.")
+    assert bets_of(club, code, token) == {("Asha", "andar", "40")}
+    expect(repeat).to_have_text("Repeat again (3×)")
+
+
+def test_sideways_the_felt_is_beside_the_spots_and_chips(club: ClubServer, people: People) -> None:
+    code, token = club.table("Landscape")
+    phone = people.page({"width": 844, "height": 390})
+    join(phone, club, code, club.admit(code, token, "Asha", "20"), "Asha")
+    club.post(f"/api/tables/{code}/rounds", {}, token)
+    expect(phone.locator('[data-bet="andar"]')).to_be_enabled()
+    phone.evaluate("() => window.scrollTo(0, 0)")
+    assert in_viewport(phone, "[data-bet], [data-chip], [data-action], .felt") == []
+    felt = phone.locator(".felt").bounding_box()
+    spots = phone.locator(".bet-spots").bounding_box()
+    assert felt is not None and spots is not None
+    assert felt["x"] + felt["width"] <= spots["x"]  # beside, not above
+    phone.click('[data-chip="25"]')  # 25 of 20: refused (all in view: nothing scrolls)
+    phone.click('[data-bet="andar"]')
+    expect(phone.locator("[data-tap-error]")).to_contain_text("Asha has 20 chips")
+    assert in_viewport(phone, "[data-tap-error]") == []
+    assert phone.evaluate(OVERLAPS, TAPPED) == []
+    assert fits_the_phone(phone)
 
 
 # -- links that keep the seat -------------------------------------------------------------------
@@ -537,7 +637,7 @@ def test_text_cards_and_buttons_have_contrast_in_light_and_dark_mode(
     phone.click('[data-chip="100"]')
     for _ in range(6):  # 600 of 500: the last taps are refused
         phone.click('[data-bet="cards:1-5"]')
-    expect(phone.locator("[data-tap-error] [role=alert]")).not_to_have_text("")
+    expect(phone.locator("[data-tap-error]")).not_to_have_text("")
     assert phone.evaluate(CONTRAST) == []
 
 

@@ -83,3 +83,21 @@ def test_a_bad_edge_range_is_one_sentence(site: TestClient) -> None:
     answer = site.post("/tables/design", data=form, headers={"HX-Request": "true"})
     assert answer.status_code == 200 and answer.headers["HX-Retarget"] == "#errors"
     assert "The edge range '5%-1%' is not a range of house edges" in html.unescape(answer.text)
+
+
+def test_a_betting_table_ignores_the_hidden_lesson_fields(site: TestClient) -> None:
+    """The lesson's fields are hidden for a betting game (no script needed: app.css), yet a
+    browser still sends them: a betting table is created whatever they hold; a lesson's
+    rounds are read, and a bad number refused in a sentence."""
+    form = {"procedure": "classic", "paytable": "wizard", "pin": "246810", "rounds": "ten",
+            "csrf_token": token(site)}  # fmt: skip
+    page = site.get("/tables/new").text
+    assert re.search(r'<div class="lesson-only[^"]*">\s*<label>Rounds of a lesson', page)
+    created = site.post(
+        "/tables", data={**form, "name": "Chips", "kind": "betting"}, follow_redirects=False
+    )
+    assert created.status_code == 303, created.text
+    refused = site.post(
+        "/tables", data={**form, "name": "Lesson", "kind": "teaching"}, follow_redirects=False
+    )
+    assert refused.status_code == 400 and "rounds" in html.unescape(refused.text)
