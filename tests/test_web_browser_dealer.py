@@ -510,8 +510,8 @@ def test_the_room_display_fills_its_screen_at_any_round_length(
     assert tv.evaluate(LEGIBLE, ".display-side *, .countdown *, .display-head *") == []
     # 46 cards (a real deck: the centre K♥, 45 cards of no king, then K♠): 23 in each row
     club.post(f"/api/tables/{code}/actions/centre", {"card": "KH"}, token)
-    cards = [rank + suit for rank in "23456789TJQA" for suit in "SHDC"][:45] + ["KS"]
-    for card in cards:
+    no_king = [rank + suit for rank in "23456789TJQA" for suit in "SHDC"][:45]
+    for card in [*no_king, "KS"]:
         club.post(f"/api/tables/{code}/actions/deal", {"card": card}, token)
     for room in rooms:
         expect(room.locator("[data-row] [data-card]")).to_have_count(46)
