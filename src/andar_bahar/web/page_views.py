@@ -164,7 +164,9 @@ def repeat_times(
     if not last or set(mine) != {bet for bet, _ in last}:
         return 0
     times = {mine[bet] / stake for bet, stake in last}
-    (only,) = times if len(times) == 1 else (Decimal(0),)
+    if len(times) != 1:
+        return 0
+    (only,) = times
     return int(only) if only == int(only) else 0
 
 
