@@ -91,7 +91,9 @@ LEVEL = Fraction(95, 100)
 """The share of nights the band holds."""
 
 
-def known_centre(procedure: Procedure, centre: Colour | None, bet_after_centre: bool) -> Colour | None:
+def known_centre(
+    procedure: Procedure, centre: Colour | None, bet_after_centre: bool
+) -> Colour | None:
     """The centre card's colour to condition a round's odds on, or ``None``.
 
     Conditioned exactly when the window let bets be placed after the centre card and one
@@ -167,9 +169,7 @@ class RoundLaw:
     def cumulants(self) -> tuple[Fraction, Fraction, Fraction, Fraction]:
         """κ1 … κ4 of h in chips (κ3 = the third central moment, κ4 = μ4 − 3σ⁴)."""
         d = self.denominator
-        m1, m2, m3, m4 = (
-            Fraction(self.power_sum(j), d * MICROS**j) for j in range(1, 5)
-        )
+        m1, m2, m3, m4 = (Fraction(self.power_sum(j), d * MICROS**j) for j in range(1, 5))
         c2 = m2 - m1**2
         c3 = m3 - 3 * m1 * m2 + 2 * m1**3
         c4 = m4 - 4 * m1 * m3 + 6 * m1**2 * m2 - 3 * m1**4 - 3 * c2**2
