@@ -66,6 +66,8 @@ ALPHA = 0.05
 """The chance that the whole check flags a fair shuffle, at most."""
 POWER = 0.8
 """The power :func:`rounds_needed` asks for: the bias found 8 times in 10."""
+MIN_ROUNDS = 20
+"""Fewer rounds than this, none unusual: too few to say "nothing unusual"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +286,7 @@ class ShuffleCheck:
 
     def verdict(self) -> Message:
         """ "Nothing unusual in 212 rounds", or what is unusual with its p-value."""
-        if not self.tests or all(t.test.method == "none" for t in self.tests):
+        if not self.flagged and self.rounds < MIN_ROUNDS:
             return Message(
                 NP_(
                     "Too few rounds to check: {n} round.",
