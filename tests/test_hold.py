@@ -168,7 +168,10 @@ def test_bets_of_one_round_are_correlated_not_independent() -> None:
     # Andar and Bahar of 100 each at 1 to 1: the house's result is always 0 (one wins,
     # one loses), though each bet alone varies: the round's variance is 0, not the sum.
     pt = find_paytable("even-money")
-    bets = [Wager("a", Bet.parse("andar"), Decimal(100)), Wager("b", Bet.parse("bahar"), Decimal(100))]
+    bets = [
+        Wager("a", Bet.parse("andar"), Decimal(100)),
+        Wager("b", Bet.parse("bahar"), Decimal(100)),
+    ]
     law = round_law(find_procedure("classic"), pt, bets)
     assert law.values == (0,) and law.variance == 0
     alone = round_law(find_procedure("classic"), pt, bets[:1]).variance
@@ -213,7 +216,9 @@ def night_of(rng: random.Random, n: int, side: str | None = None) -> list[RoundL
     pt, classic = find_paytable("trainer-default"), find_procedure("classic")
     laws = []
     for _ in range(n):
-        bets = [Wager("a", Bet.parse(rng.choice(["andar", "bahar"])), Decimal(rng.choice([10, 20, 50])))]
+        bets = [
+            Wager("a", Bet.parse(rng.choice(["andar", "bahar"])), Decimal(rng.choice([10, 20, 50])))
+        ]
         if side is not None:
             bets.append(Wager("b", Bet.parse(side), Decimal(10)))
         laws.append(round_law(classic, pt, bets))
@@ -292,7 +297,9 @@ def a_club_night(rng: random.Random, rounds: int) -> list[list[Wager]]:
             bets.append(Wager(player, Bet.parse(rng.choice(["andar", "bahar"])),
                               Decimal(rng.choice([10, 20, 25, 50, 100, 200]))))  # fmt: skip
             if rng.random() < 0.2:
-                bets.append(Wager(player, Bet.parse(rng.choice(bands)), Decimal(rng.choice([5, 10]))))
+                bets.append(
+                    Wager(player, Bet.parse(rng.choice(bands)), Decimal(rng.choice([5, 10])))
+                )
         night.append(bets)
     return night
 

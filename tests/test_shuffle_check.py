@@ -49,7 +49,9 @@ def test_chi2_tail_is_scipys(x: float, df: int) -> None:
 @given(st.floats(0.05, 300.0), st.floats(0.0, 600.0))
 @settings(max_examples=200, deadline=None)
 def test_gamma_tail_is_scipys(shape: float, x: float) -> None:
-    assert gamma_sf(shape, x) == pytest.approx(float(stats.gamma.sf(x, shape)), rel=1e-8, abs=1e-290)
+    assert gamma_sf(shape, x) == pytest.approx(
+        float(stats.gamma.sf(x, shape)), rel=1e-8, abs=1e-290
+    )
 
 
 def listed_multinomial_p(observed: list[int], chances: list[Fraction]) -> Fraction:
@@ -60,7 +62,9 @@ def listed_multinomial_p(observed: list[int], chances: list[Fraction]) -> Fracti
         ways = math.factorial(n)
         for c in counts:
             ways //= math.factorial(c)
-        return ways * math.prod((p**c for p, c in zip(chances, counts, strict=True)), start=Fraction(1))
+        return ways * math.prod(
+            (p**c for p, c in zip(chances, counts, strict=True)), start=Fraction(1)
+        )
 
     seen = chance(tuple(observed))
     tables = (t for t in itertools.product(range(n + 1), repeat=len(observed)) if sum(t) == n)
@@ -69,7 +73,9 @@ def listed_multinomial_p(observed: list[int], chances: list[Fraction]) -> Fracti
 
 @given(st.lists(st.integers(1, 9), min_size=2, max_size=4), st.data())
 @settings(max_examples=60, deadline=None)
-def test_the_exact_multinomial_test_lists_every_table(weights: list[int], data: st.DataObject) -> None:
+def test_the_exact_multinomial_test_lists_every_table(
+    weights: list[int], data: st.DataObject
+) -> None:
     chances = [Fraction(w, sum(weights)) for w in weights]
     observed = data.draw(st.lists(st.integers(0, 5), min_size=len(weights), max_size=len(weights)))
     if sum(observed) == 0:
@@ -158,7 +164,9 @@ def test_a_planted_bias_is_flagged_at_the_stated_power_and_fair_decks_at_the_sta
     power = sum(c.unusual for c in biased) / HISTORIES
     assert abs(power - 0.8) <= 3 * math.sqrt(0.8 * 0.2 / HISTORIES)
     fair = [
-        check_shuffle(procedure, [deal(rng, procedure) for _ in range(needed)], bands=BANDS, bias=bias)
+        check_shuffle(
+            procedure, [deal(rng, procedure) for _ in range(needed)], bands=BANDS, bias=bias
+        )
         for _ in range(HISTORIES)
     ]
     rate = sum(c.unusual for c in fair) / HISTORIES

@@ -68,7 +68,7 @@ from andar_bahar.chance.odds import Outcome, outcome_distribution, sqrt_decimal
 from andar_bahar.chance.significance import normal_sf, two_sided
 from andar_bahar.engine.bets import Bet, Wager
 from andar_bahar.engine.cards import Colour
-from andar_bahar.engine.paytables import Paytable
+from andar_bahar.engine.paytables import Odds, Paytable
 from andar_bahar.engine.rules import BetWindow, Procedure, StartRule, TargetMode
 
 __all__ = [
@@ -110,9 +110,10 @@ def known_centre(
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class _Outcomes:
-    """The outcomes of a situation with whole-number weights over one denominator."""
+    """The outcomes of a situation with whole-number weights over one denominator (one
+    object per situation: compared and hashed by identity)."""
 
     outcomes: tuple[Outcome, ...]
     weights: tuple[int, ...]
@@ -128,18 +129,35 @@ def _outcomes(start: StartRule, target: TargetMode, centre: Colour | None) -> _O
     return _Outcomes(tuple(o for o, _ in items), weights, denominator)
 
 
-@lru_cache(maxsize=4096)
+_PAYS: dict[int, tuple[Paytable, dict[tuple[Bet, Decimal, _Outcomes], tuple[int, ...]]]] = {}
+"""What each bet keeps at each stake, per paytable (kept by the paytable's identity, with the
+paytable itself: hashing a paytable's every odds for each bet would cost more than the sum)."""
+
+
 def _kept(paytable: Paytable, bet: Bet, stake: Decimal, situation: _Outcomes) -> tuple[int, ...]:
     """What the house keeps from one bet in each outcome, in millionths of a chip: the
     stake when it loses, minus the win (rounded as the table pays it) when it wins."""
+    entry = _PAYS.get(id(paytable))
+    if entry is None or entry[0] is not paytable:
+        if len(_PAYS) >= 64:
+            _PAYS.clear()
+        entry = _PAYS[id(paytable)] = (paytable, {})
+    known = entry[1].get((bet, stake, situation))
+    if known is not None:
+        return known
+    lost = int(stake * MICROS)
+    paid: dict[Odds, int] = {}  # a bet has few odds: each win worked out once
     kept = []
     for first, winner, k in situation.outcomes:
         if bet.wins(winner=winner, cards_dealt=k):
-            value = -paytable.win(stake, paytable.odds_for(bet, first_row=first, cards_dealt=k))
+            odds = paytable.odds_for(bet, first_row=first, cards_dealt=k)
+            if odds not in paid:
+                paid[odds] = -int(paytable.win(stake, odds) * MICROS)
+            kept.append(paid[odds])
         else:
-            value = stake
-        kept.append(int(value * MICROS))
-    return tuple(kept)
+            kept.append(lost)
+    entry[1][(bet, stake, situation)] = result = tuple(kept)
+    return result
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,29 +169,26 @@ class RoundLaw:
     weights: tuple[int, ...]
     denominator: int
 
-    def power_sum(self, power: int) -> int:
-        """Σ weight · value^power (value in millionths): the raw moment times the
-        denominator and MICROS^power."""
-        return sum(w * v**power for v, w in zip(self.values, self.weights, strict=True))
-
     @property
     def mean(self) -> Fraction:
         """E[h] in chips."""
-        return Fraction(self.power_sum(1), self.denominator * MICROS)
+        total = sum(w * v for v, w in zip(self.values, self.weights, strict=True))
+        return Fraction(total, self.denominator * MICROS)
+
+    def spread(self) -> tuple[int, int]:
+        """(Σ w·v, Σ w·(D·v − Σ w·v)²): whole numbers from which E[h] = first / (D·MICROS)
+        and Var[h] = second / (D³·MICROS²) follow exactly."""
+        d = self.denominator
+        first = sum(w * v for v, w in zip(self.values, self.weights, strict=True))
+        second = sum(
+            w * (d * v - first) ** 2 for v, w in zip(self.values, self.weights, strict=True)
+        )
+        return first, second
 
     @property
     def variance(self) -> Fraction:
-        """Var[h] in chips²: E[h²] − E[h]², exactly."""
-        return Fraction(self.power_sum(2), self.denominator * MICROS**2) - self.mean**2
-
-    def cumulants(self) -> tuple[Fraction, Fraction, Fraction, Fraction]:
-        """κ1 … κ4 of h in chips (κ3 = the third central moment, κ4 = μ4 − 3σ⁴)."""
-        d = self.denominator
-        m1, m2, m3, m4 = (Fraction(self.power_sum(j), d * MICROS**j) for j in range(1, 5))
-        c2 = m2 - m1**2
-        c3 = m3 - 3 * m1 * m2 + 2 * m1**3
-        c4 = m4 - 4 * m1 * m3 + 6 * m1**2 * m2 - 3 * m1**4 - 3 * c2**2
-        return m1, c2, c3, c4
+        """Var[h] in chips²: E[(h − E[h])²], exactly."""
+        return Fraction(self.spread()[1], self.denominator**3 * MICROS**2)
 
 
 def round_law(
@@ -238,24 +253,25 @@ class HoldLaw:
     """The law of the house's result over independent rounds: the sum of their laws.
 
     ``laws`` are the distinct round laws, each with the number of rounds that have it.
-    The mean, variance and the third and fourth cumulants are exact sums.
+    The mean and the variance are exact sums.
     """
 
     laws: tuple[tuple[RoundLaw, int], ...]
     mean: Fraction
     variance: Fraction
-    skewness: float
 
     @classmethod
     def of(cls, laws: Iterable[RoundLaw]) -> HoldLaw:
         counted = tuple(Counter(laws).items())
-        totals = [Fraction(0)] * 4
+        sums: dict[int, list[int]] = {}  # per denominator: whole numbers, added exactly
         for law, count in counted:
-            for j, c in enumerate(law.cumulants()):
-                totals[j] += count * c
-        mean, variance, third, _ = totals
-        skew = float(third) / float(variance) ** 1.5 if variance else 0.0
-        return cls(counted, mean, variance, skew)
+            first, second = law.spread()
+            entry = sums.setdefault(law.denominator, [0, 0])
+            entry[0] += count * first
+            entry[1] += count * second
+        mean = sum((Fraction(a, d * MICROS) for d, (a, _) in sums.items()), Fraction(0))
+        variance = sum((Fraction(b, d**3 * MICROS**2) for d, (_, b) in sums.items()), Fraction(0))
+        return cls(counted, mean, variance)
 
     @property
     def rounds(self) -> int:
@@ -504,17 +520,18 @@ class _Saddlepoint:
     def _k(self, s: float) -> tuple[float, float, float]:
         """K(s), K'(s) and K''(s) of the standardised total."""
         k0 = k1 = k2 = 0.0
-        exp = math.exp
+        exp, log = math.exp, math.log
         for ys, ps, n in self.laws:
             shift = s * (ys[-1] if s >= 0 else ys[0])  # the largest s·y: no overflow
             total = m1 = m2 = 0.0
-            for y, p in zip(ys, ps, strict=True):
-                t = p * exp(s * y - shift)
+            for i in range(len(ys)):
+                y = ys[i]
+                t = ps[i] * exp(s * y - shift)
                 total += t
                 m1 += t * y
                 m2 += t * y * y
             m1 /= total
-            k0 += n * (math.log(total) + shift)
+            k0 += n * (log(total) + shift)
             k1 += n * m1
             k2 += n * (m2 / total - m1 * m1)
         return k0, k1, k2
@@ -585,8 +602,8 @@ class _Saddlepoint:
             s = (low * f_high - high * f_low) / (f_high - f_low)
             z, p = self._tail(s)
             f = p - target
-            if abs(f) <= 1e-9 * target or high - low <= 1e-12:
-                break
+            if abs(f) <= 1e-7 or high - low <= max(self.delta / 8, 1e-9):
+                break  # the tail to 10⁻⁷, or z within an eighth of a lattice step
             if f > 0:
                 low, f_low = s, f
                 if side == 1:
