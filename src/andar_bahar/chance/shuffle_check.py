@@ -53,6 +53,7 @@ from andar_bahar.i18n.messages import N_, NP_, Message, Translator
 
 __all__ = [
     "ALPHA",
+    "EARLY_MATCH",
     "POWER",
     "CheckedTest",
     "DealtRound",
@@ -127,6 +128,11 @@ class EarlyMatch:
             within=self.within,
             percent=f"{float(self.share * 100):g}",
         ).localized(translator)
+
+
+EARLY_MATCH = EarlyMatch()
+"""The bias the check is sized for by default: a matching card among the first five cards in
+one round of ten."""
 
 
 # -- the cells of each test ---------------------------------------------------------------
@@ -313,13 +319,13 @@ class ShuffleCheck:
             return Message(N_("No number of rounds finds {bias} reliably."), bias=self.bias)
         return Message(
             N_(
-                "A dealer with {bias} is found 8 times in 10 after {needed} rounds; in these"
-                " {n} rounds, {chance} times in 10."
+                "A dealer with {bias} is found 8 times in 10 after {needed} rounds; these"
+                " {n} rounds find such a dealer with a chance of {chance} %."
             ),
             bias=self.bias,
             needed=self.needed,
             n=self.rounds,
-            chance=_One(10 * self.power),
+            chance=round(100 * self.power),
         )
 
 
@@ -343,7 +349,7 @@ def check_shuffle(
     rounds: Sequence[DealtRound],
     *,
     bands: Sequence[CardsBet] = (),
-    bias: EarlyMatch = EarlyMatch(),
+    bias: EarlyMatch = EARLY_MATCH,
 ) -> ShuffleCheck:
     """Check *rounds*, all dealt by *procedure*, against a fair shuffle (see the module)."""
     distribution = outcome_distribution(procedure)

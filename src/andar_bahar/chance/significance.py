@@ -216,7 +216,9 @@ def multinomial_test(observed: Sequence[int], probabilities: Sequence[Fraction])
         coefficient = factorials[n]
         for c in counts:
             coefficient //= factorials[c]
-        return coefficient * math.prod(ai**c for ai, c in zip(a, counts, strict=True))
+        for ai, c in zip(a, counts, strict=True):
+            coefficient *= ai**c
+        return coefficient
 
     seen = weight(observed)
     total = sum(w for c in _compositions(n, len(a)) if (w := weight(c)) <= seen)

@@ -23,20 +23,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from decimal import Decimal
-from enum import StrEnum
 from fractions import Fraction
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from andar_bahar.chance.hold import HoldLaw, Judgement, RoundLaw, known_centre, round_law
 from andar_bahar.chance.shuffle_check import PValue
 from andar_bahar.engine.bets import Bet, Wager
 from andar_bahar.engine.cards import Card
+from andar_bahar.engine.errors import ParameterError
 from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import Procedure, Row
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message, Translator
+from andar_bahar.reports.hold_options import By
 
 __all__ = [
     "NIGHT_STARTS",
@@ -45,8 +47,11 @@ __all__ = [
     "HoldLine",
     "HoldReport",
     "SignIn",
+    "find_zone",
     "hold_report",
     "night_of",
+    "night_span",
+    "parse_night",
 ]
 
 NIGHT_STARTS = timedelta(hours=12)
@@ -58,12 +63,70 @@ def night_of(moment: datetime, zone: tzinfo) -> date:
     return (moment.astimezone(zone) - NIGHT_STARTS).date()
 
 
-class By(StrEnum):
-    """How the report's lines are grouped."""
+def parse_night(text: str) -> date:
+    """A night as written: ``2025-05-02`` (the night that starts at noon that day).
 
-    NIGHT = "night"
-    DEALER = "dealer"
-    BET = "bet"
+    >>> parse_night("2025-05-02"), parse_night(" 2025-5-2 ")
+    (datetime.date(2025, 5, 2), datetime.date(2025, 5, 2))
+    >>> parse_night("Friday")
+    Traceback (most recent call last):
+    ...
+    andar_bahar.engine.errors.ParameterError: The night 'Friday' cannot be read: write its date as 2025-05-02.
+    """
+    parts = text.strip().split("-")
+    try:
+        if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts):
+            raise ValueError(text)
+        return date(int(parts[0]), int(parts[1]), int(parts[2]))
+    except ValueError:
+        raise ParameterError(
+            Message(
+                N_("The night '{text}' cannot be read: write its date as 2025-05-02."), text=text
+            )
+        ) from None
+
+
+def night_span(
+    first: date | None, last: date | None, zone: tzinfo
+) -> tuple[datetime | None, datetime | None]:
+    """The moments (UTC) from the start of night *first* to the end of night *last*.
+
+    >>> from datetime import UTC
+    >>> night_span(date(2025, 5, 2), date(2025, 5, 2), UTC)[1].isoformat()
+    '2025-05-03T12:00:00+00:00'
+    """
+    if first is not None and last is not None and last < first:
+        raise ParameterError(
+            Message(
+                N_("The last night {last} is before the first night {first}: swap them."),
+                first=first.isoformat(),
+                last=last.isoformat(),
+            )
+        )
+
+    def noon(day: date) -> datetime:
+        local = datetime.combine(day, datetime.min.time(), tzinfo=zone) + NIGHT_STARTS
+        return local.astimezone(UTC)
+
+    start = noon(first) if first is not None else None
+    end = noon(last + timedelta(days=1)) if last is not None else None
+    return start, end
+
+
+def find_zone(name: str | None) -> tzinfo:
+    """The time zone called *name* (``Asia/Tbilisi``), or this machine's when ``None``."""
+    if name is None or not name.strip():
+        local = datetime.now().astimezone().tzinfo
+        return local if local is not None else UTC
+    try:
+        return ZoneInfo(name.strip())
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ParameterError(
+            Message(
+                N_("Unknown time zone '{name}': write it as Asia/Tbilisi or Europe/Moscow."),
+                name=name,
+            )
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +202,7 @@ class HoldReport:
 
     code: str
     name: str
-    zone: str
+    zone: tzinfo
     first: date | None
     last: date | None
     by: By
@@ -256,7 +319,7 @@ def hold_report(
     return HoldReport(
         code=code,
         name=name,
-        zone=str(zone),
+        zone=zone,
         first=min(dates, default=None),
         last=max(dates, default=None),
         by=by,

@@ -153,7 +153,9 @@ def _club_round(
     first_card = next(
         (Card.parse(str(op["card"])) for op in operations if op.get("op") == "deal"), None
     )
-    paid = next((op.get("paid", []) for op in operations if op.get("op") == "settle"), [])
+    paid: Sequence[Mapping[str, Any]] = next(
+        (op.get("paid", []) for op in operations if op.get("op") == "settle"), []
+    )
     after = centre_at is not None and any(k in _BETS for k in kinds[centre_at + 1 :])
     wagers = tuple(
         Wager(str(b["player"]), Bet.parse(str(b["bet"])), Decimal(str(b["stake"]))) for b in paid
