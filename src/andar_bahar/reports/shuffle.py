@@ -27,10 +27,17 @@ from andar_bahar.reports.hold import ClubRound
 from andar_bahar.reports.hold_options import Deck
 from andar_bahar.reports.report import table_text
 
-__all__ = ["Deck", "ShuffleSection", "render_shuffle", "shuffle_json", "shuffle_sections"]
+__all__ = [
+    "SECTION_NAMES",
+    "Deck",
+    "ShuffleSection",
+    "render_shuffle",
+    "shuffle_json",
+    "shuffle_sections",
+]
 
 
-_SECTION_NAMES = {
+SECTION_NAMES = {
     Deck.REAL: N_("Rounds dealt from a real deck"),
     Deck.SERVER: N_("Rounds the server shuffled (the control)"),
     Deck.ALL: N_("Every round"),
@@ -52,7 +59,7 @@ class ShuffleSection:
     check: ShuffleCheck
 
     def title(self) -> Message:
-        return Message(_SECTION_NAMES[self.deck])
+        return Message(SECTION_NAMES[self.deck])
 
 
 def dealt(rounds: Sequence[ClubRound]) -> list[DealtRound]:
