@@ -93,8 +93,10 @@ def play(
     early: float = 0.0,
     every: timedelta = timedelta(minutes=2),
     side_bets: float = 0.3,
+    voids: float = 0.0,
 ) -> None:
-    """Play *rounds* rounds at *table*, one every *every* on the table's clock."""
+    """Play *rounds* rounds at *table*, one every *every* on the table's clock (a share
+    *voids* of the real-deck rounds called off after two cards)."""
     rng = random.Random(seed)
     storage = table.service.storage
     with Session(storage.engine) as session, session.begin():
@@ -123,9 +125,12 @@ def play(
             for player, bet, stake in bets[len(bets) // 2 + 1 :]:  # after the centre card
                 rnd.place_bet(player, bet, stake)
             position = 1
-            while not rnd.finished:
+            void = real and rng.random() < voids
+            while not rnd.finished and not (void and position == 3):
                 rnd.deal(deck[position] if real else None)
                 position += 1
+            if not rnd.finished:
+                rnd.void("the deck is not complete")
             settlement = rnd.settle().settlement
             assert settlement is not None
             salt = None if real else "00" * 16

@@ -47,9 +47,8 @@ from andar_bahar.chance.significance import (
 from andar_bahar.engine.bets import MAX_CARDS_DEALT, CardsBet
 from andar_bahar.engine.cards import Card, Colour, Rank
 from andar_bahar.engine.money import decimal_sign
-from andar_bahar.engine.pays import range_label
 from andar_bahar.engine.rules import Procedure, Row, StartRule, TargetMode
-from andar_bahar.i18n.messages import N_, NP_, Message, Translator
+from andar_bahar.i18n.messages import N_, NP_, Localizable, Message, Translator
 
 __all__ = [
     "ALPHA",
@@ -167,7 +166,8 @@ class CheckedTest:
 
     name: str
     """``cards-dealt``, ``first-row-wins``, ``colour-winner`` or ``centre-rank``."""
-    cells: tuple[Message, ...]
+    cells: tuple[Localizable, ...]
+    """What each cell counts (a band of cards dealt is its bet: ``1–5 cards dealt``)."""
     observed: tuple[int, ...]
     probabilities: tuple[Fraction, ...]
     test: CellTest
@@ -204,7 +204,7 @@ class CheckedTest:
         group = next(g for g in self.test.groups if cell in g)
         observed = sum(self.observed[i] for i in group)
         expected = sum(self.expected()[i] for i in group)
-        label: Message | _Cells = self.cells[cell]
+        label: Localizable = self.cells[cell]
         if len(group) > 1:
             label = _Cells(self.cells[group[0]], self.cells[group[-1]])
         return Message(
@@ -259,8 +259,8 @@ class _One:
 class _Cells:
     """Two cells pooled into one: ``1–5 … 11–15``."""
 
-    first: Message
-    last: Message
+    first: Localizable
+    last: Localizable
 
     def localized(self, translator: Translator | None) -> str:
         return f"{self.first.localized(translator)} … {self.last.localized(translator)}"
@@ -354,11 +354,11 @@ def check_shuffle(
     """Check *rounds*, all dealt by *procedure*, against a fair shuffle (see the module)."""
     distribution = outcome_distribution(procedure)
     cells = count_cells(bands)
-    parts: list[tuple[str, list[Message], list[int], list[Fraction]]] = []
+    parts: list[tuple[str, list[Localizable], list[int], list[Fraction]]] = []
     dealt = distribution.cards_dealt
     parts.append((
         "cards-dealt",
-        [Message(NP_("{cells} card dealt", "{cells} cards dealt"), n=c.high, cells=range_label(c)) for c in cells],
+        list(cells),
         [sum(1 for r in rounds if c.low <= r.cards_dealt <= c.high) for c in cells],
         [sum((p for k, p in dealt.items() if c.low <= k <= c.high), Fraction(0)) for c in cells],
     ))  # fmt: skip
@@ -397,12 +397,12 @@ def check_shuffle(
 
 def _colour_part(
     procedure: Procedure, rounds: Sequence[DealtRound]
-) -> tuple[str, list[Message], list[int], list[Fraction]]:
+) -> tuple[str, list[Localizable], list[int], list[Fraction]]:
     """Colour × winning row: the row dealt first is the colour's (black → Andar)."""
     distribution = outcome_distribution(procedure)
     centre = procedure.start is StartRule.CENTRE_COLOUR
     cells = [(c, w) for c in Colour for w in Row]
-    labels = [
+    labels: list[Localizable] = [
         Message(
             N_("centre {colour}, {row} won") if centre else N_("first card {colour}, {row} won"),
             colour=c,

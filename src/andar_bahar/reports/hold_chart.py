@@ -142,6 +142,8 @@ def plot_nights(report: HoldReport, path: Path, translator: Translator | None = 
                  [float(n.kept) for n, ok in zip(nights, inside, strict=True) if not ok],
                  facecolors="none", edgecolors="#c62828", linewidths=2, zorder=3)  # fmt: skip
     axes.axhline(0, color="#888888", linewidth=0.8)
+    room = max(0.0, (6 - len(nights)) / 2)  # a night or two: bars of a night's width
+    axes.set_xlim(-0.6 - room, len(nights) - 0.4 + room)
     axes.set_xticks(xs, [str(n.key) for n in nights], rotation=45, ha="right", fontsize=8)
     axes.set_title(Message(N_("What the house kept each night, against its band")).localized(t))
     axes.legend(loc="best", fontsize=8)

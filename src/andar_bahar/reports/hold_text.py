@@ -159,10 +159,22 @@ def render_hold(report: HoldReport, translator: Translator | None = None) -> str
     return "\n".join(lines) + "\n"
 
 
+def _key(line: HoldLine) -> str | None:
+    """The line's key for tools: ``2025-05-02``, ``andar``, ``2025-05-02T19:00:00+00:00 10.0.0.9``."""
+    key = line.key
+    if key is None:
+        return None
+    if isinstance(key, date):
+        return key.isoformat()
+    if isinstance(key, SignIn):
+        return f"{key.at.isoformat()} {key.client}"
+    return str(key)
+
+
 def _line_data(line: HoldLine, report: HoldReport) -> dict[str, Any]:
     j = line.judgement
     return {
-        "key": line_label(line, report, None) if line.key is not None else None,
+        "key": _key(line),
         "rounds": line.rounds,
         "handle": format_amount(line.handle),
         "kept": format_amount(j.observed),
