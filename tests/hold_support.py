@@ -96,7 +96,8 @@ def play(
     voids: float = 0.0,
 ) -> None:
     """Play *rounds* rounds at *table*, one every *every* on the table's clock (a share
-    *voids* of the real-deck rounds called off after two cards)."""
+    *voids* of the real-deck rounds called off after two cards; in a share *early* of
+    them a matching card placed near the top)."""
     rng = random.Random(seed)
     storage = table.service.storage
     with Session(storage.engine) as session, session.begin():
@@ -115,7 +116,7 @@ def play(
         for _ in range(rounds):
             number += 1
             real = rng.random() < real_share
-            deck = deck_with_bias(rng, early)
+            deck = deck_with_bias(rng, early if real else 0.0)  # the dealer's hands only
             rnd = Round(procedure, paytable, deck=None if real else deck)
             bets = _bets(rng, paytable, side_bets)
             for player, bet, stake in bets[: len(bets) // 2 + 1]:

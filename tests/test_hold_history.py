@@ -58,9 +58,9 @@ def played(tmp_path: Path) -> tuple[str, str]:
 def test_the_history_is_the_rounds_as_played(database_url: str) -> None:
     with Storage.open(database_url) as storage:
         table = open_table(storage)
-        play(table, 40, voids=0.1)
+        play(table, 24, voids=0.2)
         history = read_club_history(storage, table.code)
-    assert len(history.rounds) == 40
+    assert len(history.rounds) == 24
     for stored, rnd in zip(history.rounds, table.rounds, strict=True):
         settlement = rnd.settlement
         assert settlement is not None
