@@ -18,7 +18,6 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from hold_support import START, open_table, play, sign_in_again
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 from typer.testing import CliRunner
@@ -32,6 +31,7 @@ from andar_bahar.reports.hold_options import By
 from andar_bahar.storage import Storage
 from andar_bahar.storage.club_history import read_club_history
 from andar_bahar.storage.models import LedgerRow, TableRoundRow
+from hold_support import START, open_table, play, sign_in_again
 
 runner = CliRunner()
 

@@ -19,6 +19,7 @@ try:
 except ImportError:  # pragma: no cover - playwright is a dev dependency
     pytest.skip("Playwright is not installed", allow_module_level=True)
 
+from andar_bahar.storage import Storage
 from browser_support import (  # noqa: F401 - club, browser, people: the fixtures
     PHONE,
     ClubServer,
@@ -28,8 +29,6 @@ from browser_support import (  # noqa: F401 - club, browser, people: the fixture
     people,
 )
 from hold_support import PIN, open_table, play, sign_in_again
-
-from andar_bahar.storage import Storage
 
 expect.set_options(timeout=10_000)
 

@@ -11,17 +11,16 @@ import io
 import re
 from collections.abc import Iterator
 from datetime import UTC
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from hold_support import PIN, open_table, play, sign_in_again
-from web_support import csrf, served
 
 from andar_bahar.i18n import translations
 from andar_bahar.reports.hold import hold_report
 from andar_bahar.storage import Storage
 from andar_bahar.storage.club_history import read_club_history
+from hold_support import PIN, open_table, play, sign_in_again
+from web_support import csrf, served
 
 TAGS = re.compile(r"<[^>]+>")
 

@@ -141,8 +141,8 @@ def count_cells(bands: Sequence[CardsBet]) -> list[CardsBet]:
     """The bands of the paytable, in order, and every gap between them as a cell of its own
     (a paytable without side bets: the trainer's default bands).
 
-    >>> [range_label(c) for c in count_cells([CardsBet(1, 5), CardsBet(11, 20)])]
-    ['1–5', '6–10', '11–20', '21+']
+    >>> [str(c) for c in count_cells([CardsBet(1, 5), CardsBet(11, 20)])]
+    ['cards:1-5', 'cards:6-10', 'cards:11-20', 'cards:21-49']
     """
     if not bands:
         bands = [CardsBet(a, b) for a, b in _DEFAULT_BANDS]

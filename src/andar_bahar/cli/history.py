@@ -25,7 +25,8 @@ from andar_bahar.i18n.messages import N_, NP_, Message
 from andar_bahar.reports.hold_options import By, Deck
 
 history_app = typer.Typer(
-    help="The stored rounds: list them, verify every settlement, a table's hold and shuffle check.", no_args_is_help=True
+    help="The stored rounds: list them, verify every settlement, a table's hold and shuffle check.",
+    no_args_is_help=True,
 )
 app.add_typer(history_app, name="history")
 
