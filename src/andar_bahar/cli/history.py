@@ -3,10 +3,10 @@ a table's records, its hold against the maths and the check of its shuffle."""
 
 from __future__ import annotations
 
-from datetime import datetime, tzinfo
+from datetime import tzinfo
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,6 +23,9 @@ from andar_bahar.cli.common import (
 from andar_bahar.cli.play import database_url
 from andar_bahar.i18n.messages import N_, NP_, Message
 from andar_bahar.reports.hold_options import By, Deck
+
+if TYPE_CHECKING:
+    from andar_bahar.storage.club_history import ClubHistory
 
 history_app = typer.Typer(
     help="The stored rounds: list them, verify every settlement, a table's hold and shuffle check.",
@@ -184,18 +187,13 @@ def hold_command(
     lang: LangOption = None,
 ) -> None:
     """The hold report of a web table: what the house kept, against what the bets would keep."""
-    from andar_bahar.reports.hold import find_zone, hold_report
+    from andar_bahar.reports.hold import hold_report
     from andar_bahar.reports.hold_text import hold_csv, hold_json, render_hold
-    from andar_bahar.storage import Storage
-    from andar_bahar.storage.club_history import read_club_history
 
     translator = translator_for(lang)
-    where = find_zone(zone)
-    start, end = _span(first, last, where)
     if plot is not None:
         require_extra("sim", "matplotlib")
-    with Storage.open(database_url(db)) as storage:
-        history = read_club_history(storage, code, start=start, end=end)
+    history, where = _history(code, first, last, zone, db)
     report = hold_report(
         history.code, history.name, history.rounds, history.sign_ins, zone=where, by=by
     )
@@ -242,15 +240,10 @@ def shuffle_command(
     from fractions import Fraction
 
     from andar_bahar.chance.shuffle_check import EarlyMatch
-    from andar_bahar.reports.hold import find_zone
     from andar_bahar.reports.shuffle import render_shuffle, shuffle_json, shuffle_sections
-    from andar_bahar.storage import Storage
-    from andar_bahar.storage.club_history import read_club_history
 
     translator = translator_for(lang)
-    start, end = _span(first, last, find_zone(zone))
-    with Storage.open(database_url(db)) as storage:
-        history = read_club_history(storage, code, start=start, end=end)
+    history, _ = _history(code, first, last, zone, db)
     decks = (deck,) if deck is not None else (Deck.REAL, Deck.SERVER)
     sections = shuffle_sections(
         history.procedure, history.paytable, history.rounds, decks, EarlyMatch(Fraction(share, 100))
@@ -261,14 +254,19 @@ def shuffle_command(
         typer.echo(render_shuffle(history.code, sections, translator), nl=False)
 
 
-def _span(
-    first: str | None, last: str | None, zone: tzinfo
-) -> tuple[datetime | None, datetime | None]:
-    """The moments from the start of night *first* to the end of night *last*."""
-    from andar_bahar.reports.hold import night_span, parse_night
+def _history(
+    code: str, first: str | None, last: str | None, zone: str | None, db: str | None
+) -> tuple[ClubHistory, tzinfo]:
+    """Table *code*'s rounds from night *first* to night *last* in *zone*, and the zone."""
+    from andar_bahar.reports.hold import find_zone, night_span, parse_night
+    from andar_bahar.storage import Storage
+    from andar_bahar.storage.club_history import read_club_history
 
-    return night_span(
+    where = find_zone(zone)
+    start, end = night_span(
         parse_night(first) if first is not None else None,
         parse_night(last) if last is not None else None,
-        zone,
+        where,
     )
+    with Storage.open(database_url(db)) as storage:
+        return read_club_history(storage, code, start=start, end=end), where
