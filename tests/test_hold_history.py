@@ -69,7 +69,9 @@ def test_the_history_is_the_rounds_as_played(database_url: str) -> None:
         assert stored.real_deck == (rnd.deck is None)
         assert (stored.winner, stored.centre) == (rnd.result.winner, rnd.centre)
         if rnd.result.winner is not None:
-            assert stored.first_row == rnd.first_row and stored.cards_dealt == rnd.result.cards_dealt
+            assert (
+                stored.first_row == rnd.first_row and stored.cards_dealt == rnd.result.cards_dealt
+            )
         kinds = [type(op).__name__ for op in rnd.operations]
         turned = kinds.index("CentreTurned")
         assert stored.bet_after_centre == ("BetPlaced" in kinds[turned:])
@@ -88,8 +90,12 @@ def test_the_report_adds_up_what_the_house_kept_and_what_the_bets_would_keep(
             continue
         kept += Fraction(r.ledger)
         colour = r.centre.colour if r.centre is not None and r.bet_after_centre else None
-        for (first, winner, k), p in outcome_distribution(r.procedure, centre=colour).probabilities.items():
-            s = settle(winner=winner, cards_dealt=k, first_row=first, paytable=r.paytable, wagers=r.wagers)
+        for (first, winner, k), p in outcome_distribution(
+            r.procedure, centre=colour
+        ).probabilities.items():
+            s = settle(
+                winner=winner, cards_dealt=k, first_row=first, paytable=r.paytable, wagers=r.wagers
+            )
             expected += p * Fraction(s.house_net)
     assert report.total.kept == kept and report.total.expected == expected
     assert report.void == sum(1 for r in history.rounds if r.winner is None) > 0
@@ -133,10 +139,14 @@ def test_a_ledger_that_disagrees_with_the_settlement_is_named(played: tuple[str,
         with Session(storage.engine) as session, session.begin():
             round_id = session.scalar(select(TableRoundRow.id).where(TableRoundRow.number == 3))
             house = session.scalars(
-                select(LedgerRow).where(LedgerRow.round_id == round_id, LedgerRow.player_id.is_(None))
+                select(LedgerRow).where(
+                    LedgerRow.round_id == round_id, LedgerRow.player_id.is_(None)
+                )
             ).first()
             assert house is not None
-            session.execute(update(LedgerRow).where(LedgerRow.id == house.id).values(amount=house.amount + 1))
+            session.execute(
+                update(LedgerRow).where(LedgerRow.id == house.id).values(amount=house.amount + 1)
+            )
         history = read_club_history(storage, code)
     report = hold_report(code, "Friday", history.rounds, history.sign_ins, zone=UTC)
     assert report.disagree == (3,)
@@ -225,5 +235,10 @@ def test_a_colour_rule_is_checked_by_colour(tmp_path: Path) -> None:
         play(table, 60)
     status, out, _ = cli("history", "shuffle", table.code, "--db", url, "--format", "json")
     names = [t["name"] for t in json.loads(out)["sections"][0]["tests"]]
-    assert status == 0 and names == ["cards-dealt", "first-row-wins", "colour-winner", "centre-rank"]
+    assert status == 0 and names == [
+        "cards-dealt",
+        "first-row-wins",
+        "colour-winner",
+        "centre-rank",
+    ]
     assert Colour.BLACK.value in json.loads(out)["sections"][0]["tests"][2]["cells"][0]

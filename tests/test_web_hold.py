@@ -58,7 +58,9 @@ def test_only_the_dealer_sees_the_maths(table: tuple[str, str], path: str) -> No
     assert f"Only the dealer can do this at table {code}." in text_of(answer.text)
 
 
-def test_the_page_says_what_the_report_says(table: tuple[str, str], dealer: tuple[TestClient, str]) -> None:
+def test_the_page_says_what_the_report_says(
+    table: tuple[str, str], dealer: tuple[TestClient, str]
+) -> None:
     url, _ = table
     client, code = dealer
     page = client.get(f"/dealer/{code}/hold?tz=UTC")
@@ -68,7 +70,10 @@ def test_the_page_says_what_the_report_says(table: tuple[str, str], dealer: tupl
     report = hold_report(code, "Friday", history.rounds, history.sign_ins, zone=UTC)
     assert str(report.summary()) in text_of(page.text).replace(" ,", ",")
     assert page.text.count('<svg xmlns="http://www.w3.org/2000/svg"') == 1
-    assert 'class="kept' in page.text and "<script" not in page.text.split("<svg", 1)[1].split("</svg>")[0]
+    assert (
+        'class="kept' in page.text
+        and "<script" not in page.text.split("<svg", 1)[1].split("</svg>")[0]
+    )
     ru = client.get(f"/dealer/{code}/hold?tz=UTC&by=bet&lang=ru")
     words = str(report.summary().localized(translations("ru")))
     assert words.split(";")[0] in text_of(ru.text)  # Заведение оставило себе …
@@ -103,14 +108,18 @@ def test_the_shuffle_check_shows_real_decks_and_the_control(dealer: tuple[TestCl
         ("tz=Nowhere/Land", "Unknown time zone 'Nowhere/Land'"),
     ],
 )
-def test_a_bad_question_gets_one_sentence(dealer: tuple[TestClient, str], query: str, words: str) -> None:
+def test_a_bad_question_gets_one_sentence(
+    dealer: tuple[TestClient, str], query: str, words: str
+) -> None:
     client, code = dealer
     answer = client.get(f"/dealer/{code}/hold?{query}")
     assert answer.status_code == 400
     assert words in text_of(answer.text).replace("&#39;", "'")
 
 
-def test_the_dealer_finds_the_pages_from_the_table_and_the_statement(dealer: tuple[TestClient, str]) -> None:
+def test_the_dealer_finds_the_pages_from_the_table_and_the_statement(
+    dealer: tuple[TestClient, str],
+) -> None:
     client, code = dealer
     table = client.get(f"/dealer/{code}").text
     assert f'href="/dealer/{code}/hold"' in table and f'href="/dealer/{code}/shuffle"' in table

@@ -1,4 +1,4 @@
-"""Significance without scipy: the normal and χ² tails, exact binomial and multinomial tests.
+"""Significance without scipy: the normal and χ² tails, the exact multinomial test, power.
 
 The hold report and the shuffle check run in the web server, whose extra has no scipy, so
 the few tails they need are written here in pure Python:
@@ -40,7 +40,6 @@ __all__ = [
     "chi_square_test",
     "gamma_sf",
     "multinomial_test",
-    "normal_cdf",
     "normal_sf",
     "pearson_power",
     "pool_groups",
@@ -58,11 +57,6 @@ weigh (3 cells up to 314 rounds, 8 cells up to 14): a fraction of a second."""
 def normal_sf(z: float) -> float:
     """P(Z ≥ z) for a standard normal Z (``erfc``: accurate in the far tail)."""
     return 0.5 * math.erfc(z / math.sqrt(2))
-
-
-def normal_cdf(z: float) -> float:
-    """P(Z ≤ z) for a standard normal Z."""
-    return 0.5 * math.erfc(-z / math.sqrt(2))
 
 
 def two_sided(low: float, high: float) -> float:
