@@ -41,11 +41,11 @@ def cli(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-@pytest.fixture
-def played(tmp_path: Path) -> tuple[str, str]:
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     """A table with 30 rounds, a second sign-in, 50 more (half from real decks, some void):
-    its database URL and code."""
-    url = f"sqlite:///{tmp_path / 'club.sqlite3'}"
+    its database URL and code (read only: every test of the module reads the same)."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('played') / 'club.sqlite3'}"
     with Storage.open(url) as storage:
         table = open_table(storage)
         play(table, 30, voids=0.1)
@@ -133,9 +133,12 @@ def test_each_round_belongs_to_the_last_sign_in_before_it(played: tuple[str, str
     assert sum(line.rounds for line in report.lines) == report.total.rounds
 
 
-def test_a_ledger_that_disagrees_with_the_settlement_is_named(played: tuple[str, str]) -> None:
-    url, code = played
+def test_a_ledger_that_disagrees_with_the_settlement_is_named(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'tampered.sqlite3'}"
     with Storage.open(url) as storage:
+        table = open_table(storage)
+        play(table, 5)
+        code = table.code
         with Session(storage.engine) as session, session.begin():
             round_id = session.scalar(select(TableRoundRow.id).where(TableRoundRow.number == 3))
             house = session.scalars(
