@@ -41,6 +41,7 @@ from andar_bahar.web import (
     api,
     dealer_pages,
     display_pages,
+    hold_pages,
     new_table_pages,
     player_pages,
     trust_pages,
@@ -178,6 +179,7 @@ def register(app: FastAPI, site: Site) -> None:
     dealer_pages.register(app, club)
     display_pages.register(app, club)
     trust_pages.register(app, club)
+    hold_pages.register(app, club)
     api.register(app, club)
 
 
