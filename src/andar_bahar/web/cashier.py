@@ -204,19 +204,19 @@ class Cashier(TableStore):
     """Chips in and out at the dealer's hand, and the statement of the night."""
 
     def top_up(
-        self, code: str, dealer_token: str, name: str, amount: str, reason: str = ""
+        self, code: str, dealer_token: str, name: str, amount: str | Decimal, reason: str = ""
     ) -> Decimal:
         """More chips for a seated player (a ledger posting); returns the new balance."""
         return self._cash(code, dealer_token, name, amount, reason, "top-up")
 
     def cash_out(
-        self, code: str, dealer_token: str, name: str, amount: str, reason: str = ""
+        self, code: str, dealer_token: str, name: str, amount: str | Decimal, reason: str = ""
     ) -> Decimal:
         """Chips back to the cashier (a ledger posting); returns the new balance."""
         return self._cash(code, dealer_token, name, amount, reason, "cash-out")
 
     def _cash(
-        self, code: str, token: str, name: str, amount: str, reason: str, kind: str
+        self, code: str, token: str, name: str, amount: str | Decimal, reason: str, kind: str
     ) -> Decimal:
         why = check_text(reason, "reason", MAX_REASON, required=False) or kind
         with self._tx() as session:

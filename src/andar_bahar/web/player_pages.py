@@ -26,7 +26,7 @@ from andar_bahar.engine.money import Amount
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.app import redirect, render
 from andar_bahar.web.context import localize, request_info
-from andar_bahar.web.forms import Posted, field
+from andar_bahar.web.forms import Posted, field, read_amount
 from andar_bahar.web.live import Viewer
 from andar_bahar.web.page_views import last_bets
 from andar_bahar.web.security import set_cookie
@@ -132,11 +132,12 @@ def _add_playing(app: FastAPI, club: Club) -> None:
     @app.post("/play/{code}/bet")
     def bet(request: Request, code: str, form: Posted) -> Response:
         token = club.seat_token(request, code)
-        spot, stake, key = field(form, "bet"), field(form, "stake"), field(form, "key")
+        lang = request_info(request).lang
+        spot, key = field(form, "bet"), field(form, "key")
+        stake = read_amount(field(form, "stake"), lang)
         placed = club.service.place_bet(code, token, spot, stake, key=key)
         note = _bet_note(club, code, placed)
         # The bet has just checked the seat: the answer is this player's own blocks.
-        lang = request_info(request).lang
         viewer = Viewer("player", "player", lang, placed.player_id, placed.player)
         return done(request, code, note, viewer if placed.player_id else None)
 
@@ -157,7 +158,7 @@ def _add_playing(app: FastAPI, club: Club) -> None:
             raise AccessError(Message(N_("You have no earlier bets to repeat at this table.")))
         token = club.seat_token(request, code)
         for index, (spot, stake) in enumerate(last):
-            club.service.place_bet(code, token, spot, str(stake), key=f"{key}:{index}")
+            club.service.place_bet(code, token, spot, stake, key=f"{key}:{index}")
         return done(request, code, Message(N_("Your last bets are on the table again.")))
 
     @app.post("/play/{code}/clear")

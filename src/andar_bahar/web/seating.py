@@ -207,7 +207,7 @@ class Seating(Cashier):
     # -- seats ---------------------------------------------------------------------------------
 
     def admit_player(
-        self, code: str, dealer_token: str, name: str, balance: str, reason: str = ""
+        self, code: str, dealer_token: str, name: str, balance: str | Decimal, reason: str = ""
     ) -> str:
         """Seat a player with their buy-in (a ledger posting); returns the new seat code."""
         player_name = check_text(name, "name", MAX_NAME)

@@ -30,6 +30,8 @@ from starlette.responses import Response
 from andar_bahar.engine.errors import AccessError, ParameterError
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.app import redirect, render
+from andar_bahar.web.context import request_info
+from andar_bahar.web.forms import read_amount
 from andar_bahar.web.records import TableState
 from andar_bahar.web.security import set_cookie
 
@@ -137,10 +139,11 @@ def _add_seats_and_cash(app: FastAPI, club: Club) -> None:
         reason: Annotated[str, Form()] = "",
     ) -> Response:
         token = club.dealer_token(request, code)
+        chips = read_amount(amount, request_info(request).lang)
         if action == "top-up":
-            club.service.top_up(code, token, name, amount, reason)
+            club.service.top_up(code, token, name, chips, reason)
         elif action == "cash-out":
-            club.service.cash_out(code, token, name, amount, reason)
+            club.service.cash_out(code, token, name, chips, reason)
         else:
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
         return _back(request, code)
