@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from andar_bahar.engine.errors import ActionError, BetError
 from andar_bahar.engine.money import Amount, as_decimal, format_amount, parse_stake
+from andar_bahar.engine.names import normalised_name, printable
 from andar_bahar.engine.paytables import load_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.i18n.messages import N_, Message
@@ -291,16 +292,20 @@ class Cashier(TableStore):
 
     @staticmethod
     def _admitted(session: Session, table: ClubTableRow, name: str) -> TablePlayerRow:
-        """The player called *name* who holds a seat at *table* (else one sentence)."""
+        """The player called *name* who holds a seat at *table* (else one sentence): as
+        typed, or as a name is kept (:func:`~andar_bahar.engine.names.normalised_name`)."""
         player = None
         if "\x00" not in name:  # no name holds one (and PostgreSQL could not compare it)
-            player = session.scalars(
+            found = session.scalars(
                 select(TablePlayerRow).where(
                     TablePlayerRow.table_id == table.id,
-                    TablePlayerRow.name == name.strip(),
+                    TablePlayerRow.name.in_({name.strip(), normalised_name(name)}),
                     TablePlayerRow.released_at.is_(None),
                 )
-            ).one_or_none()
+            ).all()
+            player = next((p for p in found if p.name == name.strip()), None) or next(
+                iter(found), None
+            )
         if player is None:
             raise ActionError(
                 Message(N_("{name} is not at table {code}."), name=name.strip() or "—",
@@ -327,7 +332,7 @@ class Cashier(TableStore):
             .where(TablePlayerRow.table_id == table.id)
             .order_by(TablePlayerRow.id)
         ).all()
-        names = {p.id: p.name for p in players}
+        names = {p.id: printable(p.name) for p in players}  # never a name printed backwards
         sums: dict[tuple[int, str], Decimal] = {}
         postings: list[Posting] = []
         rows = session.execute(
@@ -342,7 +347,7 @@ class Cashier(TableStore):
             sums[key] = sums.get(key, Decimal(0)) + row.amount
             postings.append(
                 Posting(row.created_at, names[row.player_id], row.kind, number, row.amount,
-                        row.reason)
+                        printable(row.reason))
             )  # fmt: skip
 
         def total(player_id: int, kind: str, sign: int = 1) -> Decimal:
@@ -351,7 +356,7 @@ class Cashier(TableStore):
 
         statements = tuple(
             PlayerStatement(
-                name=p.name,
+                name=names[p.id],
                 bought_in=total(p.id, "buy-in"),
                 topped_up=total(p.id, "top-up"),
                 cashed_out=total(p.id, "cash-out", -1),

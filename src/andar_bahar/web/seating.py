@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from andar_bahar.engine.errors import AccessError, ActionError, BetError, ParameterError
 from andar_bahar.engine.money import format_amount, parse_stake
+from andar_bahar.engine.names import check_name, check_new_name
 from andar_bahar.engine.paytables import Paytable, load_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import Procedure
@@ -210,7 +211,7 @@ class Seating(Cashier):
         self, code: str, dealer_token: str, name: str, balance: str | Decimal, reason: str = ""
     ) -> str:
         """Seat a player with their buy-in (a ledger posting); returns the new seat code."""
-        player_name = check_text(name, "name", MAX_NAME)
+        player_name = check_text(check_name(name), "name", MAX_NAME)
         why = check_text(reason, "reason", MAX_REASON, required=False) or "buy-in"
         with self._tx() as session:
             table = self._dealer(session, code, dealer_token)
@@ -226,13 +227,17 @@ class Seating(Cashier):
                     )
                 if amount:
                     check_chips(amount, load_paytable(table.paytable_toml).chip)
+            seated = session.scalars(
+                select(TablePlayerRow.name).where(
+                    TablePlayerRow.table_id == table.id, TablePlayerRow.released_at.is_(None)
+                )
+            ).all()
+            check_new_name(player_name, seated)  # nor one alike: a cash-out by name is sure
             player = session.scalars(
                 select(TablePlayerRow).where(
                     TablePlayerRow.table_id == table.id, TablePlayerRow.name == player_name
                 )
             ).one_or_none()
-            if player is not None and player.released_at is None:
-                raise BetError(Message(N_("{player} is already at the table."), player=player_name))
             if player is None:
                 player = TablePlayerRow(
                     table_id=table.id, name=player_name, admitted_at=self._now()
