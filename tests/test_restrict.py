@@ -1,0 +1,107 @@
+"""Nothing cascades: a club table, a player or a round with any history cannot be deleted
+(every reference ``ON DELETE RESTRICT``, migration 0005), on SQLite and PostgreSQL.
+
+Source: the issue — deleting a table took its audit log, rounds, players and keys with it
+(only the ledger refused); the audit log must never vanish with a row.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+import sqlalchemy as sa
+from alembic import command
+from sqlalchemy.exc import IntegrityError
+
+from andar_bahar.engine.paytables import find_paytable
+from andar_bahar.engine.rules import find_procedure
+from andar_bahar.storage import Storage
+from andar_bahar.storage.engines import alembic_config, migrating
+from andar_bahar.web.service import TableService
+
+HISTORY = ("club_tables", "dealer_sessions", "attempts", "audit_log", "table_players",
+           "table_rounds", "idempotency_keys", "ledger")  # fmt: skip
+
+
+@pytest.fixture
+def storage(database_url: str) -> Iterator[Storage]:
+    opened = Storage.open(database_url)
+    yield opened
+    opened.close()
+
+
+def _lesson(service: TableService) -> str:
+    """A teaching table with a player and a round played (no chips: no ledger at all)."""
+    table = service.create_table(name="Lesson", kind="teaching", pin="246813",
+                                 procedure=find_procedure("home"), paytable=find_paytable("wizard"))  # fmt: skip
+    seat = service.admit_player(table.code, table.dealer_token, "Nino", "0")
+    nino = service.join(table.code, seat, client="192.0.2.1")
+    service.open_round(table.code, table.dealer_token)
+    service.place_marker(table.code, nino, "andar")
+    return table.code
+
+
+def _betting(service: TableService) -> str:
+    """A betting table with a bet placed by key (an idempotency key) and settled."""
+    table = service.create_table(name="Chips", kind="betting", pin="246813",
+                                 procedure=find_procedure("classic"), paytable=find_paytable("wizard"))  # fmt: skip
+    seat = service.admit_player(table.code, table.dealer_token, "Asha", "100")
+    asha = service.join(table.code, seat, client="192.0.2.2")
+    service.open_round(table.code, table.dealer_token)
+    service.place_bet(table.code, asha, "andar", "10", key="k1")
+    service.turn_centre(table.code, table.dealer_token)
+    while service.deal(table.code, table.dealer_token).status == "open":
+        pass
+    service.settle(table.code, table.dealer_token)
+    return table.code
+
+
+def _counts(storage: Storage) -> dict[str, int]:
+    with storage.engine.connect() as conn:
+        return {t: conn.execute(sa.text(f"SELECT count(*) FROM {t}")).scalar_one() for t in HISTORY}
+
+
+def _refused(storage: Storage, statement: str) -> None:
+    with pytest.raises(IntegrityError), storage.engine.begin() as conn:
+        conn.execute(sa.text(statement))
+
+
+def test_a_table_with_any_history_cannot_be_deleted(storage: Storage) -> None:
+    service = TableService(storage, rng=random.Random(3))
+    _lesson(service)
+    _betting(service)
+    before = _counts(storage)
+    assert all(before[t] > 0 for t in HISTORY), before
+    for statement in (
+        "DELETE FROM club_tables WHERE kind = 'teaching'",  # no ledger: it cascaded whole
+        "DELETE FROM club_tables",  # its audit log, sign-ins, players, rounds refer to it
+        "DELETE FROM table_players",  # the idempotency keys (and the ledger) refer to them
+    ):
+        _refused(storage, statement)
+    assert _counts(storage) == before  # nothing went, not even through a cascade
+
+
+def test_the_migration_keeps_every_row_and_restricts_on_an_old_database(storage: Storage) -> None:
+    """At revision 0004 (references cascading) with a night's rows, upgraded: every row is
+    still there, and the deletes that cascaded are refused."""
+    service = TableService(storage, rng=random.Random(4))
+    code = _betting(service)
+    lesson = _lesson(service)
+    config = alembic_config()
+    with migrating(storage.engine) as conn:
+        config.attributes["connection"] = conn
+        command.downgrade(config, "0004")
+    before = _counts(storage)
+    storage.close()
+    upgraded = Storage.open(storage.engine.url.render_as_string(hide_password=False))
+    try:
+        assert _counts(upgraded) == before
+        _refused(upgraded, "DELETE FROM club_tables WHERE kind = 'teaching'")
+        _refused(upgraded, "DELETE FROM table_players")
+        again = TableService(upgraded)
+        assert again.ledger_total(code) == 0
+        assert again.state(lesson).round is not None  # the lesson's round reads back
+    finally:
+        upgraded.close()
