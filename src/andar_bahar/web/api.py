@@ -184,6 +184,7 @@ def _add_reads(app: FastAPI, club: Club) -> None:
                         "name": p.name,
                         "joined": p.joined,
                         "balance": format_amount(p.balance),
+                        "result": format_amount(p.result),  # the night's, from the ledger
                         "tokens": p.tokens,
                     }
                     for p in state.players

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -44,6 +44,7 @@ __all__ = [
     "Posting",
     "Statement",
     "check_balanced",
+    "player_account",
     "post",
     "post_all",
 ]
@@ -192,6 +193,31 @@ class Statement:
         return out.getvalue()
 
 
+def player_account(name: str, by_kind: Mapping[str, Decimal], *, released: bool) -> PlayerStatement:
+    """A player's line of the statement from the sums of their ledger postings by kind.
+
+    >>> line = player_account("Asha", {"buy-in": Decimal(500), "stake": Decimal(-100),
+    ...                                "return": Decimal(190)}, released=False)
+    >>> line.balance, line.result, line.staked
+    (Decimal('590'), Decimal('90'), Decimal('100'))
+    """
+
+    def total(kind: str, sign: int = 1) -> Decimal:
+        value = by_kind.get(kind, Decimal(0))
+        return as_decimal(sign * value) if value else Decimal(0)
+
+    return PlayerStatement(
+        name=name,
+        bought_in=total("buy-in"),
+        topped_up=total("top-up"),
+        cashed_out=total("cash-out", -1),
+        staked=total("stake", -1),
+        returned=total("return"),
+        balance=as_decimal(sum(by_kind.values(), Decimal(0))),
+        released=released,
+    )
+
+
 def _safe_cell(text: str) -> str:
     """A cell of names or words that a spreadsheet will not run as a formula (OWASP).
 
@@ -333,7 +359,7 @@ class Cashier(TableStore):
             .order_by(TablePlayerRow.id)
         ).all()
         names = {p.id: printable(p.name) for p in players}  # never a name printed backwards
-        sums: dict[tuple[int, str], Decimal] = {}
+        sums: dict[int, dict[str, Decimal]] = {p.id: {} for p in players}
         postings: list[Posting] = []
         rows = session.execute(
             select(LedgerRow, TableRoundRow.number)
@@ -343,30 +369,14 @@ class Cashier(TableStore):
         ).all()
         for row, number in rows:
             assert row.player_id is not None
-            key = (row.player_id, row.kind)
-            sums[key] = sums.get(key, Decimal(0)) + row.amount
+            by_kind = sums[row.player_id]
+            by_kind[row.kind] = by_kind.get(row.kind, Decimal(0)) + row.amount
             postings.append(
                 Posting(row.created_at, names[row.player_id], row.kind, number, row.amount,
                         printable(row.reason))
             )  # fmt: skip
-
-        def total(player_id: int, kind: str, sign: int = 1) -> Decimal:
-            value = sums.get((player_id, kind), Decimal(0))
-            return as_decimal(sign * value) if value else Decimal(0)
-
         statements = tuple(
-            PlayerStatement(
-                name=names[p.id],
-                bought_in=total(p.id, "buy-in"),
-                topped_up=total(p.id, "top-up"),
-                cashed_out=total(p.id, "cash-out", -1),
-                staked=total(p.id, "stake", -1),
-                returned=total(p.id, "return"),
-                balance=as_decimal(
-                    sum((v for (pid, _), v in sums.items() if pid == p.id), Decimal(0))
-                ),
-                released=p.released_at is not None,
-            )
+            player_account(names[p.id], sums[p.id], released=p.released_at is not None)
             for p in players
         )
         settled = session.scalar(

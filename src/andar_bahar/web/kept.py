@@ -403,9 +403,10 @@ def _round_settled(
     row: TableRoundRow,
     done: SettledRound,
 ) -> TableSnapshot | None:
-    """The round settled: every player's balance moved by their ledger entries (the
-    settlement's postings, as :meth:`TableStore._balances` adds them up), one more round
-    played, the round's line in the last rounds, and the round first among the settled."""
+    """The round settled: every player's balance and night result moved by their ledger
+    entries (the settlement's postings, stakes and returns, as
+    :meth:`TableStore._accounts` adds them up), one more round played, the round's line
+    in the last rounds, and the round first among the settled."""
     state = kept.state
     if state.teaching or state.round is None or state.round.number != public.number:
         return None
@@ -414,7 +415,13 @@ def _round_settled(
     for player, amount, _ in public.settlement.postings():
         moved[player] = moved.get(player, Decimal(0)) + as_decimal(amount)
     players = tuple(
-        replace(p, balance=as_decimal(p.balance + moved[p.name])) if p.name in moved else p
+        replace(
+            p,
+            balance=as_decimal(p.balance + moved[p.name]),
+            result=as_decimal(p.result + moved[p.name]),
+        )
+        if p.name in moved
+        else p
         for p in state.players
     )
     settled_at = row.settled_at.astimezone(UTC)

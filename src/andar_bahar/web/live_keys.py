@@ -135,9 +135,10 @@ def my_bets(
 def my_rounds(
     state: TableState, _: Sequence[RoundSummary], mine: Sequence[PlayerRound], player: str | None
 ) -> object:
-    """The player's own rounds (a lesson's standings)."""
+    """The player's own last rounds and the night's result (a lesson's standings)."""
     standings = (state.finished, state.players) if state.teaching else None
-    return state.teaching, standings, tuple(mine)
+    night = next((p.result for p in state.players if p.name == player), None)
+    return state.teaching, standings, tuple(mine), night
 
 
 def banner(

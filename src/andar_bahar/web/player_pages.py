@@ -3,7 +3,8 @@
 ``/`` joins a table by its code; ``/play/{code}`` is the player's phone: the felt, the
 spots to tap with the chosen chip (``/play/{code}/bet``), "repeat my last bets"
 (``…/repeat``) and "clear" (``…/clear``), a marker at a teaching table (``…/marker``),
-the road and the player's own rounds. Each action answers the page's script with the
+the road and the player's own rounds (``…/night``: all of them, page by page, with the
+night's totals from the ledger). Each action answers the page's script with the
 page's new blocks (JSON), or a browser without scripts with a redirect back to the page.
 ``/verify/{code}/{n}`` shows the revealed deck and salt of a settled round.
 
@@ -30,7 +31,7 @@ from andar_bahar.web.forms import Posted, field, read_amount
 from andar_bahar.web.live import Viewer
 from andar_bahar.web.page_views import last_bets
 from andar_bahar.web.security import set_cookie
-from andar_bahar.web.table_view import ROAD_LENGTH
+from andar_bahar.web.table_view import ROAD_LENGTH, bet_labels, signed_amount
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
@@ -128,6 +129,16 @@ def _add_playing(app: FastAPI, club: Club) -> None:
             # a phone signed out by the dealer (a new seat code, a released seat): say so
             return render(request, "home.html", code=code.upper(), notice=refused)
         return club.page(request, "player", code, player=name)
+
+    @app.get("/play/{code}/night")
+    def night(request: Request, code: str, page: int = 1) -> Response:
+        """The player's whole night: the totals from the ledger, the rounds page by page."""
+        played = club.service.player_night(code, club.seat_token(request, code), page)
+        lang = request_info(request).lang
+        return render(
+            request, "night.html", code=code.strip().upper(), night=played,
+            bet_label=bet_labels(lang), signed=lambda amount: signed_amount(amount, lang),
+        )  # fmt: skip
 
     @app.post("/play/{code}/bet")
     def bet(request: Request, code: str, form: Posted) -> Response:

@@ -65,6 +65,9 @@ class PlayerState:
     joined: bool
     balance: Decimal
     tokens: int
+    result: Decimal = Decimal(0)
+    """What the night's settled rounds changed in the balance (returns less stakes), from
+    the whole ledger: bought in + topped up − cashed out + result = balance."""
 
 
 @dataclass(frozen=True, slots=True)
