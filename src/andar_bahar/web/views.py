@@ -317,9 +317,8 @@ class Views(TableStore):
         with self._read() as session:
             table = self._table(session, code, lock=False)
             player = self._player(session, table, player_token)
-            by_kind = {
-                kind: total for kind, total in session.execute(ACCOUNT, {"player": player.id})
-            }
+            sums = session.execute(ACCOUNT, {"player": player.id}).all()
+            by_kind = {str(kind): Decimal(total) for kind, total in sums}
             account = player_account(printable(player.name), by_kind, released=False)
             count = session.scalar(PLAYED_COUNT, {"player": player.id}) or 0
             pages = max(1, -(-count // NIGHT_PAGE))
