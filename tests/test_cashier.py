@@ -41,7 +41,7 @@ def test_a_cash_out_over_the_balance_is_refused_and_the_balance_itself_is_the_mo
     service.admit_player(code, dealer, "Asha", "500")
     # Source: the wizard table's chip is 1, so 501 is the balance and the smallest unit more.
     for too_much in ("501", "1000", "999"):  # 1000 = 2 × the balance: refused, as 501 is
-        with pytest.raises(BetError, match="Asha has 500 chips: .* cannot be cashed out"):
+        with pytest.raises(BetError, match=r"Asha has 500 chips: .* cannot be cashed out"):
             service.cash_out(code, dealer, "Asha", too_much)
     assert service.statement(code, dealer).players[0].cashed_out == 0  # nothing moved
     assert service.cash_out(code, dealer, "Asha", "500") == 0  # exactly the balance
