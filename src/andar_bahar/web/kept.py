@@ -373,12 +373,14 @@ def _round_changed(
 def _round_opened(
     kept: TableSnapshot, version: int, limit: int, *, public: PublicRound
 ) -> TableSnapshot | None:
-    """A new round: first of the last rounds; no balance, player or settled round changes."""
+    """A new round: first of the last rounds; no balance, player or settled round changes;
+    the table's paytable is the round's (a new one, changed before, applies now)."""
     state = kept.state
     if (state.round.number if state.round is not None else 0) + 1 != public.number:
         return None
     recent = [_summary(public, None), *kept.recent][:limit]
-    return TableSnapshot(replace(state, round=public, version=version), recent, kept.settled)
+    opened = replace(state, round=public, version=version, new_pays=False)
+    return TableSnapshot(opened, recent, kept.settled)
 
 
 def _plain_win(public: PublicRound) -> bool:

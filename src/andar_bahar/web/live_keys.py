@@ -52,9 +52,10 @@ def _without_bets(rnd: PublicRound | None) -> PublicRound | None:
 def felt(
     state: TableState, _: Sequence[RoundSummary], __: Sequence[PlayerRound], player: str | None
 ) -> object:
-    """The felt (status, countdown, cards), the cards dealt: not the bets nor what they paid
-    (so the dealer's felt and the phones' have the same key)."""
-    return state.code, _without_bets(state.round)
+    """The felt (status, countdown, cards), the cards dealt, whether new pays come with the
+    next round: not the bets nor what they paid (so the dealer's felt and the phones' have
+    the same key)."""
+    return state.code, _without_bets(state.round), state.new_pays
 
 
 def strip(

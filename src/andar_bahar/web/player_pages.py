@@ -74,6 +74,12 @@ def _add_joining(app: FastAPI, club: Club) -> None:
 
     @app.get("/", name="home")
     def home(request: Request, code: str = "") -> Response:
+        """The join form — or, for a phone that holds its seat (at *code*, or its one seat),
+        that seat: Back after joining leads to the table, never to an empty form."""
+        asked = [code] if code.strip() else _cookie_tables(request)
+        held = [table for table in asked if _holds_seat(club, request, table)]
+        if len(held) == 1:
+            return redirect(request, f"/play/{held[0].strip().upper()}")
         return render(request, "home.html", code=code.upper())
 
     @app.get("/favicon.ico", include_in_schema=False)
@@ -103,6 +109,25 @@ def _add_joining(app: FastAPI, club: Club) -> None:
             samesite="lax",
         )
         return response
+
+
+MAX_SEATS_LOOKED_AT = 8
+"""Seat cookies the home page looks at (a phone seated at more tables sees the form)."""
+
+
+def _cookie_tables(request: Request) -> list[str]:
+    """The tables this browser has a seat cookie of (at most :data:`MAX_SEATS_LOOKED_AT`)."""
+    tables = [name[5:] for name in request.cookies if name.startswith("seat_")]
+    return tables if len(tables) <= MAX_SEATS_LOOKED_AT else []
+
+
+def _holds_seat(club: Club, request: Request, code: str) -> bool:
+    """Whether this browser's seat cookie holds a seat at table *code* now."""
+    token = club.seat_token(request, code)
+    try:
+        return bool(token) and club.service.player_seat(code, token) is not None
+    except AndarBaharError:  # no such table
+        return False
 
 
 def _add_playing(app: FastAPI, club: Club) -> None:

@@ -212,6 +212,9 @@ class TableState:
     scoring: bool
     version: int = 0
     """The table's version this state was read at (live pages carry it)."""
+    new_pays: bool = False
+    """The dealer changed the paytable during this round: it applies from the next round
+    (:attr:`paytable`), this round settles at its own (``round.paytable``)."""
 
     @property
     def teaching(self) -> bool:

@@ -233,6 +233,8 @@ class Views(TableStore):
 
     def _state(self, session: Session, table: ClubTableRow) -> TableState:
         row = self._current(session, table)
+        public = self._public_of(table, row) if row is not None else None
+        paytable = _paytable(table.paytable_toml)
         settled = self._rounds_played(session, table)
         tokens = self._scores(session, table) if table.kind == "teaching" and table.scoring else {}
         accounts = self._accounts(session, table)
@@ -244,17 +246,18 @@ class Views(TableStore):
             name=table.name,
             kind=table.kind,
             procedure=_procedure(table.procedure_json),
-            paytable=_paytable(table.paytable_toml),
+            paytable=paytable,
             players=tuple(
                 PlayerState(name, joined[name], balance, tokens.get(name, 0), result)
                 for name, (balance, result) in accounts.items()
                 if name in joined
             ),
-            round=self._public_of(table, row) if row is not None else None,
+            round=public,
             rounds_settled=settled,
             rounds_planned=table.rounds_planned,
             scoring=table.scoring,
             version=table.version,
+            new_pays=public is not None and public.paytable != paytable,
         )
 
     def _scores(self, session: Session, table: ClubTableRow) -> dict[str, int]:
