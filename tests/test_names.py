@@ -33,7 +33,7 @@ def test_a_name_is_kept_in_nfkc_with_single_spaces() -> None:
 @pytest.mark.parametrize(
     "name",
     ["as\u200bha", "as\u200cha", "as\u200dha", "\ufeffasha", "as\u2060ha", f"{RLO}ahsa",
-     "a\u202asha", "a\u2066sha\u2069", "asha\u200e", "asha\u200f", "asha\u061c"],
+     "a\u202asha", "a\u2066sha\u2069", "asha\u200e", "asha\u200f", "asha\u061c", "as\u2028ha"],
 )  # fmt: skip
 def test_invisible_and_direction_characters_are_refused_naming_the_character(name: str) -> None:
     hidden = next(ch for ch in name if ch not in "asha")

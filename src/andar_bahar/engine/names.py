@@ -4,7 +4,8 @@ A name is read by :func:`check_name`: Unicode NFKC (``Ａｓｈａ`` is ``Asha``
 ``fi``), runs of spaces made one, none at the ends; an invisible *format* character
 (Unicode category Cf: the bidirectional controls U+202A–U+202E, U+2066–U+2069,
 U+200E/U+200F, U+061C, the zero-width space and joiners U+200B–U+200D, the word joiner
-U+2060, the byte order mark U+FEFF …) is refused with a sentence naming it — such a
+U+2060, the byte order mark U+FEFF …) or a line or paragraph separator (U+2028, U+2029)
+is refused with a sentence naming it — such a
 character makes two names that look the same different, or prints a name backwards.
 
 Two names are **alike** (:func:`alike`) when they are equal once case-folded and
@@ -36,6 +37,9 @@ from andar_bahar.i18n.messages import N_, Message
 
 __all__ = ["alike", "check_name", "check_new_name", "normalised_name", "printable", "skeleton"]
 
+_INVISIBLE = frozenset({"Cf", "Zl", "Zp"})
+"""What a name may not hold (besides the controls, refused apart): format characters,
+line and paragraph separators."""
 _HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 """What a statement never prints as it is: controls, format characters (invisible),
 surrogates, private use, line and paragraph separators."""
@@ -56,7 +60,7 @@ def check_name(text: str) -> str:
     """
     name = normalised_name(text)
     for ch in name:
-        if unicodedata.category(ch) == "Cf":
+        if unicodedata.category(ch) in _INVISIBLE:
             raise ParameterError(
                 Message(
                     N_(
