@@ -32,30 +32,33 @@ def storage(database_url: str) -> Iterator[Storage]:
     opened.close()
 
 
-def _lesson(service: TableService) -> str:
-    """A teaching table with a player and a round played (no chips: no ledger at all)."""
-    table = service.create_table(name="Lesson", kind="teaching", pin="246813",
-                                 procedure=find_procedure("home"), paytable=find_paytable("wizard"))  # fmt: skip
-    seat = service.admit_player(table.code, table.dealer_token, "Nino", "0")
-    nino = service.join(table.code, seat, client="192.0.2.1")
+def _seated(service: TableService, kind: str, name: str, chips: str) -> tuple[str, str, str]:
+    """A table of *kind* with *name* seated and a round open: (code, dealer, player token)."""
+    procedure = find_procedure("home" if kind == "teaching" else "classic")
+    table = service.create_table(name=kind, kind=kind, pin="246813", procedure=procedure,
+                                 paytable=find_paytable("wizard"))  # fmt: skip
+    seat = service.admit_player(table.code, table.dealer_token, name, chips)
+    token = service.join(table.code, seat, client="192.0.2.1")
     service.open_round(table.code, table.dealer_token)
-    service.place_marker(table.code, nino, "andar")
-    return table.code
+    return table.code, table.dealer_token, token
+
+
+def _lesson(service: TableService) -> str:
+    """A teaching table with a player and a marker in its open round (no ledger at all)."""
+    code, _, nino = _seated(service, "teaching", "Nino", "0")
+    service.place_marker(code, nino, "andar")
+    return code
 
 
 def _betting(service: TableService) -> str:
     """A betting table with a bet placed by key (an idempotency key) and settled."""
-    table = service.create_table(name="Chips", kind="betting", pin="246813",
-                                 procedure=find_procedure("classic"), paytable=find_paytable("wizard"))  # fmt: skip
-    seat = service.admit_player(table.code, table.dealer_token, "Asha", "100")
-    asha = service.join(table.code, seat, client="192.0.2.2")
-    service.open_round(table.code, table.dealer_token)
-    service.place_bet(table.code, asha, "andar", "10", key="k1")
-    service.turn_centre(table.code, table.dealer_token)
-    while service.deal(table.code, table.dealer_token).status == "open":
+    code, dealer, asha = _seated(service, "betting", "Asha", "100")
+    service.place_bet(code, asha, "andar", "10", key="k1")
+    service.turn_centre(code, dealer)
+    while service.deal(code, dealer).status == "open":
         pass
-    service.settle(table.code, table.dealer_token)
-    return table.code
+    service.settle(code, dealer)
+    return code
 
 
 def _counts(storage: Storage) -> dict[str, int]:
