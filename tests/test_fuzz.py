@@ -595,8 +595,8 @@ class TableMachine(RuleBasedStateMachine):
                 return self.expect(got, BetError)
         if amount < 0 or (amount and (amount % self.paytable.chip or amount > MAX_CHIPS)):
             return self.expect(got, BetError)  # whole chips of the table, within the ledger
-        if player in self.balance:
-            return self.expect(got, BetError)
+        if player in self.balance:  # (no two names of the model look alike)
+            return self.expect(got, ParameterError)
         assert got[0] == "ok", got
         self.seats[player] = got[1]
         self.balance[player] = as_decimal(amount) if amount else Decimal(0)  # no entry for 0
