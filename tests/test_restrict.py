@@ -8,7 +8,9 @@ Source: the issue — deleting a table took its audit log, rounds, players and k
 from __future__ import annotations
 
 import random
+import sqlite3
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -17,9 +19,10 @@ from sqlalchemy.exc import IntegrityError
 
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
-from andar_bahar.storage import Storage
+from andar_bahar.storage import Storage, StorageError
 from andar_bahar.storage.engines import alembic_config, migrating
 from andar_bahar.web.service import TableService
+from sqlite_template import migrated_sqlite
 
 HISTORY = ("club_tables", "dealer_sessions", "attempts", "audit_log", "table_players",
            "table_rounds", "idempotency_keys", "ledger")  # fmt: skip
@@ -108,3 +111,27 @@ def test_the_migration_keeps_every_row_and_restricts_on_an_old_database(storage:
         assert again.state(lesson).round is not None  # the lesson's round reads back
     finally:
         upgraded.close()
+
+
+def test_an_upgrade_that_would_leave_a_dangling_reference_is_rolled_back(tmp_path: Path) -> None:
+    """SQLite migrates with its foreign keys off: what they would have caught is checked
+    before the commit. An audit row of no table (made with the keys off) stops the upgrade
+    with one sentence, and the database stays at its revision."""
+    url = migrated_sqlite(tmp_path / "old.sqlite3")
+    storage = Storage.open(url)
+    with migrating(storage.engine) as conn:
+        config = alembic_config()
+        config.attributes["connection"] = conn
+        command.downgrade(config, "0004")
+    storage.close()
+    with sqlite3.connect(tmp_path / "old.sqlite3") as raw:  # its foreign keys off, as by default
+        raw.execute(
+            "INSERT INTO audit_log (table_id, actor, action, reason, created_at)"
+            " VALUES (99, 'dealer', 'create', '', '2026-12-06 20:00:00')"
+        )
+    with pytest.raises(StorageError, match="dangling"):
+        Storage.open(url)
+    engine = sa.create_engine(url)
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0004"
+    engine.dispose()

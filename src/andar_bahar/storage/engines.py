@@ -139,8 +139,9 @@ def migrating(engine: Engine) -> Iterator[Connection]:
 
     PostgreSQL: servers starting together migrate in turn (an advisory lock). SQLite: its
     foreign keys are off meanwhile (SQLite's own way of changing a table, which copies it:
-    dropping the old copy must not cascade nor be refused), and every reference is checked
-    before the commit — a migration that leaves one dangling is rolled back.
+    dropping the old copy must not cascade nor be refused), and once the schema has changed
+    every reference is checked before the commit — a migration that leaves one dangling is
+    rolled back (a database already up to date is not read through).
     """
     sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as connection:
@@ -153,14 +154,20 @@ def migrating(engine: Engine) -> Iterator[Connection]:
                     connection.execute(
                         text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
                     )
+                before = _schema_version(connection) if sqlite else None
                 yield connection
-                if sqlite:
+                if sqlite and _schema_version(connection) != before:  # a migration ran
                     dangling = connection.exec_driver_sql("PRAGMA foreign_key_check").first()
                     if dangling is not None:
                         raise SQLAlchemyError(f"a reference left dangling: {tuple(dangling)}")
         finally:
             if sqlite:
                 driver.execute("PRAGMA foreign_keys=ON")
+
+
+def _schema_version(connection: Connection) -> int:
+    """SQLite's count of the schema's changes (each migration step moves it on)."""
+    return int(connection.exec_driver_sql("PRAGMA schema_version").scalar_one())
 
 
 def cannot_open(url: str, error: BaseException) -> StorageError:

@@ -241,11 +241,15 @@ def true_or_false(data: dict[str, Any], field: str) -> bool:
 
     >>> true_or_false({"physical": True}, "physical"), true_or_false({}, "physical")
     (True, False)
+    >>> true_or_false({"physical": Decimal("1.5")}, "physical")
+    Traceback (most recent call last):
+    ...
+    andar_bahar.engine.errors.ParameterError: 'physical' must be true or false, not 1.5.
     """
     value = data.get(field, False)
     if not isinstance(value, bool):
         raise ParameterError(
             Message(N_("'{field}' must be true or false, not {value}."), field=field,
-                    value=json.dumps(value))
+                    value=value if isinstance(value, Decimal) else json.dumps(value))
         )  # fmt: skip
     return value
