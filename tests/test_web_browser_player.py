@@ -445,11 +445,11 @@ def test_a_link_from_another_site_shows_my_seat_and_my_other_tab_still_bets(
     chat.click('[data-bet="bahar"]')
     expect(chat.locator('[data-bet="bahar"] .spot-stake')).to_contain_text("10")
     assert bets_of(club, code, token) == {("Nino", "andar", "5"), ("Nino", "bahar", "10")}
-    # The join form itself, reached again by this browser, leads back to the seat.
-    chat.goto(f"{club.url}/?code={code}")
-    chat.fill("input[name=seat]", "WRONG-CODE")
-    chat.click("button[type=submit]")
-    chat.wait_for_url(f"{club.url}/play/{code}")
+    # The join form itself, reached again by this browser (Back after joining), leads back
+    # to the seat, and so does the link of the seat's QR code.
+    for join_page in (f"/?code={code}", "/", f"/seat/{code}/ABC-DEF"):
+        chat.goto(f"{club.url}{join_page}")
+        chat.wait_for_url(f"{club.url}/play/{code}")
 
 
 # -- the live connection: a page that missed events catches up, says so ------------------------------

@@ -25,6 +25,7 @@ from andar_bahar.cli.common import (
     build_procedure,
     echo_json,
     guarded,
+    language_for,
     progress_bar,
     require_extra,
     translator_for,
@@ -91,7 +92,8 @@ def odds(
     rules = build_procedure(procedure, start, target_mode, window)
     table = read_paytable(paytable or rules.paytable)
     report = odds_report(rules, table)
-    at_stake = stake_odds(report, _stake(stake, table)) if stake is not None else ()
+    given = _stake(stake, table, language_for(lang)) if stake is not None else None
+    at_stake = stake_odds(report, given) if given is not None else ()
     rounding = rounding_check(report)
     if plot is not None:
         require_extra("sim", "matplotlib")
@@ -117,9 +119,10 @@ def odds(
         typer.echo(render_odds(report, translator, stake=at_stake, rounding=rounding))
 
 
-def _stake(text: str, table: Paytable) -> Decimal:
-    """A stake for ``--stake``: a positive whole number of the table's chips."""
-    amount = parse_stake(text)
+def _stake(text: str, table: Paytable, lang: str) -> Decimal:
+    """A stake for ``--stake`` (as people of *lang* write amounts): a positive whole
+    number of the table's chips."""
+    amount = parse_stake(text, lang=lang)
     table.check_chips(amount)
     return amount
 
@@ -183,8 +186,8 @@ def simulate_command(
         typer.echo(render_simulation(result, translator))
 
 
-def _units(text: str, table: Paytable, option: str) -> int:
-    amount = parse_stake(text)
+def _units(text: str, table: Paytable, option: str, lang: str) -> int:
+    amount = parse_stake(text, lang=lang)
     table.check_stake(amount) if option == "--stake" else None
     units = amount / table.chip
     if amount <= 0 or units != units.to_integral_value():
@@ -238,8 +241,8 @@ def sessions(
         table,
         bet=the_bet,
         system=system,
-        bankroll=_units(bankroll, table, "--bankroll"),
-        stake=_units(stake, table, "--stake"),
+        bankroll=_units(bankroll, table, "--bankroll", language_for(lang)),
+        stake=_units(stake, table, "--stake", language_for(lang)),
         rounds=rounds,
         sessions=count,
         seed=seed,

@@ -24,6 +24,7 @@ from andar_bahar.cli.common import (
     build_procedure,
     echo_json,
     guarded,
+    language_for,
     paytable_app,
     translator_for,
 )
@@ -42,9 +43,9 @@ class DesignFormat(StrEnum):
     JSON = "json"
 
 
-def _step(text: str) -> Fraction:
+def _step(text: str, lang: str) -> Fraction:
     try:
-        value = Fraction(parse_stake(text))
+        value = Fraction(parse_stake(text, lang=lang))
     except ValueError:
         value = Fraction(0)
     if not 0 < value <= 1000:
@@ -98,7 +99,7 @@ def paytable_design(
         rules,
         edge=EdgeRange.parse(edge),
         bands=parse_bands(bands),
-        step=_step(step),
+        step=_step(step, language_for(lang)),
         style=odds_style,
         base=read_paytable(base) if base is not None else None,
         name=name,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -40,8 +41,9 @@ only ever sends ``ping`` over its socket, so a message over 4 KiB closes the soc
 WORKER_DB = "ANDAR_BAHAR_SERVE_DB"
 WORKER_KEY = "ANDAR_BAHAR_SERVE_KEY"
 WORKER_CONNECTIONS = "ANDAR_BAHAR_SERVE_CONNECTIONS"
-"""How the parent of ``--workers`` tells its workers the database, the secret and the
-connections each may open."""
+WORKER_PROXIES = "ANDAR_BAHAR_SERVE_PROXIES"
+"""How the parent of ``--workers`` tells its workers the database, the secret, the
+connections each may open and the trusted proxies."""
 DB_CONNECTIONS = 40
 """``--db-connections``: a ``serve`` command opens at most this many connections to
 PostgreSQL in all (one per thread that reads or writes at once), split among its
@@ -103,20 +105,27 @@ def _secret_path() -> Path:
     return Path(default_database_url().removeprefix("sqlite:///")).parent / APP_KEY_FILE
 
 
-def tell_workers(url: str, secret: bytes, workers: int, connections: int = DB_CONNECTIONS) -> int:
-    """Set what each worker process reads (:func:`worker_app`): the database, the secret
-    and its share of *connections*; return that share.
+def tell_workers(
+    url: str,
+    secret: bytes,
+    workers: int,
+    connections: int = DB_CONNECTIONS,
+    proxies: Sequence[str] = (),
+) -> int:
+    """Set what each worker process reads (:func:`worker_app`): the database, the secret,
+    its share of *connections* and the trusted *proxies*; return that share.
 
     >>> tell_workers("postgresql+psycopg://club@db.example/club", b"k", workers=4, connections=40)
     10
     >>> os.environ[WORKER_CONNECTIONS]
     '10'
-    >>> for name in (WORKER_DB, WORKER_KEY, WORKER_CONNECTIONS):
+    >>> for name in (WORKER_DB, WORKER_KEY, WORKER_CONNECTIONS, WORKER_PROXIES):
     ...     del os.environ[name]
     """
     each = max(1, connections // workers)
     os.environ[WORKER_DB], os.environ[WORKER_KEY] = url, secret.hex()
     os.environ[WORKER_CONNECTIONS] = str(each)
+    os.environ[WORKER_PROXIES] = ",".join(proxies)
     return each
 
 
@@ -129,6 +138,7 @@ def worker_app() -> FastAPI:
         secret=bytes.fromhex(os.environ[WORKER_KEY]),
         serving=True,
         connections=int(os.environ[WORKER_CONNECTIONS]),
+        proxies=[p for p in os.environ.get(WORKER_PROXIES, "").split(",") if p],
     )
 
 
@@ -182,7 +192,7 @@ ProxyOption = Annotated[
     list[str] | None,
     typer.Option(
         "--proxy",
-        help="Behind a reverse proxy: its address (or network); the limits on guessing and on new tables then count the client's address from X-Forwarded-For, believed only from the proxy.",
+        help="Behind a reverse proxy: its address or network (several: comma-separated); the limits on guessing and on new tables then count the rightmost address of X-Forwarded-For that is no trusted proxy, believed only from a proxy (an entry that is no address counts as the proxy's own).",
     ),
 ]
 
@@ -220,8 +230,8 @@ def serve(
                 n=workers,
             )
         )
-    proxies = trusted_proxies(proxy or ())
-    settings = {**UVICORN, "proxy_headers": bool(proxies), "forwarded_allow_ips": proxies or None}
+    proxies = [str(network) for network in trusted_proxies(proxy or ())]  # refused here if bad
+    settings = {**UVICORN, "proxy_headers": False}  # the app reads X-Forwarded-For itself
     try:
         secret = load_or_create_secret(secret_file or _secret_path())
     except OSError:  # a read-only folder: tokens then last until the server stops
@@ -231,13 +241,14 @@ def serve(
     line = address_line(host, port).localized(translator_for(lang))
     if workers == 1:
         application = create_app(
-            database_url=url, secret=secret, serving=True, connections=db_connections
-        )
+            database_url=url, secret=secret, serving=True, connections=db_connections,
+            proxies=proxies,
+        )  # fmt: skip
         typer.echo(line)
         uvicorn.run(application, host=host, port=port, **settings)
         return
     Storage.open(url).close()  # the schema brought up to date once, before the workers start
-    tell_workers(url, secret, workers, db_connections)
+    tell_workers(url, secret, workers, db_connections, proxies)
     typer.echo(line)
     uvicorn.run(
         "andar_bahar.cli.serve:worker_app", factory=True, workers=workers, host=host,

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from andar_bahar._version import __version__
 from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.cards import Card
 from andar_bahar.engine.errors import ActionError, DeckError
-from andar_bahar.engine.money import Amount, format_amount, parse_stake
+from andar_bahar.engine.money import Amount, check_amount, format_amount
 from andar_bahar.engine.operations import operation_to_dict
 from andar_bahar.engine.paytables import load_paytable
 from andar_bahar.engine.rules import Procedure
@@ -76,7 +76,7 @@ def _replay(rnd: Round, op: Mapping[str, Any]) -> None:
     if kind == "bet":
         _replay_bet(rnd, op)
     elif kind == "change":
-        rnd.change_bet(op["player"], op["bet"], op["stake"])
+        rnd.change_bet(op["player"], op["bet"], _recorded(op["stake"]))
     elif kind == "withdraw":
         rnd.withdraw_bet(op["player"], op["bet"])
     elif kind == "marker":
@@ -99,6 +99,16 @@ def _replay(rnd: Round, op: Mapping[str, Any]) -> None:
         raise ActionError(Message(N_("Unknown step '{op}' in the round record."), op=kind))
 
 
+def _recorded(value: object) -> Decimal:
+    """An amount as a record writes it (``format_amount``: ``2.125`` is two and a bit, never
+    read as a person's ``2,125``), checked as every amount is."""
+    try:
+        amount = Decimal(str(value))
+    except InvalidOperation:
+        amount = Decimal("NaN")
+    return check_amount(amount, value)
+
+
 def _replay_bet(rnd: Round, op: Mapping[str, Any]) -> None:
     player, bet = str(op["player"]), Bet.parse(op["bet"])
     if "total" not in op:
@@ -106,12 +116,12 @@ def _replay_bet(rnd: Round, op: Mapping[str, Any]) -> None:
         # stake: replay it as today's explicit step for that, a change.
         held = any(w.player == player.strip() and w.bet == bet for w in rnd.wagers)
         if held:
-            rnd.change_bet(player, bet, op["stake"])
+            rnd.change_bet(player, bet, _recorded(op["stake"]))
         else:
-            rnd.place_bet(player, bet, op["stake"])
+            rnd.place_bet(player, bet, _recorded(op["stake"]))
         return
-    placed = rnd.place_bet(player, bet, op["stake"])
-    recorded = parse_stake(op["total"])
+    placed = rnd.place_bet(player, bet, _recorded(op["stake"]))
+    recorded = _recorded(op["total"])
     if placed.total != recorded:
         raise ActionError(
             Message(

@@ -4,12 +4,14 @@ commits, the pools a web server needs) and the Alembic migrations that bring it 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
@@ -26,6 +28,7 @@ __all__ = [
     "alembic_config",
     "cannot_open",
     "create_database_engine",
+    "migrating",
     "upgrade",
 ]
 
@@ -125,11 +128,46 @@ def alembic_config() -> Config:
 def upgrade(engine: Engine) -> None:
     """Run the migrations to every head on one connection, in one transaction."""
     config = alembic_config()
-    with engine.begin() as connection:
-        if engine.dialect.name == "postgresql":  # servers starting together migrate in turn
-            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+    with migrating(engine) as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "heads")
+
+
+@contextmanager
+def migrating(engine: Engine) -> Iterator[Connection]:
+    """A connection in one transaction to change the schema in, committed at the end.
+
+    PostgreSQL: servers starting together migrate in turn (an advisory lock). SQLite: its
+    foreign keys are off meanwhile (SQLite's own way of changing a table, which copies it:
+    dropping the old copy must not cascade nor be refused), and once the schema has changed
+    every reference is checked before the commit — a migration that leaves one dangling is
+    rolled back (a database already up to date is not read through).
+    """
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as connection:
+        driver: Any = connection.connection.driver_connection
+        if sqlite:  # outside any transaction: SQLite ignores the pragma inside one
+            driver.execute("PRAGMA foreign_keys=OFF")
+        try:
+            with connection.begin():
+                if engine.dialect.name == "postgresql":
+                    connection.execute(
+                        text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
+                    )
+                before = _schema_version(connection) if sqlite else None
+                yield connection
+                if sqlite and _schema_version(connection) != before:  # a migration ran
+                    dangling = connection.exec_driver_sql("PRAGMA foreign_key_check").first()
+                    if dangling is not None:
+                        raise SQLAlchemyError(f"a reference left dangling: {tuple(dangling)}")
+        finally:
+            if sqlite:
+                driver.execute("PRAGMA foreign_keys=ON")
+
+
+def _schema_version(connection: Connection) -> int:
+    """SQLite's count of the schema's changes (each migration step moves it on)."""
+    return int(connection.exec_driver_sql("PRAGMA schema_version").scalar_one())
 
 
 def cannot_open(url: str, error: BaseException) -> StorageError:

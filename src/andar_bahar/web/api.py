@@ -20,7 +20,14 @@ from andar_bahar.engine.money import format_amount
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web import trust_api
-from andar_bahar.web.forms import procedure_from_form, read_json, true_or_false, whole_number
+from andar_bahar.web.context import request_info
+from andar_bahar.web.forms import (
+    procedure_from_form,
+    read_amount,
+    read_json,
+    true_or_false,
+    whole_number,
+)
 from andar_bahar.web.records import PublicRound
 
 if TYPE_CHECKING:
@@ -71,9 +78,10 @@ def _add_tables(app: FastAPI, club: Club) -> None:
     @app.post("/api/tables/{code}/players")
     async def api_admit(request: Request, code: str) -> JSONResponse:
         data = await read_json(request)
+        balance = read_amount(data.get("balance", "0"), request_info(request).lang)
         seat = await run_in_threadpool(
             club.service.admit_player, code, bearer(request), str(data.get("name", "")),
-            str(data.get("balance", "0")), str(data.get("reason", "")),
+            balance, str(data.get("reason", "")),
         )  # fmt: skip
         return JSONResponse({"seat_code": seat})
 
@@ -129,12 +137,12 @@ def _add_rounds(app: FastAPI, club: Club) -> None:
     async def api_bet(request: Request, code: str) -> JSONResponse:
         data = await read_json(request)
         token = bearer(request)
+        stake = read_amount(data.get("stake", ""), request_info(request).lang)
         placed = await run_in_threadpool(
             lambda: club.service.place_bet(
-                code, token, str(data.get("bet", "")), str(data.get("stake", "")),
-                key=str(data.get("key", "")),
+                code, token, str(data.get("bet", "")), stake, key=str(data.get("key", ""))
             )
-        )  # fmt: skip
+        )
         return JSONResponse(
             {
                 "player": placed.player,
@@ -176,6 +184,7 @@ def _add_reads(app: FastAPI, club: Club) -> None:
                         "name": p.name,
                         "joined": p.joined,
                         "balance": format_amount(p.balance),
+                        "result": format_amount(p.result),  # the night's, from the ledger
                         "tokens": p.tokens,
                     }
                     for p in state.players

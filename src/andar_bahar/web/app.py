@@ -44,6 +44,7 @@ from andar_bahar.engine.errors import AccessError, AndarBaharError
 from andar_bahar.i18n.messages import N_, Localizable, Message
 from andar_bahar.web.context import RequestInfo, is_htmx, localize, request_info
 from andar_bahar.web.language import LANG_PARAMETER, LANGUAGE_NAMES
+from andar_bahar.web.limits import ClientAddresses, trusted_proxies
 from andar_bahar.web.live import CountRequests, Hub
 from andar_bahar.web.security import (
     CSRF_FIELD,
@@ -159,6 +160,7 @@ def create_app(
     limits: object | None = None,
     serving: bool = False,
     connections: int | None = None,
+    proxies: Iterable[str] = (),
 ) -> FastAPI:
     """The club's web app.
 
@@ -171,6 +173,8 @@ def create_app(
     default limits on guessing and on new tables. *serving*: the app is the server's
     process (``andar-bahar serve``): :func:`tune_garbage_collector` once it has started.
     *connections*: the most connections to a database server this app opens at once.
+    *proxies*: the reverse proxies (addresses or networks) whose ``X-Forwarded-For`` says
+    the client's address (:class:`~andar_bahar.web.limits.ClientAddresses`).
     """
     key = secret.encode() if isinstance(secret, str) else secret
     site = Site(
@@ -213,6 +217,8 @@ def create_app(
         content_security_policy=content_security_policy,
         exempt_paths=csrf_exempt_paths,
     )
+    # Every limit counts a request by its client's IP address, worked out once, here.
+    app.add_middleware(ClientAddresses, proxies=trusted_proxies(proxies))
     app.add_middleware(CountRequests, hub=site.hub)  # outermost: every request counts
     handlers: dict[type[Exception], Any] = {
         AndarBaharError: _on_project_error,

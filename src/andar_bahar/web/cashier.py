@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from andar_bahar.engine.errors import ActionError, BetError
 from andar_bahar.engine.money import Amount, as_decimal, format_amount, parse_stake
+from andar_bahar.engine.names import normalised_name, printable
 from andar_bahar.engine.paytables import load_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.i18n.messages import N_, Message
@@ -43,6 +44,7 @@ __all__ = [
     "Posting",
     "Statement",
     "check_balanced",
+    "player_account",
     "post",
     "post_all",
 ]
@@ -191,6 +193,31 @@ class Statement:
         return out.getvalue()
 
 
+def player_account(name: str, by_kind: Mapping[str, Decimal], *, released: bool) -> PlayerStatement:
+    """A player's line of the statement from the sums of their ledger postings by kind.
+
+    >>> line = player_account("Asha", {"buy-in": Decimal(500), "stake": Decimal(-100),
+    ...                                "return": Decimal(190)}, released=False)
+    >>> line.balance, line.result, line.staked
+    (Decimal('590'), Decimal('90'), Decimal('100'))
+    """
+
+    def total(kind: str, sign: int = 1) -> Decimal:
+        value = by_kind.get(kind, Decimal(0))
+        return as_decimal(sign * value) if value else Decimal(0)
+
+    return PlayerStatement(
+        name=name,
+        bought_in=total("buy-in"),
+        topped_up=total("top-up"),
+        cashed_out=total("cash-out", -1),
+        staked=total("stake", -1),
+        returned=total("return"),
+        balance=as_decimal(sum(by_kind.values(), Decimal(0))),
+        released=released,
+    )
+
+
 def _safe_cell(text: str) -> str:
     """A cell of names or words that a spreadsheet will not run as a formula (OWASP).
 
@@ -204,19 +231,19 @@ class Cashier(TableStore):
     """Chips in and out at the dealer's hand, and the statement of the night."""
 
     def top_up(
-        self, code: str, dealer_token: str, name: str, amount: str, reason: str = ""
+        self, code: str, dealer_token: str, name: str, amount: str | Decimal, reason: str = ""
     ) -> Decimal:
         """More chips for a seated player (a ledger posting); returns the new balance."""
         return self._cash(code, dealer_token, name, amount, reason, "top-up")
 
     def cash_out(
-        self, code: str, dealer_token: str, name: str, amount: str, reason: str = ""
+        self, code: str, dealer_token: str, name: str, amount: str | Decimal, reason: str = ""
     ) -> Decimal:
         """Chips back to the cashier (a ledger posting); returns the new balance."""
         return self._cash(code, dealer_token, name, amount, reason, "cash-out")
 
     def _cash(
-        self, code: str, token: str, name: str, amount: str, reason: str, kind: str
+        self, code: str, token: str, name: str, amount: str | Decimal, reason: str, kind: str
     ) -> Decimal:
         why = check_text(reason, "reason", MAX_REASON, required=False) or kind
         with self._tx() as session:
@@ -291,16 +318,20 @@ class Cashier(TableStore):
 
     @staticmethod
     def _admitted(session: Session, table: ClubTableRow, name: str) -> TablePlayerRow:
-        """The player called *name* who holds a seat at *table* (else one sentence)."""
+        """The player called *name* who holds a seat at *table* (else one sentence): as
+        typed, or as a name is kept (:func:`~andar_bahar.engine.names.normalised_name`)."""
         player = None
         if "\x00" not in name:  # no name holds one (and PostgreSQL could not compare it)
-            player = session.scalars(
+            found = session.scalars(
                 select(TablePlayerRow).where(
                     TablePlayerRow.table_id == table.id,
-                    TablePlayerRow.name == name.strip(),
+                    TablePlayerRow.name.in_({name.strip(), normalised_name(name)}),
                     TablePlayerRow.released_at.is_(None),
                 )
-            ).one_or_none()
+            ).all()
+            player = next((p for p in found if p.name == name.strip()), None) or next(
+                iter(found), None
+            )
         if player is None:
             raise ActionError(
                 Message(N_("{name} is not at table {code}."), name=name.strip() or "—",
@@ -327,8 +358,8 @@ class Cashier(TableStore):
             .where(TablePlayerRow.table_id == table.id)
             .order_by(TablePlayerRow.id)
         ).all()
-        names = {p.id: p.name for p in players}
-        sums: dict[tuple[int, str], Decimal] = {}
+        names = {p.id: printable(p.name) for p in players}  # never a name printed backwards
+        sums: dict[int, dict[str, Decimal]] = {p.id: {} for p in players}
         postings: list[Posting] = []
         rows = session.execute(
             select(LedgerRow, TableRoundRow.number)
@@ -338,30 +369,14 @@ class Cashier(TableStore):
         ).all()
         for row, number in rows:
             assert row.player_id is not None
-            key = (row.player_id, row.kind)
-            sums[key] = sums.get(key, Decimal(0)) + row.amount
+            by_kind = sums[row.player_id]
+            by_kind[row.kind] = by_kind.get(row.kind, Decimal(0)) + row.amount
             postings.append(
                 Posting(row.created_at, names[row.player_id], row.kind, number, row.amount,
-                        row.reason)
+                        printable(row.reason))
             )  # fmt: skip
-
-        def total(player_id: int, kind: str, sign: int = 1) -> Decimal:
-            value = sums.get((player_id, kind), Decimal(0))
-            return as_decimal(sign * value) if value else Decimal(0)
-
         statements = tuple(
-            PlayerStatement(
-                name=p.name,
-                bought_in=total(p.id, "buy-in"),
-                topped_up=total(p.id, "top-up"),
-                cashed_out=total(p.id, "cash-out", -1),
-                staked=total(p.id, "stake", -1),
-                returned=total(p.id, "return"),
-                balance=as_decimal(
-                    sum((v for (pid, _), v in sums.items() if pid == p.id), Decimal(0))
-                ),
-                released=p.released_at is not None,
-            )
+            player_account(names[p.id], sums[p.id], released=p.released_at is not None)
             for p in players
         )
         settled = session.scalar(

@@ -26,6 +26,7 @@ from andar_bahar.web.forms import (
     Posted,
     field,
     paytable_from_form,
+    read_amount,
     whole_number,
 )
 from andar_bahar.web.live import Viewer
@@ -83,7 +84,8 @@ def _add_steps(app: FastAPI, club: Club) -> None:
         name: Annotated[str, Form()],
         balance: Annotated[str, Form()] = "0",
     ) -> Response:
-        seat = club.service.admit_player(code, club.dealer_token(request, code), name, balance)
+        chips = read_amount(balance, lang(request))
+        seat = club.service.admit_player(code, club.dealer_token(request, code), name, chips)
         # A navigation (not live blocks): the new seat code is kept in this browser only.
         response = redirect(request, f"/dealer/{code.upper()}")
         remember_seat(request, response, club, code, name.strip(), seat)

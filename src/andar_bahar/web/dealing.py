@@ -177,7 +177,7 @@ class Dealing(TableStore):
         return True
 
     def place_bet(
-        self, code: str, player_token: str, bet: str, stake: str, *, key: str
+        self, code: str, player_token: str, bet: str, stake: str | Decimal, *, key: str
     ) -> PlacedBet:
         """Place (or change) one's own bet; a request repeated with the same key counts once.
 
@@ -190,7 +190,7 @@ class Dealing(TableStore):
             check_bet_return(rnd.paytable, str(placed.bet), placed.total)
             return placed
 
-        return self._idempotent(code, player_token, key, place, ("bet", bet, stake))
+        return self._idempotent(code, player_token, key, place, ("bet", bet, str(stake)))
 
     def withdraw_bet(self, code: str, player_token: str, bet: str, *, key: str) -> PlacedBet:
         return self._idempotent(

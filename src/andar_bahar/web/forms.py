@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from decimal import Decimal
 from typing import Annotated, Any, TypeVar, cast
 from urllib.parse import parse_qsl
 
@@ -15,6 +16,7 @@ from fastapi.exceptions import RequestValidationError
 
 from andar_bahar.engine.bets import Bet, MainBet
 from andar_bahar.engine.errors import ParameterError, PaytableError
+from andar_bahar.engine.money import parse_stake
 from andar_bahar.engine.paytables import (
     PAYTABLES,
     MainKey,
@@ -36,6 +38,7 @@ __all__ = [
     "posted",
     "procedure_choices",
     "procedure_from_form",
+    "read_amount",
     "read_json",
     "true_or_false",
     "whole_number",
@@ -50,13 +53,26 @@ async def read_json(request: Request) -> dict[str, Any]:
     # preflight, which this server never grants, so the API needs no CSRF token.
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise ParameterError(Message(N_("The request body must be a JSON object.")))
-    try:
-        data = await request.json()
+    try:  # a number as written, exactly (1.000 is one, never the float 1.0 nor a thousand)
+        data = json.loads(await request.body(), parse_float=Decimal)
     except (ValueError, RecursionError):  # RecursionError: brackets nested thousands deep
         raise ParameterError(Message(N_("The request body must be a JSON object."))) from None
     if not isinstance(data, dict):
         raise ParameterError(Message(N_("The request body must be a JSON object.")))
     return data
+
+
+def read_amount(value: object, lang: str) -> Decimal:
+    """A money field: a JSON number as it is, text as people of *lang* write amounts
+    (:func:`~andar_bahar.engine.money.parse_stake`: ``1,000`` is a thousand in English,
+    refused in Russian as it could be one).
+
+    >>> read_amount("1,000", "en"), read_amount(Decimal("1.000"), "ru"), read_amount(7, "ka")
+    (Decimal('1000'), Decimal('1.000'), Decimal('7'))
+    """
+    if isinstance(value, Decimal | int) and not isinstance(value, bool):
+        return parse_stake(value)
+    return parse_stake("" if value is None else str(value), lang=lang)
 
 
 MAX_FIELDS = 1000
@@ -225,11 +241,15 @@ def true_or_false(data: dict[str, Any], field: str) -> bool:
 
     >>> true_or_false({"physical": True}, "physical"), true_or_false({}, "physical")
     (True, False)
+    >>> true_or_false({"physical": Decimal("1.5")}, "physical")
+    Traceback (most recent call last):
+    ...
+    andar_bahar.engine.errors.ParameterError: 'physical' must be true or false, not 1.5.
     """
     value = data.get(field, False)
     if not isinstance(value, bool):
         raise ParameterError(
             Message(N_("'{field}' must be true or false, not {value}."), field=field,
-                    value=json.dumps(value))
+                    value=value if isinstance(value, Decimal) else json.dumps(value))
         )  # fmt: skip
     return value

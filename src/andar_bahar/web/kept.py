@@ -373,12 +373,14 @@ def _round_changed(
 def _round_opened(
     kept: TableSnapshot, version: int, limit: int, *, public: PublicRound
 ) -> TableSnapshot | None:
-    """A new round: first of the last rounds; no balance, player or settled round changes."""
+    """A new round: first of the last rounds; no balance, player or settled round changes;
+    the table's paytable is the round's (a new one, changed before, applies now)."""
     state = kept.state
     if (state.round.number if state.round is not None else 0) + 1 != public.number:
         return None
     recent = [_summary(public, None), *kept.recent][:limit]
-    return TableSnapshot(replace(state, round=public, version=version), recent, kept.settled)
+    opened = replace(state, round=public, version=version, new_pays=False)
+    return TableSnapshot(opened, recent, kept.settled)
 
 
 def _plain_win(public: PublicRound) -> bool:
@@ -403,9 +405,10 @@ def _round_settled(
     row: TableRoundRow,
     done: SettledRound,
 ) -> TableSnapshot | None:
-    """The round settled: every player's balance moved by their ledger entries (the
-    settlement's postings, as :meth:`TableStore._balances` adds them up), one more round
-    played, the round's line in the last rounds, and the round first among the settled."""
+    """The round settled: every player's balance and night result moved by their ledger
+    entries (the settlement's postings, stakes and returns, as
+    :meth:`TableStore._accounts` adds them up), one more round played, the round's line
+    in the last rounds, and the round first among the settled."""
     state = kept.state
     if state.teaching or state.round is None or state.round.number != public.number:
         return None
@@ -414,7 +417,13 @@ def _round_settled(
     for player, amount, _ in public.settlement.postings():
         moved[player] = moved.get(player, Decimal(0)) + as_decimal(amount)
     players = tuple(
-        replace(p, balance=as_decimal(p.balance + moved[p.name])) if p.name in moved else p
+        replace(
+            p,
+            balance=as_decimal(p.balance + moved[p.name]),
+            result=as_decimal(p.result + moved[p.name]),
+        )
+        if p.name in moved
+        else p
         for p in state.players
     )
     settled_at = row.settled_at.astimezone(UTC)

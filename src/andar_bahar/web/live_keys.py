@@ -52,9 +52,10 @@ def _without_bets(rnd: PublicRound | None) -> PublicRound | None:
 def felt(
     state: TableState, _: Sequence[RoundSummary], __: Sequence[PlayerRound], player: str | None
 ) -> object:
-    """The felt (status, countdown, cards), the cards dealt: not the bets nor what they paid
-    (so the dealer's felt and the phones' have the same key)."""
-    return state.code, _without_bets(state.round)
+    """The felt (status, countdown, cards), the cards dealt, whether new pays come with the
+    next round: not the bets nor what they paid (so the dealer's felt and the phones' have
+    the same key)."""
+    return state.code, _without_bets(state.round), state.new_pays
 
 
 def strip(
@@ -135,9 +136,10 @@ def my_bets(
 def my_rounds(
     state: TableState, _: Sequence[RoundSummary], mine: Sequence[PlayerRound], player: str | None
 ) -> object:
-    """The player's own rounds (a lesson's standings)."""
+    """The player's own last rounds and the night's result (a lesson's standings)."""
     standings = (state.finished, state.players) if state.teaching else None
-    return state.teaching, standings, tuple(mine)
+    night = next((p.result for p in state.players if p.name == player), None)
+    return state.teaching, standings, tuple(mine), night
 
 
 def banner(

@@ -34,7 +34,7 @@ from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.reports.design_tables import design_headline
 from andar_bahar.reports.odds_tables import render_given, summary_messages
 from andar_bahar.web.app import redirect, render
-from andar_bahar.web.context import localize, translator
+from andar_bahar.web.context import localize, request_info, translator
 from andar_bahar.web.forms import (
     paytable_from_form,
     procedure_choices,
@@ -65,14 +65,15 @@ LESSON_ROUNDS = 10
 """The rounds of a lesson, unless the dealer says otherwise (the form's own value too)."""
 
 
-def design_step(text: str) -> Fraction:
-    """The designer's step from a form: a number from 0.01 to 1000.
+def design_step(text: str, lang: str | None = None) -> Fraction:
+    """The designer's step from a form (written as people of *lang* write numbers): a
+    number from 0.01 to 1000.
 
-    >>> design_step("0,5")
-    Fraction(1, 2)
+    >>> design_step("0,5", "ru"), design_step("0.05", "en")
+    (Fraction(1, 2), Fraction(1, 20))
     """
     try:
-        value = Fraction(parse_stake(text))
+        value = Fraction(parse_stake(text, lang=lang))
     except ValueError:
         value = Fraction(0)
     if not FINEST_STEP <= value <= 1000:
@@ -170,7 +171,7 @@ def register(app: FastAPI, club: Club) -> None:
     ) -> Response:
         rules, base = chosen.procedure, chosen.base  # the base's chip, rounding and limits
         wanted = EdgeRange.parse(edge)
-        unit = design_step(step)
+        unit = design_step(step, request_info(request).lang)
         style = OddsStyle.FOR if odds_style == "for" else OddsStyle.TO
         called = localize(request, Message(N_("designed for {procedure}"), procedure=rules.name))
         with odds_slot():

@@ -78,7 +78,7 @@ def player_view(
     if blocks is None or "mine" in blocks:
         view["my_rounds"] = mine
         view["mine_rows"] = drawn("mine-rows", lang)  # a settled round's row never changes
-        view["session_net"] = sum((r.net for r in mine), Decimal(0))
+        view["session_net"] = me.result  # the whole night's, from the ledger
     if blocks is None or "banner" in blocks:
         view["my_result"] = banner(state, name, lang)
     return view

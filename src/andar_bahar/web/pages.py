@@ -48,7 +48,7 @@ from andar_bahar.web import (
 )
 from andar_bahar.web.app import Site, redirect, render
 from andar_bahar.web.context import is_htmx, request_info
-from andar_bahar.web.limits import Limits
+from andar_bahar.web.limits import UNKNOWN, Limits
 from andar_bahar.web.live import Viewer as LiveViewer
 from andar_bahar.web.live_pages import (
     LIVE_PAGES,
@@ -116,8 +116,9 @@ class Club:
 
     @staticmethod
     def client(request: Request) -> str:
-        """The address a request came from (what guessing is counted by)."""
-        return request.client.host if request.client else "unknown"
+        """The IP address a request came from (what guessing is counted by), as
+        :class:`~andar_bahar.web.limits.ClientAddresses` worked it out."""
+        return request.client.host if request.client else UNKNOWN
 
     def page(self, request: Request, page: str, code: str, **extra: object) -> Response:
         """The live table page *page* (``player``, ``dealer``, ``display``) of *code*, now.

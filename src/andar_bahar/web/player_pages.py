@@ -4,7 +4,8 @@
 spots to tap with the chosen chip (``/play/{code}/bet``), "repeat my last bets"
 (``…/repeat``), "double" (``…/double``), "undo" the last chip (``…/undo``) and "clear"
 (``…/clear``), a marker at a teaching table (``…/marker``),
-the road and the player's own rounds. Each action answers the page's script with the
+the road and the player's own rounds (``…/night``: all of them, page by page, with the
+night's totals from the ledger). Each action answers the page's script with the
 page's new blocks (JSON), or a browser without scripts with a redirect back to the page.
 ``/verify/{code}/{n}`` shows the revealed deck and salt of a settled round.
 
@@ -28,12 +29,12 @@ from andar_bahar.engine.money import Amount
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.app import redirect, render
 from andar_bahar.web.context import localize, request_info
-from andar_bahar.web.forms import Posted, field
+from andar_bahar.web.forms import Posted, field, read_amount
 from andar_bahar.web.live import Viewer
 from andar_bahar.web.page_views import last_bets, repeat_times
 from andar_bahar.web.records import PlacedBet
 from andar_bahar.web.security import set_cookie
-from andar_bahar.web.table_view import ROAD_LENGTH, faces
+from andar_bahar.web.table_view import ROAD_LENGTH, bet_labels, faces, signed_amount
 
 if TYPE_CHECKING:
     from andar_bahar.web.pages import Club
@@ -75,6 +76,12 @@ def _add_joining(app: FastAPI, club: Club) -> None:
 
     @app.get("/", name="home")
     def home(request: Request, code: str = "") -> Response:
+        """The join form — or, for a phone that holds its seat (at *code*, or its one seat),
+        that seat: Back after joining leads to the table, never to an empty form."""
+        asked = [code] if code.strip() else _cookie_tables(request)
+        held = [table for table in asked if _holds_seat(club, request, table)]
+        if len(held) == 1:
+            return redirect(request, f"/play/{held[0].strip().upper()}")
         return render(request, "home.html", code=code.upper())
 
     @app.get("/favicon.ico", include_in_schema=False)
@@ -104,6 +111,25 @@ def _add_joining(app: FastAPI, club: Club) -> None:
             samesite="lax",
         )
         return response
+
+
+MAX_SEATS_LOOKED_AT = 8
+"""Seat cookies the home page looks at (a phone seated at more tables sees the form)."""
+
+
+def _cookie_tables(request: Request) -> list[str]:
+    """The tables this browser has a seat cookie of (at most :data:`MAX_SEATS_LOOKED_AT`)."""
+    tables = [name[5:] for name in request.cookies if name.startswith("seat_")]
+    return tables if len(tables) <= MAX_SEATS_LOOKED_AT else []
+
+
+def _holds_seat(club: Club, request: Request, code: str) -> bool:
+    """Whether this browser's seat cookie holds a seat at table *code* now."""
+    token = club.seat_token(request, code)
+    try:
+        return bool(token) and club.service.player_seat(code, token) is not None
+    except AndarBaharError:  # no such table
+        return False
 
 
 def _add_playing(app: FastAPI, club: Club) -> None:
@@ -138,10 +164,22 @@ def _add_playing(app: FastAPI, club: Club) -> None:
             return render(request, "home.html", code=code.upper(), notice=refused)
         return club.page(request, "player", code, player=name)
 
+    @app.get("/play/{code}/night")
+    def night(request: Request, code: str, page: int = 1) -> Response:
+        """The player's whole night: the totals from the ledger, the rounds page by page."""
+        played = club.service.player_night(code, club.seat_token(request, code), page)
+        lang = request_info(request).lang
+        return render(
+            request, "night.html", code=code.strip().upper(), night=played,
+            bet_label=bet_labels(lang), signed=lambda amount: signed_amount(amount, lang),
+        )  # fmt: skip
+
     @app.post("/play/{code}/bet")
     def bet(request: Request, code: str, form: Posted) -> Response:
         token = club.seat_token(request, code)
-        spot, stake, key = field(form, "bet"), field(form, "stake"), field(form, "key")
+        lang = request_info(request).lang
+        spot, key = field(form, "bet"), field(form, "key")
+        stake = read_amount(field(form, "stake"), lang)
         placed = club.service.place_bet(code, token, spot, stake, key=key)
         return done(request, code, _bet_note(club, code, placed), bettor(request, placed))
 

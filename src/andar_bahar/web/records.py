@@ -65,6 +65,9 @@ class PlayerState:
     joined: bool
     balance: Decimal
     tokens: int
+    result: Decimal = Decimal(0)
+    """What the night's settled rounds changed in the balance (returns less stakes), from
+    the whole ledger: bought in + topped up − cashed out + result = balance."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +212,9 @@ class TableState:
     scoring: bool
     version: int = 0
     """The table's version this state was read at (live pages carry it)."""
+    new_pays: bool = False
+    """The dealer changed the paytable during this round: it applies from the next round
+    (:attr:`paytable`), this round settles at its own (``round.paytable``)."""
 
     @property
     def teaching(self) -> bool:

@@ -28,11 +28,12 @@ from sqlalchemy.orm import Session
 
 from andar_bahar.engine.errors import AccessError, ActionError, BetError, ParameterError
 from andar_bahar.engine.money import format_amount, parse_stake
+from andar_bahar.engine.names import check_name, check_new_name
 from andar_bahar.engine.paytables import Paytable, load_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.storage.models import ClubTableRow, DealerSessionRow, TablePlayerRow
+from andar_bahar.storage.models import AuditRow, ClubTableRow, DealerSessionRow, TablePlayerRow
 from andar_bahar.web.cashier import Cashier
 from andar_bahar.web.limits import (
     MAX_NAME,
@@ -49,14 +50,18 @@ from andar_bahar.web.limits import (
 from andar_bahar.web.records import CreatedTable
 from andar_bahar.web.store import CODE_ALPHABET, pin_hash, pin_matches, token_hash
 
-__all__ = ["LOCAL", "MAX_DEALER_DEVICES", "Seating", "seat_code_text"]
+__all__ = ["IN_USE", "JOIN_REFUSED", "LOCAL", "MAX_DEALER_DEVICES", "Seating", "seat_code_text"]
 
 _CODE_LENGTH = 6
 _SEAT_LENGTH = 6
 MAX_DEALER_DEVICES = 10
 """Devices signed in as the dealer of one table at once (an 11th signs the oldest out)."""
 LOCAL = "local"
-"""The client address of calls that come from no network (tests, the command line)."""
+"""The client address of calls that come from no network (tests, the command line); a
+request's is always an IP address (:class:`~andar_bahar.web.limits.ClientAddresses`)."""
+JOIN_REFUSED = "join refused"
+"""The audit log's action of a seat code tried while another device holds the seat."""
+IN_USE = N_("This seat code is in use on another device: ask the dealer to sign that device out.")
 
 
 def seat_code_text(code: str) -> str:
@@ -207,10 +212,10 @@ class Seating(Cashier):
     # -- seats ---------------------------------------------------------------------------------
 
     def admit_player(
-        self, code: str, dealer_token: str, name: str, balance: str, reason: str = ""
+        self, code: str, dealer_token: str, name: str, balance: str | Decimal, reason: str = ""
     ) -> str:
         """Seat a player with their buy-in (a ledger posting); returns the new seat code."""
-        player_name = check_text(name, "name", MAX_NAME)
+        player_name = check_text(check_name(name), "name", MAX_NAME)
         why = check_text(reason, "reason", MAX_REASON, required=False) or "buy-in"
         with self._tx() as session:
             table = self._dealer(session, code, dealer_token)
@@ -226,13 +231,17 @@ class Seating(Cashier):
                     )
                 if amount:
                     check_chips(amount, load_paytable(table.paytable_toml).chip)
+            seated = session.scalars(
+                select(TablePlayerRow.name).where(
+                    TablePlayerRow.table_id == table.id, TablePlayerRow.released_at.is_(None)
+                )
+            ).all()
+            check_new_name(player_name, seated)  # nor one alike: a cash-out by name is sure
             player = session.scalars(
                 select(TablePlayerRow).where(
                     TablePlayerRow.table_id == table.id, TablePlayerRow.name == player_name
                 )
             ).one_or_none()
-            if player is not None and player.released_at is None:
-                raise BetError(Message(N_("{player} is already at the table."), player=player_name))
             if player is None:
                 player = TablePlayerRow(
                     table_id=table.id, name=player_name, admitted_at=self._now()
@@ -284,7 +293,8 @@ class Seating(Cashier):
                         TablePlayerRow.released_at.is_(None),
                     )
                 ).one_or_none()
-            finish_attempt(session, attempt, player is not None)
+            free = player is not None and player.token_hash is None
+            finish_attempt(session, attempt, free)  # a code in use is no seat taken: counted
             if player is None:
                 refusal = Message(
                     N_(
@@ -294,12 +304,42 @@ class Seating(Cashier):
                     seat=seat_code[:20].strip() or "—",
                     code=table.code,
                 )
+            elif not free:
+                refusal = Message(IN_USE)
+                self._audit(session, table, player.name, JOIN_REFUSED, None, client, "in use")
             else:
                 token = secrets.token_urlsafe(24)
-                player.token_hash, player.seat_code_hash = token_hash(token), None
+                player.token_hash = token_hash(token)  # the code is kept: to say it is in use
                 self._audit(session, table, player.name, "join", None, client, "")
                 return token
         raise AccessError(refusal)  # after the commit: the failed attempt is counted
+
+    def seats_in_use(self, code: str, dealer_token: str) -> list[str]:
+        """The seated players whose seat code was tried on another device since their phone
+        joined (the audit log says so): the dealer may sign that device out with a new
+        seat code (:meth:`reissue_seat`)."""
+        with self._read() as session:
+            table = self._dealer(session, code, dealer_token, lock=False)
+            rows = session.execute(
+                select(AuditRow.action, AuditRow.actor, AuditRow.new_value)
+                .where(AuditRow.table_id == table.id)
+                .where(AuditRow.action.in_(("join", JOIN_REFUSED, "reissue", "release")))
+                .order_by(AuditRow.id)
+            ).all()
+            seated = set(
+                session.scalars(
+                    select(TablePlayerRow.name).where(
+                        TablePlayerRow.table_id == table.id,
+                        TablePlayerRow.released_at.is_(None),
+                        TablePlayerRow.token_hash.is_not(None),
+                    )
+                )
+            )
+        tried: dict[str, bool] = {}
+        for action, actor, new_value in rows:  # the dealer's rows name the player after
+            name = actor if action in ("join", JOIN_REFUSED) else str(new_value)
+            tried[name] = action == JOIN_REFUSED
+        return [name for name, refused in tried.items() if refused and name in seated]
 
     def reissue_seat(self, code: str, dealer_token: str, name: str, reason: str = "") -> str:
         """A new seat code for a player; the device that held the seat is signed out."""
@@ -353,12 +393,17 @@ class Seating(Cashier):
     def change_paytable(
         self, code: str, dealer_token: str, paytable: Paytable, reason: str
     ) -> None:
-        """A new paytable from the next round on, written to the audit log."""
+        """A new paytable from the next round on (a round open now settles at its own pays),
+        written to the audit log with the round it applies from (a TOML comment above it)."""
         if not reason.strip():
             raise ParameterError(Message(N_("Give a reason for changing the paytable.")))
         why = check_text(reason, "reason", MAX_REASON)
         with self._tx() as session:
             table = self._dealer(session, code, dealer_token)
+            current = self._current(session, table)
+            applies = f"# from round {current.number + 1 if current is not None else 1}\n"
             old = table.paytable_toml
             table.paytable_toml = paytable.to_toml()
-            self._audit(session, table, "dealer", "paytable", old, table.paytable_toml, why)
+            self._audit(
+                session, table, "dealer", "paytable", old, applies + table.paytable_toml, why
+            )

@@ -94,11 +94,13 @@ PLAYERS_IN_ORDER = (
     .order_by(TablePlayerRow.id)
 )
 _PLAYERS_ENTRIES = LedgerRow.table_id == bindparam("table"), LedgerRow.player_id.is_not(None)
-ENTRIES_SINCE = select(LedgerRow.id, LedgerRow.player_id, LedgerRow.amount).where(
-    *_PLAYERS_ENTRIES, LedgerRow.id > bindparam("last")
-)
+_ENTRY = LedgerRow.id, LedgerRow.player_id, LedgerRow.amount, LedgerRow.kind
+ENTRIES_SINCE = select(*_ENTRY).where(*_PLAYERS_ENTRIES, LedgerRow.id > bindparam("last"))
 ENTRIES_UP_TO = select(func.count()).where(*_PLAYERS_ENTRIES, LedgerRow.id <= bindparam("last"))
-ENTRIES = select(LedgerRow.id, LedgerRow.player_id, LedgerRow.amount).where(*_PLAYERS_ENTRIES)
+ENTRIES = select(*_ENTRY).where(*_PLAYERS_ENTRIES)
+PLAYED = frozenset({"stake", "return"})
+"""The ledger's kinds of a round's play (what a player's night result adds up), as against
+chips bought, topped up and cashed out."""
 
 
 def token_hash(token: str) -> str:
@@ -175,8 +177,9 @@ class TableStore(Kept):
         now: Callable[[], datetime] = utc_now,
     ) -> None:
         super().__init__(storage)
-        # table id → (ledger entries summed, the last entry's id, player id → sum).
-        self._sums: dict[int, tuple[int, int, dict[int, Decimal]]] = {}
+        # table id → (ledger entries summed, the last entry's id, player id → their sums:
+        # the balance, and the result of the night's rounds).
+        self._sums: dict[int, tuple[int, int, dict[int, tuple[Decimal, Decimal]]]] = {}
         # Live dealing uses the operating system's secure source; tests may seed one.
         self._rng = rng if rng is not None else secrets.SystemRandom()
         self._now = now
@@ -298,7 +301,14 @@ class TableStore(Kept):
         return found
 
     def _balances(self, session: Session, table: ClubTableRow) -> dict[str, Decimal]:
-        """Every player's balance (the sum of their ledger entries), in the order admitted.
+        """Every player's balance (the sum of their ledger entries), in the order admitted."""
+        return {name: balance for name, (balance, _) in self._accounts(session, table).items()}
+
+    def _accounts(
+        self, session: Session, table: ClubTableRow
+    ) -> dict[str, tuple[Decimal, Decimal]]:
+        """Every player's balance and result of the night (their stakes and returns: what
+        the rounds changed), from the whole ledger, in the order admitted.
 
         The sums are kept between calls: only the entries added since are read,
         and all of them again if the count shows any other change.
@@ -312,11 +322,18 @@ class TableStore(Kept):
             rows = session.execute(ENTRIES, {"table": table.id}).all()
             count, known = len(rows), {}
         sums = dict(known)
-        for _, player_id, amount in rows:
+        zero = (Decimal(0), Decimal(0))
+        for _, player_id, amount, kind in rows:
             if player_id is not None:
-                sums[player_id] = sums.get(player_id, Decimal(0)) + amount
+                balance, result = sums.get(player_id, zero)
+                played = amount if kind in PLAYED else Decimal(0)
+                sums[player_id] = (balance + amount, result + played)
         self._sums[table.id] = (count, last, sums)
-        return {name: as_decimal(sums.get(pid, Decimal(0))) for pid, name in players}
+        return {
+            name: (as_decimal(balance), as_decimal(result))
+            for pid, name in players
+            for balance, result in (sums.get(pid, zero),)
+        }
 
     def _audit(
         self,

@@ -24,7 +24,8 @@ from starlette.responses import JSONResponse, Response
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.engine.money import format_amount
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.web.forms import read_json
+from andar_bahar.web.context import request_info
+from andar_bahar.web.forms import read_amount, read_json
 
 if TYPE_CHECKING:
     from andar_bahar.web.cashier import Statement
@@ -77,9 +78,10 @@ def register(app: FastAPI, club: Club, bearer: Callable[[Request], str]) -> None
                 Message(N_("'{value}' is not one of {choices}."), value=action,
                         choices="top-up, cash-out")
             )  # fmt: skip
+        amount = read_amount(data.get("amount", ""), request_info(request).lang)
         balance = await run_in_threadpool(
-            moves[action], code, bearer(request), str(data.get("name", "")),
-            str(data.get("amount", "")), str(data.get("reason", "")),
+            moves[action], code, bearer(request), str(data.get("name", "")), amount,
+            str(data.get("reason", "")),
         )  # fmt: skip
         return JSONResponse({"balance": format_amount(balance)})
 

@@ -30,6 +30,8 @@ from starlette.responses import Response
 from andar_bahar.engine.errors import AccessError, ParameterError
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.app import redirect, render
+from andar_bahar.web.context import request_info
+from andar_bahar.web.forms import read_amount
 from andar_bahar.web.records import TableState
 from andar_bahar.web.security import set_cookie
 
@@ -68,7 +70,8 @@ def remember_seat(
 
 
 def seats_context(request: Request, club: Club, state: TableState) -> dict[str, Any]:
-    """What ``_seats.html`` shows: each fresh code with its link and QR code (inline SVG)."""
+    """What ``_seats.html`` shows: each fresh code with its link and QR code (inline SVG),
+    and the seats whose code was tried on another device (to sign that device out)."""
     waiting = {p.name for p in state.players if not p.joined}
     seats = []
     for name, seat in fresh_seats(request, club, state.code):
@@ -77,7 +80,8 @@ def seats_context(request: Request, club: Club, state: TableState) -> dict[str, 
             svg = segno.make(link, error="m").svg_inline(scale=4, dark="#000", light="#fff")
             seats.append({"name": name, "seat": seat, "link": link, "qr": Markup(svg)})  # noqa: S704
     host = request.url.hostname or ""
-    return {"fresh_seats": seats, "loopback": host in _LOOPBACK}
+    in_use = club.service.seats_in_use(state.code, club.dealer_token(request, state.code))
+    return {"fresh_seats": seats, "loopback": host in _LOOPBACK, "seats_in_use": in_use}
 
 
 def register(app: FastAPI, club: Club) -> None:
@@ -137,10 +141,11 @@ def _add_seats_and_cash(app: FastAPI, club: Club) -> None:
         reason: Annotated[str, Form()] = "",
     ) -> Response:
         token = club.dealer_token(request, code)
+        chips = read_amount(amount, request_info(request).lang)
         if action == "top-up":
-            club.service.top_up(code, token, name, amount, reason)
+            club.service.top_up(code, token, name, chips, reason)
         elif action == "cash-out":
-            club.service.cash_out(code, token, name, amount, reason)
+            club.service.cash_out(code, token, name, chips, reason)
         else:
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
         return _back(request, code)
@@ -172,4 +177,8 @@ def _add_records(app: FastAPI, club: Club) -> None:
     @app.get("/seat/{code}/{seat}")
     async def seat_link(request: Request, code: str, seat: str) -> Response:
         state = await run_in_threadpool(club.service.view, code)
+        token = club.seat_token(request, state.code)
+        held = await run_in_threadpool(club.service.player_seat, state.code, token)
+        if held is not None:
+            return redirect(request, f"/play/{state.code}")  # joined: Back leads to the seat
         return render(request, "seat.html", code=state.code, table=state.name, seat=seat[:20])

@@ -11,10 +11,11 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import lru_cache
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from andar_bahar.engine.errors import AccessError, ActionError
+from andar_bahar.engine.names import printable
 from andar_bahar.engine.paytables import Paytable, load_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import Procedure
@@ -27,6 +28,7 @@ from andar_bahar.storage.models import (
     TablePlayerRow,
     TableRoundRow,
 )
+from andar_bahar.web.cashier import PlayerStatement, player_account
 from andar_bahar.web.records import (
     PlayerRound,
     PlayerState,
@@ -37,15 +39,18 @@ from andar_bahar.web.records import (
     TableSnapshot,
     TableState,
     centre_of_record,
+    player_round,
     settled_bets,
     settled_round,
 )
 from andar_bahar.web.store import TableStore, ledger_sum
 
-__all__ = ["RECENT", "Viewer", "Views", "visible_to"]
+__all__ = ["NIGHT_PAGE", "RECENT", "PlayerNight", "Viewer", "Views", "visible_to"]
 
 RECENT = 10
 """How many of the last rounds pages show (SPEC §9: recall of the last ten)."""
+NIGHT_PAGE = 50
+"""A player's rounds on one page of their night (:meth:`Views.player_night`)."""
 
 # The reads of a whole table, built once with bound parameters (see store.py).
 JOINED = select(TablePlayerRow.name, TablePlayerRow.token_hash).where(
@@ -72,6 +77,25 @@ SETTLED_ROUNDS = (
     .limit(bindparam("limit"))
 )
 RECORD = select(TableRoundRow.record).where(TableRoundRow.id == bindparam("round"))
+ACCOUNT = (
+    select(LedgerRow.kind, func.sum(LedgerRow.amount))
+    .where(LedgerRow.player_id == bindparam("player"))
+    .group_by(LedgerRow.kind)
+)
+_PLAYED = (
+    select(LedgerRow.round_id)
+    .where(LedgerRow.player_id == bindparam("player"), LedgerRow.round_id.is_not(None))
+    .distinct()
+)
+PLAYED_COUNT = select(func.count()).select_from(_PLAYED.subquery())
+PLAYED_ROUNDS = (
+    select(TableRoundRow.id, TableRoundRow.number, TableRoundRow.winner, TableRoundRow.cards_dealt)
+    .where(TableRoundRow.id.in_(_PLAYED))
+    .order_by(TableRoundRow.number.desc())
+    .limit(bindparam("limit"))
+    .offset(bindparam("skip"))
+)
+"""A player's rounds: those with a posting of theirs (a stake taken at settlement)."""
 
 
 @lru_cache(maxsize=256)
@@ -82,6 +106,18 @@ def _procedure(text: str) -> Procedure:
 @lru_cache(maxsize=256)
 def _paytable(text: str) -> Paytable:
     return load_paytable(text, source="table")
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerNight:
+    """A player's whole night at a table, from the ledger: the totals, and one page of the
+    rounds they bet in (newest first), each with its bets as the round's record paid them."""
+
+    account: PlayerStatement
+    rounds: tuple[PlayerRound, ...]
+    page: int
+    pages: int
+    """How many pages the rounds fill (at least one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,9 +233,11 @@ class Views(TableStore):
 
     def _state(self, session: Session, table: ClubTableRow) -> TableState:
         row = self._current(session, table)
+        public = self._public_of(table, row) if row is not None else None
+        paytable = _paytable(table.paytable_toml)
         settled = self._rounds_played(session, table)
         tokens = self._scores(session, table) if table.kind == "teaching" and table.scoring else {}
-        balances = self._balances(session, table)
+        accounts = self._accounts(session, table)
         joined = {
             name: token is not None for name, token in session.execute(JOINED, {"table": table.id})
         }
@@ -208,17 +246,18 @@ class Views(TableStore):
             name=table.name,
             kind=table.kind,
             procedure=_procedure(table.procedure_json),
-            paytable=_paytable(table.paytable_toml),
+            paytable=paytable,
             players=tuple(
-                PlayerState(name, joined[name], balance, tokens.get(name, 0))
-                for name, balance in balances.items()
+                PlayerState(name, joined[name], balance, tokens.get(name, 0), result)
+                for name, (balance, result) in accounts.items()
                 if name in joined
             ),
-            round=self._public_of(table, row) if row is not None else None,
+            round=public,
             rounds_settled=settled,
             rounds_planned=table.rounds_planned,
             scoring=table.scoring,
             version=table.version,
+            new_pays=public is not None and public.paytable != paytable,
         )
 
     def _scores(self, session: Session, table: ClubTableRow) -> dict[str, int]:
@@ -274,17 +313,46 @@ class Views(TableStore):
         (only the rounds where they bet): their page's own history of the night."""
         return self.table_snapshot(code, limit).player_rounds(player)
 
+    def player_night(self, code: str, player_token: str, page: int = 1) -> PlayerNight:
+        """The night of the player whose phone holds *player_token*: every posting of theirs
+        added up by the database (one aggregate), and page *page* of the rounds that have
+        a posting of theirs (:data:`NIGHT_PAGE` a page) — the whole night, never a window."""
+        with self._read() as session:
+            table = self._table(session, code, lock=False)
+            player = self._player(session, table, player_token)
+            sums = session.execute(ACCOUNT, {"player": player.id}).all()
+            by_kind = {str(kind): Decimal(total) for kind, total in sums}
+            account = player_account(printable(player.name), by_kind, released=False)
+            count = session.scalar(PLAYED_COUNT, {"player": player.id}) or 0
+            pages = max(1, -(-count // NIGHT_PAGE))
+            page = min(max(1, page), pages)
+            rows = session.execute(
+                PLAYED_ROUNDS,
+                {"player": player.id, "limit": NIGHT_PAGE, "skip": (page - 1) * NIGHT_PAGE},
+            ).all()
+            self._read_paid(session, [row.id for row in rows])
+        rounds = tuple(
+            player_round(number, winner, cards, self._paid[round_id], player.name)
+            for round_id, number, winner, cards in rows
+        )
+        return PlayerNight(account, rounds, page, pages)
+
+    def _read_paid(self, session: Session, round_ids: list[int]) -> None:
+        """Every bet's settlement in the settled rounds *round_ids*, from their records
+        (each read once: a settled round never changes)."""
+        missing = [i for i in round_ids if i not in self._paid]
+        if missing:
+            for round_id, record in session.execute(
+                select(TableRoundRow.id, TableRoundRow.record).where(TableRoundRow.id.in_(missing))
+            ):
+                self._paid[round_id] = settled_bets(record)
+
     def _settled(
         self, session: Session, table: ClubTableRow, limit: int
     ) -> tuple[SettledRound, ...]:
         """The table's last *limit* settled rounds, newest first, with every bet's settlement."""
         rows = session.execute(SETTLED_ROUNDS, {"table": table.id, "limit": limit}).all()
-        missing = [row.id for row in rows if row.id not in self._paid]
-        if missing:  # a settled round never changes: its record is read once
-            for round_id, record in session.execute(
-                select(TableRoundRow.id, TableRoundRow.record).where(TableRoundRow.id.in_(missing))
-            ):
-                self._paid[round_id] = settled_bets(record)
+        self._read_paid(session, [row.id for row in rows])
         return tuple(self._settled_round(i, n, w, c) for i, n, w, c in rows)
 
     def _settled_round(
