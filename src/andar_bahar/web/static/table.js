@@ -273,12 +273,13 @@
           location.href = redirect;
           return null;
         }
-        if (response.status >= 500) {   // it may have changed the table all the same
+        var unserved = response.status === 503;   // not done: the database is not answering
+        if (response.status >= 500 && !unserved) {   // it may have changed the table all the same
           document.dispatchEvent(new CustomEvent("live:resync"));
         }
         return response.text().then(function (html) {
           var problem = errorOf(html, response.status);
-          if (problem.offline) {
+          if (problem.offline || unserved) {   // sent again, with the same key
             retryKeys[signature] = data.get("key");
           } else {
             delete retryKeys[signature];
