@@ -265,7 +265,7 @@ def page_context(request: Request, **context: object) -> dict[str, Any]:
     ``live_table`` (``None``; a table code makes the page follow that table),
     ``live_page`` and ``live_version`` (its page kind and version, see
     :mod:`~andar_bahar.web.live_pages`), ``live_beat`` (the hub's heartbeat, seconds: the
-    page reconnects after 1.5 beats of silence), ``answering`` (``True`` only in the answer
+    page reconnects after 1.4 beats of silence), ``answering`` (``True`` only in the answer
     to the viewer's own action) and ``live_path(code)``, ``is_htmx``,
     ``htmx_config``, ``url_for``.
     """

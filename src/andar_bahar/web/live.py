@@ -56,10 +56,10 @@ the requests waiting then go first.
 Never silently stale: every socket hears from the server at least once a beat
 (:data:`BEAT`, 10 s): a socket that was sent nothing for half a beat gets
 :data:`HEARTBEAT`, a constant text the page recognises (:meth:`Hub.heartbeat`, one loop
-for every socket of the process, no render). A page that hears nothing for one and a half
-beats takes its line for dead, says "reconnecting…" and connects again at once
-(``live.js``): a connection that died without a word (a Wi-Fi that dropped, a
-black-holed route) is noticed within 15 s, and the catch-up above brings the page up to
+for every socket of the process, no render). A page that hears nothing for 1.4 beats
+takes its line for dead, says "reconnecting…" and connects again at once (``live.js``):
+a connection that died without a word (a Wi-Fi that dropped, a black-holed route) is
+noticed within 15 s of its last word, a busy phone's late timer included, and the catch-up above brings the page up to
 date. A database that stops answering does not end the sockets: their pages keep what
 they show, and get their full set when it is back (:mod:`~andar_bahar.web.health`); a
 socket opened meanwhile is closed with :data:`TRY_AGAIN_LATER`.
@@ -130,7 +130,7 @@ HEARTBEAT = "beat"
 """What a socket that has had nothing for half a beat is sent: the line is alive."""
 BEAT = 10.0
 """Seconds: the longest a live socket goes without a message from the server (a page that
-hears nothing for 1.5 beats reconnects; ``base.html`` tells it the beat)."""
+hears nothing for 1.4 beats reconnects; ``base.html`` tells it the beat)."""
 COMPLETE_ANSWERS = frozenset({"dealer"})
 """The roles whose actions are answered with every block of their page (the page is then
 at the answer's version); other roles' answers bring their own blocks."""

@@ -13,7 +13,7 @@
    Its socket has an id (?s=ID) that the page's own actions send (header X-Live-Socket): the
    server then does not send down the socket what their answers brought.
    Never silently stale: the server sends something at least once a beat (data-live-beat,
-   10 s; "beat" when it has nothing else), so a socket that hears nothing for 1.5 beats is
+   10 s; "beat" when it has nothing else), so a socket that hears nothing for 1.4 beats is
    dead even if it never closed (a black-holed route): the page says "reconnecting…" in
    #live-status (<body class="live-down">; table.js says when it is back) and connects
    again at once; on reconnecting the server sends whatever was missed, in one message.
@@ -59,7 +59,8 @@
   }
   var badge = document.getElementById("live-status");
   var BEAT = (parseFloat(body.getAttribute("data-live-beat")) || 10) * 1000;
-  var SILENCE = BEAT * 1.5;   // nothing heard for this long: the line is dead
+  var SILENCE = BEAT * 1.4;   // nothing heard for this long (14 s): the line is dead — 1 s
+                              // under 15 s, for a busy phone's late timer
   var MIN_DELAY = 250;        // after a failed attempt, try again this soon, doubling …
   var MAX_DELAY = 1000;       // … to at most this: current within 2 s of the network's return
   var LATER_DELAY = 2000;     // the server said "not now" (1013): this, doubling …
@@ -234,7 +235,7 @@
   function check() {
     watch = null;
     if (socket && Date.now() - lastHeard >= SILENCE) {
-      stale();   // no word for 1.5 beats, and no close: a dead line (a Wi-Fi that dropped …)
+      stale();   // no word for 1.4 beats, and no close: a dead line (a Wi-Fi that dropped …)
       return;
     }
     if (!socket && attempt && Date.now() - openedAt >= OPENING) {
