@@ -53,6 +53,8 @@ class Link:
         self.flowing = threading.Event()
         self.flowing.set()
         self.refusing = False
+        self.refused = 0
+        """Connections refused since the last :meth:`drop` (the page's attempts)."""
         self.open: list[socket.socket] = []
         self.lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
@@ -68,6 +70,7 @@ class Link:
     def _connect(self, client: socket.socket) -> None:
         self.flowing.wait()  # black-holed: the connection is held, nothing goes through
         if self.refusing:
+            self.refused += 1
             client.close()
             return
         upstream = socket.create_connection(("127.0.0.1", self.target))
@@ -98,7 +101,7 @@ class Link:
 
     def drop(self) -> None:
         """Close every connection, and refuse new ones."""
-        self.refusing = True
+        self.refusing, self.refused = True, 0
         with self.lock:
             gone, self.open = self.open, []
         for connection in gone:
@@ -264,7 +267,10 @@ def test_a_dropped_line_catches_up_within_2_s_of_its_return_without_an_online_ev
     night.wait_reconnecting(timeout=10)
     before = night.shown_version()
     assert night.shown_version() == before < night.deal(3)
-    time.sleep(4)  # the page tries again and again meanwhile: its waits reach their longest
+    deadline = time.monotonic() + 20
+    while night.link.refused < 5:  # 0.25, 0.5, 1, 1 s …: the page's waits at their longest
+        assert time.monotonic() < deadline, f"the page tried {night.link.refused} times in 20 s"
+        time.sleep(0.05)
     night.link.restore()
     assert night.wait_current(timeout=10) <= CURRENT_WITHIN
     assert night.phone.evaluate("() => window.wentOnline === undefined")
