@@ -223,3 +223,54 @@ def test_a_body_cut_short_is_never_taken_for_the_whole_request() -> None:
     middleware = WebMiddleware(route, secret=b"k" * 32, reject=reject, exempt_paths=("/api/",))
     asyncio.run(middleware(scope, receive, send))
     assert ran == []
+
+
+def test_the_deadline_is_the_request_s_not_the_answer_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    """BoundedHttp: the clock stops once a request is whole — an answer slower than the
+    deadline is not cut, nor is the next request on the same connection — and a request
+    that does not arrive in time is closed (the deadline shortened here to 0.3 s)."""
+    import socket
+    import threading
+
+    import uvicorn
+
+    from andar_bahar.web import connections
+
+    monkeypatch.setattr(connections, "READ_TIMEOUT", 0.3)
+
+    async def slow_app(scope: Any, receive: Any, send: Any) -> None:
+        more = True
+        while more:
+            more = (await receive()).get("more_body", False)
+        await asyncio.sleep(0.6)  # the server is slow: not the client's fault
+        await send(
+            {"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]}
+        )
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(slow_app, host="127.0.0.1", port=port, http=connections.BoundedHttp,
+                            lifespan="off", log_level="error")  # fmt: skip
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.01)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+            for _ in range(2):  # two requests, one connection
+                client.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi")
+                answer = b""
+                while not answer.endswith(b"ok"):
+                    chunk = client.recv(4096)
+                    assert chunk, "the connection was closed during a slow answer"
+                    answer += chunk
+                assert answer.startswith(b"HTTP/1.1 200")
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+            client.sendall(b"GET / HTTP/1.1\r\nHost:")  # and nothing more
+            assert client.recv(4096) == b""  # closed by the server, well before the timeout
+    finally:
+        server.should_exit = True
+        thread.join(10)

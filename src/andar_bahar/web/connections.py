@@ -108,10 +108,11 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.rate = Rate(MESSAGES_PER_SECOND, MESSAGE_BURST)
+        self.flooded = False
 
     def data_received(self, data: bytes) -> None:
         for start in range(0, len(data), READ_SLICE):
-            if self.close_sent:  # flooded (or closing): the rest is not read
+            if self.flooded:  # the rest of what it sent is not even parsed
                 return
             super().data_received(data[start : start + READ_SLICE])
 
@@ -141,6 +142,7 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
             return False
         if self.rate.allow():
             return True
+        self.flooded = True
         self.conn.fail(POLICY_VIOLATION, "too many messages")
         self.transport.write(b"".join(self.conn.data_to_send()))
         self.close_sent = True
