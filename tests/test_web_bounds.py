@@ -29,9 +29,10 @@ from starlette.websockets import WebSocketDisconnect
 
 from abuse_support import Flood, Frames, SlowClients, Table, frame, open_files, raw_socket
 from andar_bahar.web.connections import READ_TIMEOUT
-from andar_bahar.web.live import HEARTBEAT, POLICY_VIOLATION, Hub, Rendered, Viewer
+from andar_bahar.web.live import HEARTBEAT, POLICY_VIOLATION, Hub, Viewer
 from andar_bahar.web.live_socket import MESSAGE_BURST, MESSAGE_MOST, MESSAGE_TOO_BIG
 from serve_process import ServeProcess
+from test_web_infra import CountRenderer
 from web_support import served
 
 SLOW = 300
@@ -142,41 +143,13 @@ def test_a_socket_sending_too_much_is_closed_and_a_page_s_ping_answered(
         assert noisy.value.code == POLICY_VIOLATION
 
 
-class Quiet:
-    """A table that never changes (version 1): its followers hear only the heartbeat."""
-
-    def read(self, code: str, known: int | None = None) -> int:
-        return 1
-
-    def version(self, snapshot: int) -> int:
-        return snapshot
-
-    def deadline(self, snapshot: int) -> None:
-        return None
-
-    def shared(self, snapshot: int, group: tuple[str, str, str]) -> Rendered:
-        return Rendered({})
-
-    def private(self, snapshot: int, viewer: Viewer) -> Rendered:
-        return Rendered({})
-
-    def allowed(self, snapshot: int, viewer: Viewer) -> bool:
-        return True
-
-    def close_expired(self, code: str) -> None:
-        return None
-
-    def forget(self, code: str) -> None:
-        return None
-
-
 @pytest.mark.timeout(30)
 def test_the_heartbeat_reaches_quiet_sockets_only() -> None:
     """A socket sent nothing for half a beat gets HEARTBEAT at the next half beat; one that
     was just sent a message gets none (live.py)."""
 
     async def scenario() -> tuple[str | None, bool]:
-        hub = Hub(Quiet(), beat=0.2)
+        hub = Hub(CountRenderer({"K7": 1}), beat=0.2)  # a table at version 1, unchanging
         viewer = Viewer("player", "public", "en")
         async with hub.follow("K7", viewer, 1) as quiet, hub.follow("K7", viewer, 1) as busy:
             while quiet.full or busy.full:  # their first look: nothing to send (version 1)

@@ -27,12 +27,12 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 
 from andar_bahar.web.app import create_app
 from andar_bahar.web.connections import server_settings
 from andar_bahar.web.live import BEAT, Hub
-from browser_support import CHROMIUM, CHROMIUM_ARGS, PHONE, free_port, join
+from browser_support import PHONE, free_port, join, launch
 
 CURRENT_WITHIN = 2.0
 """Seconds after the line's return by which the page shows every card dealt meanwhile."""
@@ -157,12 +157,9 @@ class Server:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    """Debian's Chromium, for this module (no club of browser_support's: each test has its own)."""
+    with launch() as chromium:
         yield chromium
-        chromium.close()
 
 
 class Night:

@@ -105,6 +105,28 @@ def _table(client: Any) -> tuple[str, dict[str, str], str]:
     return code, dealer, token
 
 
+def _next_step_once_back(client: Any, code: str, dealer: dict[str, str]) -> None:
+    """The dealer's next step (the centre card), tapped again while it is refused with 503,
+    until the database answers again (within 20 s)."""
+    deadline = time.monotonic() + 20
+    while True:
+        step = client.post(f"/api/tables/{code}/actions/centre", json={}, headers=dealer)
+        if step.status_code != 503:
+            break
+        assert time.monotonic() < deadline, "play did not go on when the database was back"
+        time.sleep(0.05)
+    assert step.status_code == 200, step.text
+
+
+def _deal_out_and_settle(client: Any, code: str, dealer: dict[str, str]) -> None:
+    status = "open"
+    while status == "open":
+        deal = client.post(f"/api/tables/{code}/actions/deal", json={}, headers=dealer)
+        status = deal.json()["status"]
+    settled = client.post(f"/api/tables/{code}/actions/settle", json={}, headers=dealer)
+    assert settled.status_code == 200 and settled.json()["status"] == "settled"
+
+
 def _refused(response: httpx.Response, lang: str = "en") -> None:
     """503, with the one sentence in *lang* (JSON for the API, else HTML) and a Retry-After."""
     assert response.status_code == 503, (response.status_code, response.text[:300])
@@ -166,22 +188,11 @@ def test_a_locked_sqlite_file_answers_503_at_once_and_play_goes_on(
         finally:
             holder.execute("ROLLBACK")
             holder.close()
-        # The lock is gone: the next step works (the probe sees it within its period).
-        deadline = time.monotonic() + 10
-        while (step := client.post(f"/api/tables/{code}/actions/centre", json={}, headers=dealer)).status_code == 503:  # fmt: skip
-            assert time.monotonic() < deadline, "play did not go on after the lock was released"
-            time.sleep(0.05)
-        assert step.status_code == 200, step.text
+        _next_step_once_back(client, code, dealer)  # the lock is gone: the probe sees it
         placed = client.post(f"/api/tables/{code}/bets", headers=asha,
                              json={"bet": "andar", "stake": "10", "key": "k1"})  # fmt: skip
         assert placed.status_code == 200 and placed.json()["stake"] == "10"
-        status = "open"
-        while status == "open":
-            status = client.post(
-                f"/api/tables/{code}/actions/deal", json={}, headers=dealer
-            ).json()["status"]
-        settled = client.post(f"/api/tables/{code}/actions/settle", json={}, headers=dealer)
-        assert settled.status_code == 200 and settled.json()["status"] == "settled"
+        _deal_out_and_settle(client, code, dealer)
     lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(lines) == 2, lines  # one when it stopped answering, one when it was back
     assert "not answering" in lines[0] and "answering again" in lines[1]
@@ -270,16 +281,8 @@ def test_with_postgresql_stopped_every_request_gets_503_within_2_s_and_play_goes
                 _refused(answer, lang)
                 assert took < 2.0, f"request {n} ({path}) took {took:.2f} s"
             cluster.start()
-            deadline = time.monotonic() + 20
-            while (step := client.post(f"/api/tables/{code}/actions/centre", json={}, headers=dealer)).status_code == 503:  # fmt: skip
-                assert time.monotonic() < deadline, "play did not go on when the database was back"
-                time.sleep(0.1)
-            assert step.status_code == 200, step.text
-            status = "open"
-            while status == "open":
-                status = client.post(f"/api/tables/{code}/actions/deal", json={}, headers=dealer).json()["status"]  # fmt: skip
-            settled = client.post(f"/api/tables/{code}/actions/settle", json={}, headers=dealer)
-            assert settled.status_code == 200 and settled.json()["status"] == "settled"
+            _next_step_once_back(client, code, dealer)
+            _deal_out_and_settle(client, code, dealer)
             # The phone's socket lived through it, and follows the table again.
             shown: dict[str, Any] = {}
             while shown.get("status") != "settled":
