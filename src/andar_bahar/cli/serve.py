@@ -1,11 +1,11 @@
 """``andar-bahar serve``: the club table in the browser (the dealer's laptop serves it).
 
-One process by default, with uvicorn's protocols and settings of
-:mod:`andar_bahar.web.connections` (slow and noisy clients are closed). ``--workers N`` (PostgreSQL only) runs N worker processes
-that share the port and every table: each one LISTENs for the changes the others
-make (:mod:`andar_bahar.web.notify`). Several ``serve`` commands on other ports or
-hosts against the same database behave the same, given the same secret
-(``--secret-file``): see docs/deployment.md.
+One process by default, with the uvicorn protocols and settings of
+:mod:`andar_bahar.web.connections` (slow and noisy clients are closed). ``--workers N``
+(PostgreSQL only) runs N worker processes that share the port and every table: each one
+LISTENs for the changes the others make (:mod:`andar_bahar.web.notify`). Several
+``serve`` commands on other ports or hosts against the same database behave the same,
+given the same secret (``--secret-file``): see docs/deployment.md.
 """
 
 from __future__ import annotations

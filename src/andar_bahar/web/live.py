@@ -59,10 +59,11 @@ Never silently stale: every socket hears from the server at least once a beat
 for every socket of the process, no render). A page that hears nothing for 1.4 beats
 takes its line for dead, says "reconnecting…" and connects again at once (``live.js``):
 a connection that died without a word (a Wi-Fi that dropped, a black-holed route) is
-noticed within 15 s of its last word, a busy phone's late timer included, and the catch-up above brings the page up to
-date. A database that stops answering does not end the sockets: their pages keep what
-they show, and get their full set when it is back (:mod:`~andar_bahar.web.health`); a
-socket opened meanwhile is closed with :data:`TRY_AGAIN_LATER`.
+noticed within 15 s of its last word, a busy phone's late timer included, and the
+catch-up above brings the page up to date. A database that stops answering does not
+end the sockets: their pages keep what they show, and get their full set when it is
+back (:mod:`~andar_bahar.web.health`); a socket opened meanwhile is closed with
+:data:`TRY_AGAIN_LATER`.
 
 The bet timer: when a room's table has a deadline ahead, the room calls the
 renderer's ``close_expired`` at that moment (every process with followers does;

@@ -66,6 +66,7 @@ Identify = Callable[[WebSocket, str], Awaitable[Viewer | None]]
 MESSAGE_MOST = 4096
 """The longest message a page may send (bytes): a longer one closes the socket."""
 MESSAGE_TOO_BIG = 1009
+"""The close code of a socket that sent a longer message (the WebSocket standard's)."""
 MESSAGES_PER_SECOND, MESSAGE_BURST = 5, 10
 """How many messages a socket may send: 5 a second on average, 10 at once (a page sends
 one ``ping`` when it wakes up); more closes the socket with 1008."""

@@ -273,7 +273,7 @@
           location.href = redirect;
           return null;
         }
-        var unserved = response.status === 503;   // not done: the database is not answering
+        var unserved = response.status === 503;   // the database is not answering: not done
         if (response.status >= 500 && !unserved) {   // it may have changed the table all the same
           document.dispatchEvent(new CustomEvent("live:resync"));
         }
