@@ -13,7 +13,7 @@ than :data:`MESSAGES_PER_SECOND` a second (after a burst of :data:`MESSAGE_BURST
 before either costs the server anything (``serve`` enforces both in uvicorn's protocol
 too, ping frames included: :mod:`~andar_bahar.web.connections`).
 
->>> clock = iter([0.0] * 11 + [0.2]).__next__
+>>> clock = iter([0.0] * 12 + [0.2]).__next__  # the bucket's start, 11 events, then 0.2 s
 >>> rate = Rate(5, 10, clock)
 >>> [rate.allow() for _ in range(11)]  # a burst of 10, then nothing until time passes
 [True, True, True, True, True, True, True, True, True, True, False]
