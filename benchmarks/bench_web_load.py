@@ -156,11 +156,12 @@ def serve(url: str, port: int, workers: int) -> None:
     """Run :func:`bench_app` as ``serve`` runs its app (this is the server's process)."""
     import uvicorn
 
-    from andar_bahar.cli.serve import UVICORN, tell_workers
+    from andar_bahar.cli.serve import tell_workers
+    from andar_bahar.web.connections import server_settings
 
     tell_workers(url, secrets.token_bytes(32), workers)  # as serve does
     uvicorn.run("bench_web_load:bench_app", factory=True, workers=workers, host=HOST, port=port,
-                **UVICORN)  # fmt: skip
+                **server_settings())  # fmt: skip
 
 
 def free_port() -> int:

@@ -189,15 +189,22 @@ def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClubServer]:
         yield server
 
 
-@pytest.fixture(scope="module")
-def browser(club: ClubServer) -> Iterator[Browser]:  # the server outlives the browser
-    """Debian's Chromium, for one test module."""
+@contextmanager
+def launch() -> Iterator[Browser]:
+    """Debian's Chromium through Playwright (the test is skipped where there is none)."""
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def browser(club: ClubServer) -> Iterator[Browser]:  # the server outlives the browser
+    """Debian's Chromium, for one test module."""
+    with launch() as chromium:
+        yield chromium
 
 
 @pytest.fixture

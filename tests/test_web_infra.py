@@ -570,7 +570,9 @@ def test_a_live_render_gives_way_to_requests_in_flight_and_only_then(
     process serves requests, so that a bet never waits behind a whole settlement; with no
     request in flight it never pauses."""
     pauses: list[float] = []
-    clock = types.SimpleNamespace(perf_counter=time.perf_counter, sleep=pauses.append)
+    clock = types.SimpleNamespace(
+        perf_counter=time.perf_counter, sleep=pauses.append, monotonic=time.monotonic
+    )
     monkeypatch.setattr(live, "time", clock)
     hub = Hub(SlowRenderer({"K7": 1}))
 
@@ -816,16 +818,16 @@ def test_in_a_browser_htmx_csrf_errors_and_live_updates() -> None:
 
 
 def test_serve_closes_a_socket_that_sends_more_than_a_ping() -> None:
-    """serve's uvicorn settings (cli/serve.UVICORN): a page sends only ``ping`` on its
-    socket; 64 KiB from a stranger closes the socket with 1009 (message too big) before
-    the server reads it, and the server goes on answering pings on other sockets."""
+    """serve's uvicorn settings (web/connections.server_settings): a page sends only
+    ``ping`` on its socket; 64 KiB from a stranger closes the socket with 1009 (message too
+    big) before the server reads it, and the server goes on answering pings on other sockets."""
     from websockets.exceptions import ConnectionClosed
     from websockets.sync.client import connect
 
-    from andar_bahar.cli.serve import UVICORN
+    from andar_bahar.web.connections import server_settings
 
     port = _free_port()
-    settings = {key: value for key, value in UVICORN.items() if key != "log_level"}
+    settings = {key: value for key, value in server_settings().items() if key != "log_level"}
     with _Server(demo_app(), port, **settings):
         url = f"ws://127.0.0.1:{port}/ws/K7?v=0"
         with connect(url) as abuser, connect(url) as phone:

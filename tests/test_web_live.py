@@ -27,6 +27,7 @@ from starlette.testclient import WebSocketTestSession
 
 from andar_bahar.engine.cards import Card
 from andar_bahar.storage.models import TableRoundRow
+from andar_bahar.web.live import HEARTBEAT
 from andar_bahar.web.live_pages import LIVE_PAGES
 from web_support import csrf, served
 
@@ -87,9 +88,13 @@ class Table:
 
 
 def next_message(ws: WebSocketTestSession, at_least: int) -> dict[str, Any]:
-    """The next message whose version is at least *at_least* (earlier ones are skipped)."""
+    """The next message whose version is at least *at_least* (earlier ones, and the
+    server's heartbeats, are skipped)."""
     while True:
-        message: dict[str, Any] = ws.receive_json()
+        text = ws.receive_text()
+        if text == HEARTBEAT:
+            continue
+        message: dict[str, Any] = json.loads(text)
         if message["v"] >= at_least:
             return message
 

@@ -188,7 +188,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         site.hub.bind(asyncio.get_running_loop())
+        beating = asyncio.ensure_future(site.hub.heartbeat())
         async with contextlib.AsyncExitStack() as stack:
+            stack.callback(beating.cancel)
             for hook in app.state.lifespan_hooks:
                 await stack.enter_async_context(hook())
             if serving:
@@ -268,7 +270,8 @@ def page_context(request: Request, **context: object) -> dict[str, Any]:
     ``languages`` and ``lang_url(code)`` (the switcher), ``home_url``,
     ``live_table`` (``None``; a table code makes the page follow that table),
     ``live_page`` and ``live_version`` (its page kind and version, see
-    :mod:`~andar_bahar.web.live_pages`), ``answering`` (``True`` only in the answer
+    :mod:`~andar_bahar.web.live_pages`), ``live_beat`` (the hub's heartbeat, seconds: the
+    page reconnects after 1.4 beats of silence), ``answering`` (``True`` only in the answer
     to the viewer's own action) and ``live_path(code)``, ``is_htmx``,
     ``htmx_config``, ``url_for``.
     """
@@ -304,6 +307,7 @@ def page_context(request: Request, **context: object) -> dict[str, Any]:
         "live_table": None,
         "live_page": None,
         "live_version": 0,
+        "live_beat": site_of(request).hub.beat,
         "answering": False,
         "live_path": live_path,
         "is_htmx": is_htmx(request),
@@ -390,12 +394,16 @@ async def _close_websocket(conn: Request, code: int) -> None:
 
 
 async def _on_project_error(request: Request, exc: Exception) -> Response | None:
-    """An :class:`AndarBaharError`: 400 (403 for an :class:`AccessError`), its sentence."""
+    """An :class:`AndarBaharError`: 400 (403 for an :class:`AccessError`), its sentence.
+
+    A refusal reaches htmx as 200 (it shows in ``#errors``); a server that cannot serve
+    now (503: its database is not answering) says so with its status, so that the page
+    knows its action was not done and sends it again with the same key."""
     if request.scope["type"] == "websocket":
         await _close_websocket(request, 1008)
         return None
     status = getattr(exc, "http_status", 403 if isinstance(exc, AccessError) else 400)
-    response = error_response(request, exc, status, htmx_status=200)
+    response = error_response(request, exc, status, htmx_status=200 if status < 500 else None)
     retry_after = getattr(exc, "retry_after", None)
     if retry_after is not None:
         response.headers["Retry-After"] = str(retry_after)

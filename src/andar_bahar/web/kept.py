@@ -140,7 +140,7 @@ class Kept(Transactions):
     def _version_of(self, code: str) -> tuple[int, int] | None:
         """(id, version) of table *code*, or ``None``: one indexed read of one row, in a
         read transaction of its own (what decides whether what is kept is still good)."""
-        with self._read_lock:
+        with self.health.guard(), self._read_lock:
             raw = self._peek.raw_connection()  # one statement: no session, no ORM
             try:
                 cursor = raw.cursor()

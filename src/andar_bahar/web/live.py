@@ -53,6 +53,18 @@ it back). While this process serves HTTP requests (:class:`CountRequests`), a
 render therefore pauses briefly (:data:`PAUSE`) after every :data:`SLICE` of its work:
 the requests waiting then go first.
 
+Never silently stale: every socket hears from the server at least once a beat
+(:data:`BEAT`, 10 s): a socket that was sent nothing for half a beat gets
+:data:`HEARTBEAT`, a constant text the page recognises (:meth:`Hub.heartbeat`, one loop
+for every socket of the process, no render). A page that hears nothing for 1.4 beats
+takes its line for dead, says "reconnecting…" and connects again at once (``live.js``):
+a connection that died without a word (a Wi-Fi that dropped, a black-holed route) is
+noticed within 15 s of its last word, a busy phone's late timer included, and the
+catch-up above brings the page up to date. A database that stops answering does not
+end the sockets: their pages keep what they show, and get their full set when it is
+back (:mod:`~andar_bahar.web.health`); a socket opened meanwhile is closed with
+:data:`TRY_AGAIN_LATER`.
+
 The bet timer: when a room's table has a deadline ahead, the room calls the
 renderer's ``close_expired`` at that moment (every process with followers does;
 the service makes it happen once).
@@ -80,17 +92,21 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from andar_bahar.web.health import DatabaseUnavailable
 from andar_bahar.web.live_text import SERVER_NOW, message_text, with_now
 from andar_bahar.web.notify import PLAYER_STEPS, ROUND_STEPS, TableEvent
 
 __all__ = [
+    "BEAT",
     "COMPLETE_ANSWERS",
+    "HEARTBEAT",
     "PAUSE",
     "POLICY_VIOLATION",
     "QUEUE",
     "SERVER_NOW",
     "SERVICE_RESTART",
     "SLICE",
+    "TRY_AGAIN_LATER",
     "CountRequests",
     "Follower",
     "Hub",
@@ -108,6 +124,14 @@ POLICY_VIOLATION = 1008
 """A socket refused (who it is may not follow this page): the browser stops retrying."""
 SERVICE_RESTART = 1012
 """A socket ended by the server (shutting down, or its viewer signed out): it reconnects."""
+TRY_AGAIN_LATER = 1013
+"""A socket the server cannot serve now (its database is not answering): the browser
+tries again, less often than after a network failure."""
+HEARTBEAT = "beat"
+"""What a socket that has had nothing for half a beat is sent: the line is alive."""
+BEAT = 10.0
+"""Seconds: the longest a live socket goes without a message from the server (a page that
+hears nothing for 1.4 beats reconnects; ``base.html`` tells it the beat)."""
 COMPLETE_ANSWERS = frozenset({"dealer"})
 """The roles whose actions are answered with every block of their page (the page is then
 at the answer's version); other roles' answers bring their own blocks."""
@@ -196,6 +220,8 @@ class Follower:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.loop = asyncio.get_running_loop()
         """The socket's loop (tests may run a socket in a loop of its own)."""
+        self.sent = time.monotonic()
+        """When the socket last sent its page anything (``time.monotonic``; its start)."""
 
     def push(self, text: str | None) -> bool:
         """Queue *text* (``None`` ends the socket); ``False`` if the follower is too far behind."""
@@ -270,6 +296,9 @@ class Room:
             followers = list(self.followers)
             try:
                 out, deadline = await run_in_threadpool(self._render, event, followers, recheck)
+            except DatabaseUnavailable:  # said once by its Health; Hub.resync when it is back
+                self.resync = True
+                return
             except Exception:  # a broken page must not stop the table: the next event retries
                 log.exception("live update of table %s failed", self.code)
                 self.resync = True  # and then every socket gets its full set
@@ -387,7 +416,16 @@ class Room:
         if renderer is not None:
             task = asyncio.ensure_future(run_in_threadpool(renderer.close_expired, self.code))
             self.hub.tasks.add(task)
-            task.add_done_callback(self.hub.tasks.discard)
+            task.add_done_callback(self._expired)
+
+    def _expired(self, task: asyncio.Future[None]) -> None:
+        self.hub.tasks.discard(task)
+        error = None if task.cancelled() else task.exception()
+        if error is None:
+            return
+        self.timer = None  # the next render sets it again (at once: the deadline has passed)
+        if not isinstance(error, DatabaseUnavailable):
+            log.error("closing the bets of table %s failed", self.code, exc_info=error)
 
     def close(self) -> None:
         if self.timer is not None:
@@ -399,8 +437,10 @@ class Room:
 class Hub:
     """This process's followers of every table, and the events that reach them."""
 
-    def __init__(self, renderer: Renderer | None = None) -> None:
+    def __init__(self, renderer: Renderer | None = None, *, beat: float = BEAT) -> None:
         self.renderer = renderer
+        self.beat = beat
+        """Seconds: the longest a socket goes without a message (:meth:`heartbeat`)."""
         self.rooms: dict[str, Room] = {}
         self.tasks: set[asyncio.Future[Any]] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -429,6 +469,26 @@ class Hub:
         for room in list(self.rooms.values()):
             room.resync = True
             room.wake()
+
+    def resync_threadsafe(self) -> None:
+        """:meth:`resync` from any thread (the database is back: renders that failed meanwhile)."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop is closing
+                asyncio.run_coroutine_threadsafe(self.resync(), loop)
+
+    async def heartbeat(self) -> None:
+        """While the app runs: every half beat, each socket that was sent nothing for half
+        a beat gets :data:`HEARTBEAT` — so none goes a whole beat without a word. One loop
+        for every socket of the process; a socket with messages on their way gets none."""
+        half = self.beat / 2
+        while True:
+            await asyncio.sleep(half)
+            quiet = time.monotonic() - half
+            for room in list(self.rooms.values()):
+                for follower in list(room.followers):
+                    if follower.sent <= quiet and follower.queue.empty():
+                        follower.push(HEARTBEAT)
 
     @contextlib.asynccontextmanager
     async def follow(

@@ -31,6 +31,7 @@ from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.i18n import translations
 from andar_bahar.web.context import request_info
 from andar_bahar.web.forms import paytable_rows
+from andar_bahar.web.health import DatabaseUnavailable
 from andar_bahar.web.live import COMPLETE_ANSWERS, SERVER_NOW, Viewer, message_text, with_now
 from andar_bahar.web.live_socket import add_live_route
 from andar_bahar.web.page_views import dealer_view, player_view
@@ -266,6 +267,8 @@ def add_table_socket(app: FastAPI, club: Club) -> None:
         try:
             await run_in_threadpool(club.service.table_version, code)  # it exists
             return await run_in_threadpool(viewer_of, club, websocket, code, page)
+        except DatabaseUnavailable:  # not a refusal: the socket is told to come back later
+            raise
         except AndarBaharError:
             return None
 

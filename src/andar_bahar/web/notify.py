@@ -50,8 +50,11 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 CHANNEL = "andar_bahar"
-RECONNECT_MIN, RECONNECT_MAX = 0.2, 10.0
-"""Seconds between attempts to LISTEN again after the connection is lost (doubling)."""
+RECONNECT_MIN, RECONNECT_MAX = 0.2, 2.0
+"""Seconds between attempts to LISTEN again after the connection is lost (doubling): at
+most 2 s, so that the live pages follow the table again soon after the database is back."""
+CONNECT_TIMEOUT = 2
+"""Seconds to connect for LISTEN before trying again."""
 
 
 ROUND_STEPS = frozenset({"open", "timer", "close", "target", "marker", "bet", "deal", "settle"})
@@ -151,7 +154,9 @@ class Listener:
 
     Runs until :meth:`stop`. When the connection is lost it connects again (with
     backoff) and then calls *resync*: notifications sent meanwhile are gone, so the
-    pages must be brought up to date from the database.
+    pages must be brought up to date from the database. It says so once when the
+    connection is lost or cannot be made (*lost*, with the error) and once when it
+    listens again (*back*); by default in a line of the log each.
     """
 
     def __init__(
@@ -160,11 +165,16 @@ class Listener:
         channel: str,
         deliver: Callable[[TableEvent], None],
         resync: Callable[[], Awaitable[None]],
+        *,
+        lost: Callable[[BaseException], None] | None = None,
+        back: Callable[[], None] | None = None,
     ) -> None:
         self.dsn = dsn
         self.channel = channel
         self.deliver = deliver
         self.resync = resync
+        self.lost = lost or _say_lost
+        self.back = back or _say_back
         self.ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -180,14 +190,17 @@ class Listener:
     async def _run(self) -> None:
         import psycopg  # the postgres extra
 
-        delay = RECONNECT_MIN
+        delay, failing = RECONNECT_MIN, False
         while True:
             try:
                 async with await psycopg.AsyncConnection.connect(
-                    self.dsn, autocommit=True
+                    self.dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT
                 ) as connection:
                     await connection.execute(f'LISTEN "{self.channel}"')
                     delay = RECONNECT_MIN
+                    if failing:
+                        failing = False
+                        self.back()
                     await self.resync()  # what was sent while nobody listened is gone
                     self.ready.set()
                     async for notification in connection.notifies():
@@ -197,7 +210,17 @@ class Listener:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the database went away: listen again when it is back
-                log.warning("live updates: LISTEN connection lost (%s); retrying", error)
                 self.ready.clear()
+                if not failing:
+                    failing = True
+                    self.lost(error)
             await asyncio.sleep(delay)
             delay = min(delay * 2, RECONNECT_MAX)
+
+
+def _say_lost(error: BaseException) -> None:
+    log.warning("live updates: LISTEN connection lost (%s); retrying", error)
+
+
+def _say_back() -> None:
+    log.warning("live updates: listening again")

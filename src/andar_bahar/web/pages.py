@@ -36,7 +36,7 @@ from fastapi import FastAPI, Request
 from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
-from andar_bahar.storage import Storage
+from andar_bahar.storage import DATABASE_WAIT, Storage
 from andar_bahar.web import (
     api,
     dealer_pages,
@@ -162,7 +162,8 @@ class Club:
 
 def register(app: FastAPI, site: Site) -> None:
     """Add the pages, the JSON API and the live route to *app*."""
-    service = TableService(Storage.open(site.database_url, connections=site.connections))
+    storage = Storage.open(site.database_url, connections=site.connections, wait=DATABASE_WAIT)
+    service = TableService(storage)
     if isinstance(app.state.limits, Limits):
         service.limits = app.state.limits
     app.state.service = service
@@ -172,6 +173,7 @@ def register(app: FastAPI, site: Site) -> None:
     channel = service.notify_channel
     if channel is None:  # SQLite: one process; the store tells the hub after each commit
         service.on_change(site.hub.deliver_threadsafe)
+        service.health.on_back(site.hub.resync_threadsafe)  # renders that failed meanwhile
     else:  # PostgreSQL: every process hears every change (its own too) by LISTEN
         app.state.lifespan_hooks.append(lambda: listening(site, service, channel))
     add_table_socket(app, club)
@@ -188,7 +190,11 @@ def register(app: FastAPI, site: Site) -> None:
 async def listening(site: Site, service: TableService, channel: str) -> AsyncIterator[None]:
     """While the app runs: LISTEN for the changes of every process, deliver them to the hub."""
     url = service.storage.engine.url.render_as_string(hide_password=False)
-    listener = Listener(psycopg_dsn(url), channel, site.hub.deliver, site.hub.resync)
+    health = service.health  # a lost LISTEN is the database not answering, said once
+    listener = Listener(
+        psycopg_dsn(url), channel, site.hub.deliver, site.hub.resync,
+        lost=health.failed, back=health.answered,
+    )  # fmt: skip
     listener.start()
     try:
         await asyncio.wait_for(listener.ready.wait(), LISTEN_WAIT)

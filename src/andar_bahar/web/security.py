@@ -283,14 +283,19 @@ async def _disconnected() -> ASGIMessage:
     return {"type": "http.disconnect"}
 
 
+class _Gone(Exception):
+    """The client left (or was closed: too slow) before its request's body was whole."""
+
+
 async def _read_body(receive: Receive, limit: int) -> bytes | None:
-    """The whole request body, or ``None`` if it is longer than *limit*."""
+    """The whole request body, or ``None`` if it is longer than *limit*; :class:`_Gone` if
+    the client left before it was whole (a part of a body is never taken for the whole)."""
     chunks: list[bytes] = []
     size = 0
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            break
+            raise _Gone
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
@@ -385,7 +390,10 @@ class WebMiddleware:
             await send(message)
 
         if scope["method"] not in SAFE_METHODS:
-            receive, too_large = await self._bounded(receive, conn)
+            try:
+                receive, too_large = await self._bounded(receive, conn)
+            except _Gone:  # nobody to answer, and nothing to do with half a request
+                return
             if too_large:
                 response = await self.reject(Request(scope, receive), BODY_TOO_LARGE, 413)
                 await response(scope, receive, send_with_headers)

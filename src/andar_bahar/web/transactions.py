@@ -42,6 +42,7 @@ from sqlalchemy.sql.expression import Executable
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.storage import READ_ONLY_OPTION, Storage
 from andar_bahar.storage.models import ClubTableRow
+from andar_bahar.web.health import DatabaseUnavailable, Health
 from andar_bahar.web.notify import ACTOR, ROUND_STEPS, TableEvent, channel_of
 
 __all__ = ["COMMITTED", "MAX_BATCH", "Transactions"]
@@ -137,6 +138,9 @@ class Transactions:
         self._read_lock: AbstractContextManager[Any] = self._lock or nullcontext()
         self._channel = channel_of(engine)
         self._listeners: list[Callable[[TableEvent], None]] = []
+        self.health = Health(self._ping)
+        """Whether the database answers: a failure that says it does not is refused with
+        one sentence (:class:`~andar_bahar.web.health.DatabaseUnavailable`), and logged once."""
 
     @property
     def notify_channel(self) -> str | None:
@@ -158,18 +162,19 @@ class Transactions:
     @contextmanager
     def _tx(self) -> Iterator[Session]:
         """A write transaction: the table's version and event go with what it changed."""
-        if self._group is not None:
-            with self._grouped() as session:
-                yield session
-            return
-        with self._lock or nullcontext():
-            with self._sessions.begin() as session:
-                _start(session)
-                yield session
-                self._name_unnamed(session)
-                events = self._finish(session)
-            self._committed(session, events)
-        _remember(events)
+        with self.health.guard():
+            if self._group is not None:
+                with self._grouped() as session:
+                    yield session
+                return
+            with self._lock or nullcontext():
+                with self._sessions.begin() as session:
+                    _start(session)
+                    yield session
+                    self._name_unnamed(session)
+                    events = self._finish(session)
+                self._committed(session, events)
+            _remember(events)
 
     def _committed(self, session: Session, events: list[TableEvent]) -> None:
         steps: list[tuple[bool, Callable[[], None]]] = session.info.get(ON_COMMIT, [])
@@ -191,6 +196,9 @@ class Transactions:
             group.waiting -= 1
         batch = group.batch
         if batch is None:
+            if self.health.down:  # it failed while this writer waited: do not wait again
+                group.turn.release()
+                raise DatabaseUnavailable
             session = self._sessions()
             session.begin()
             batch = group.batch = _Batch(session)
@@ -247,8 +255,14 @@ class Transactions:
     @contextmanager
     def _read(self) -> Iterator[Session]:
         """A read-only transaction: no table lock, and on SQLite no writer's turn."""
-        with self._read_lock, self._readers.begin() as session:
+        with self.health.guard(), self._read_lock, self._readers.begin() as session:
             yield session
+
+    def _ping(self) -> None:
+        """Ask the database for an answer (:attr:`health`'s probe): on SQLite with the
+        writer's lock, as a write would take it."""
+        with self.storage.engine.begin() as connection:
+            connection.execute(select(1))
 
     # -- versions and events ----------------------------------------------------------------
 

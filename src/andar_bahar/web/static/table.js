@@ -256,12 +256,13 @@
           location.href = redirect;
           return null;
         }
-        if (response.status >= 500) {   // it may have changed the table all the same
+        var unserved = response.status === 503;   // the database is not answering: not done
+        if (response.status >= 500 && !unserved) {   // it may have changed the table all the same
           document.dispatchEvent(new CustomEvent("live:resync"));
         }
         return response.text().then(function (html) {
           var problem = errorOf(html, response.status);
-          if (problem.offline) {
+          if (problem.offline || unserved) {   // sent again, with the same key
             retryKeys[signature] = data.get("key");
           } else {
             delete retryKeys[signature];
