@@ -12,8 +12,10 @@ Odds.parse('2.5 to 1')
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
@@ -24,7 +26,17 @@ from andar_bahar.engine.errors import PaytableError
 from andar_bahar.engine.money import MAX_PLACES, decimal_sign, format_amount
 from andar_bahar.i18n.messages import N_, Message, Translator, translate
 
-__all__ = ["MAX_ODDS", "Band", "CountPays", "MainKey", "Odds", "Rounding", "range_label"]
+__all__ = [
+    "MAX_ODDS",
+    "Band",
+    "CountPays",
+    "MainKey",
+    "Odds",
+    "Rounding",
+    "check_bands",
+    "check_count_pays",
+    "range_label",
+]
 
 MAX_ODDS = 1_000_000
 """No bet pays more than a million to one (the longest published pays are hundreds)."""
@@ -230,3 +242,37 @@ class CountPays:
 
     def covers(self, cards_dealt: int) -> bool:
         return self.counts.low <= cards_dealt <= self.counts.high
+
+
+def check_bands(bands: Sequence[Band]) -> list[tuple[str, Message]]:
+    """Every pair of side-bet bands that overlap, as (entry, problem)."""
+    return _overlaps([band.bet for band in bands], "cards")
+
+
+def check_count_pays(pays: Sequence[CountPays]) -> list[tuple[str, Message]]:
+    """Pays by count that overlap or pay nothing new, as (entry, problem)."""
+    problems = _overlaps([p.counts for p in pays], "main.counts")
+    for index, entry in enumerate(pays, start=1):
+        if entry.main == (None, None):
+            problems.append(
+                (f"main.counts[{index}]", Message(N_("give the pays of at least one main bet")))
+            )
+    return problems
+
+
+def _overlaps(ranges: Sequence[CardsBet], entry: str) -> list[tuple[str, Message]]:
+    problems: list[tuple[str, Message]] = []
+    ordered = sorted(enumerate(ranges), key=lambda item: (item[1].low, item[1].high))
+    for (_, left), (index, right) in itertools.pairwise(ordered):
+        if right.low <= left.high:
+            problems.append(
+                (
+                    f"{entry}[{index + 1}]",
+                    Message(
+                        N_("the band {band} overlaps the band {other}"),
+                        band=range_label(right),
+                        other=range_label(left),
+                    ),
+                )
+            )
+    return problems
