@@ -307,7 +307,11 @@ class OddsReport:
         """Every bet on which the player, not the house, has the edge."""
         return tuple(b for b in self.bets if b.player_advantage)
 
-    def warning_messages(self) -> list[Message]:
+    def warning_messages(
+        self, *, procedure: object | None = None, paytable: object | None = None
+    ) -> list[Message]:
+        """A warning for every bet on which the player has the edge, naming the procedure
+        and the paytable as *procedure* and *paytable* (a screen's titles), or by name."""
         return [
             Message(
                 N_(
@@ -315,8 +319,8 @@ class OddsReport:
                     " the player has the edge on {bet}{given}: it returns {edge} per unit"
                     " staked on average."
                 ),
-                procedure=self.procedure.name,
-                paytable=self.paytable.name,
+                procedure=self.procedure.name if procedure is None else procedure,
+                paytable=self.paytable.name if paytable is None else paytable,
                 bet=b.bet,
                 given=Given(b.given),
                 edge=Percent(b.expected_return, signed=True),
