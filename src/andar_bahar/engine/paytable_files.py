@@ -46,6 +46,7 @@ class PaytableFields(TypedDict):
     max_stake: Decimal | None
     source: str
 
+
 _TOP_FIELDS = ("name", "source", "keyed_by", "chip", "rounding", "main", "limits", "cards")
 
 

@@ -27,7 +27,6 @@ from typing import Any
 from andar_bahar.engine.bets import Bet, CardsBet, MainBet
 from andar_bahar.engine.errors import BetError, PaytableError
 from andar_bahar.engine.money import Amount, as_decimal, format_amount
-from andar_bahar.engine.paytable_files import PaytableFields, check_paytable, read_paytable_fields
 from andar_bahar.engine.pays import (
     MAX_ODDS,
     Band,
@@ -38,6 +37,7 @@ from andar_bahar.engine.pays import (
     check_bands,
     check_count_pays,
 )
+from andar_bahar.engine.paytable_files import PaytableFields, check_paytable, read_paytable_fields
 from andar_bahar.engine.rules import Row
 from andar_bahar.i18n.messages import N_, NP_, Message, Translator
 
