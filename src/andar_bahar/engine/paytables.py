@@ -202,22 +202,31 @@ class Paytable:
         placed is checked with :meth:`check_chips`, and the total with this.
         """
         self.check_chips(stake)
+        problem = self.limits_problem(stake)
+        if problem is not None:
+            raise BetError(problem)
+
+    def limits_problem(self, stake: Decimal) -> Message | None:
+        """What is wrong with *stake* against the table limits (``None``: within them).
+
+        >>> import dataclasses
+        >>> print(dataclasses.replace(find_paytable("wizard"), min_stake=Decimal(20))
+        ...       .limits_problem(Decimal(5)))
+        The stake 5 is below the table minimum of 20.
+        """
         if self.min_stake is not None and stake < self.min_stake:
-            raise BetError(
-                Message(
-                    N_("The stake {stake} is below the table minimum of {limit}."),
-                    stake=Amount(stake),
-                    limit=Amount(self.min_stake),
-                )
+            return Message(
+                N_("The stake {stake} is below the table minimum of {limit}."),
+                stake=Amount(stake),
+                limit=Amount(self.min_stake),
             )
         if self.max_stake is not None and stake > self.max_stake:
-            raise BetError(
-                Message(
-                    N_("The stake {stake} is above the table maximum of {limit}."),
-                    stake=Amount(stake),
-                    limit=Amount(self.max_stake),
-                )
+            return Message(
+                N_("The stake {stake} is above the table maximum of {limit}."),
+                stake=Amount(stake),
+                limit=Amount(self.max_stake),
             )
+        return None
 
     def check_chips(self, stake: Decimal) -> None:
         """Refuse an amount that is not positive or not a whole number of chips.
