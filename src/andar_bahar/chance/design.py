@@ -464,4 +464,3 @@ def _raised_by(
 
 def _percent(value: Fraction) -> str:
     return format_amount(as_decimal(Decimal(value.numerator * 100) / value.denominator)) + "%"
-

@@ -164,11 +164,7 @@ def exact_nearest(
         default=Fraction(0),
     )
     need_high = min(
-        (
-            (ln.lose - ln.base - edge.low) / ln.coefficients[0]
-            for ln in lines
-            if ln.coefficients[0]
-        ),
+        ((ln.lose - ln.base - edge.low) / ln.coefficients[0] for ln in lines if ln.coefficients[0]),
         default=Fraction(MAX_ODDS),
     )
     below_k = grid.at_most(min(need_high, need_low))

@@ -16,7 +16,7 @@ from typing import Any, TypedDict
 
 from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet
 from andar_bahar.engine.errors import BetError, PaytableError
-from andar_bahar.engine.money import check_amount
+from andar_bahar.engine.money import check_amount, foreign_digits, parse_stake
 from andar_bahar.engine.pays import (
     Band,
     CountPays,
@@ -298,12 +298,18 @@ def _choice(
 
 
 def _amount(value: object, entry: str, problems: _Problems) -> Decimal | None:
+    """A chip or limit: a TOML number, or text read as a stake is (digits 0 to 9 only)."""
     if isinstance(value, bool) or not isinstance(value, (int, Decimal, str)):
         problems.add(entry, Message(N_("'{value}' is not an amount"), value=value))
         return None
     try:
-        amount = check_amount(Decimal(str(value).replace(",", ".")), value)
-    except (ArithmeticError, ValueError):  # BetError is a ValueError: out of range
+        amount = (
+            parse_stake(value) if isinstance(value, str) else check_amount(Decimal(value), value)
+        )
+    except BetError as error:  # not a number, other digits, out of range: its own sentence
+        if isinstance(value, str) and foreign_digits(value):
+            problems.add(entry, error.message)
+            return None
         amount = Decimal("NaN")
     if not amount.is_finite() or amount <= 0:
         problems.add(

@@ -421,9 +421,22 @@ def load_procedure(text: str, *, source: str = "procedure.toml") -> Procedure:
 MAX_TOML_DEPTH = 8
 """How deeply a club's TOML file may nest arrays and tables (a real one needs 3)."""
 
+MAX_FILE_BYTES = 64 * 1024
+"""The largest club file read (a real one is under 2 KiB): larger ones are refused unread."""
+
+
+def too_large(source: str) -> Message:
+    """The sentence for a club's file over :data:`MAX_FILE_BYTES`."""
+    return Message(
+        N_("{file} is too large for a club's file: at most {kib} KiB."),
+        file=source,
+        kib=MAX_FILE_BYTES // 1024,
+    )
+
 
 def read_toml(text: str, source: str, error: type[RulesError], **options: Any) -> dict[str, Any]:
-    """A club's TOML document, or *error* with one sentence naming *source*.
+    """A club's TOML document, or *error* with one sentence naming *source* (a text over
+    :data:`MAX_FILE_BYTES` is refused before it is parsed).
 
     >>> read_toml("a = " + "[" * 9 + "]" * 9, "club.toml", ProcedureError)
     Traceback (most recent call last):
@@ -435,6 +448,8 @@ def read_toml(text: str, source: str, error: type[RulesError], **options: Any) -
         file=source,
         n=MAX_TOML_DEPTH,
     )
+    if len(text) > MAX_FILE_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+        raise error(too_large(source))
     try:
         data: dict[str, Any] = tomllib.loads(text, **options)
     except (tomllib.TOMLDecodeError, ValueError) as reason:  # ValueError: an integer too long

@@ -27,11 +27,11 @@ __all__ = ["design_headline", "design_notes", "design_toml", "render_design"]
 def design_headline(design: Design) -> Message:
     """What the table was designed for and at which stakes, how many bets it leaves out —
     or, when Andar or Bahar cannot be served, that no table is designed."""
-    common = {
-        "procedure": design.procedure.name,
-        "low": Percent(design.edge.low),
-        "high": Percent(design.edge.high),
-    }
+    procedure, low, high = (
+        design.procedure.name,
+        Percent(design.edge.low),
+        Percent(design.edge.high),
+    )
     if design.refused:
         refused = [u.bet for u in design.unreachable if isinstance(u.bet, MainBet)]
         return Message(
@@ -40,7 +40,9 @@ def design_headline(design: Design) -> Message:
                 " {bets} between {low} and {high} at every stake the table allows."
             ),
             bets=AndList(refused),
-            **common,
+            procedure=procedure,
+            low=low,
+            high=high,
         )
     stakes = _stakes(design)
     if not design.unreachable:
@@ -50,7 +52,9 @@ def design_headline(design: Design) -> Message:
                 " edge between {low} and {high} at every stake {stakes}."
             ),
             stakes=stakes,
-            **common,
+            procedure=procedure,
+            low=low,
+            high=high,
         )
     return Message(
         NP_(
@@ -63,7 +67,9 @@ def design_headline(design: Design) -> Message:
         ),
         n=len(design.unreachable),
         stakes=stakes,
-        **common,
+        procedure=procedure,
+        low=low,
+        high=high,
     )
 
 
@@ -136,4 +142,3 @@ def design_toml(design: Design, translator: Translator | None = None) -> str:
     ]
     header = "".join(f"# {line}\n" for line in comments)
     return header + "\n" + design.paytable.to_toml(as_written=True)
-
