@@ -49,7 +49,15 @@ def test_the_rounding_warnings_are_shown_before_the_table_opens(tmp_path: Path) 
 
 
 def test_a_table_designed_for_the_procedure_can_be_used(tmp_path: Path) -> None:
-    expected = design_paytable(find_procedure("first-card"), edge=EdgeRange.parse("2%-4%"))
+    # the chosen paytable's chip, rounding and limits are the design's (trainer-default:
+    # chip 1, rounded down, no limits); with bets open after the centre no pay on the 0.05
+    # step keeps Andar in 2 %–4 % for both colours (the design is refused, nothing to use)
+    base = find_paytable("trainer-default")
+    first_card = find_procedure("first-card")
+    refused = design_paytable(first_card, edge=EdgeRange.parse("2%-4%"), base=base)
+    assert refused.refused
+    expected = design_paytable(first_card, edge=EdgeRange.parse("1%-5%"), base=base)
+    assert not expected.refused
 
     async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
         setup = await club_setup(app, pilot)
@@ -61,6 +69,14 @@ def test_a_table_designed_for_the_procedure_can_be_used(tmp_path: Path) -> None:
         await settle(app, pilot)
         assert note(app, "#design-note").startswith("The edge range '4%-2%' is not a range")
         edge.value = "2%-4%"
+        setup.query_one("#design", Button).press()
+        await app.workers.wait_for_complete()
+        await settle(app, pilot)
+        assert setup.design.design is not None and setup.design.design.refused
+        headline = str(setup.query_one("#design-headline").render())
+        assert headline.startswith("No table designed for the procedure first-card")
+        assert not setup.query("#use-design")  # a refused design offers nothing to use
+        edge.value = "1%-5%"
         setup.query_one("#design", Button).press()
         await app.workers.wait_for_complete()
         await settle(app, pilot)
