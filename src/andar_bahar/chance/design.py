@@ -34,8 +34,8 @@ terminal's "design a table for this procedure":
 >>> design = design_paytable(find_procedure("classic"), edge=EdgeRange.parse("1%-5%"))
 >>> [(str(row.bet), row.pays, str(row.house_edge)) for row in design.rows[:2]]
 [('andar', '0.9 to 1', '179/8330'), ('bahar', '1 to 1', '25/833')]
->>> design.unreachable, design.paytable.min_stake       # 1-chip wins rounded down
-((), Decimal('20'))
+>>> design.unreachable, design.paytable.min_stake   # chip 1, rounded down: 12 pays 10
+((), Decimal('13'))
 >>> home = design_paytable(find_procedure("home"), edge=EdgeRange.parse("1%-5%"))
 >>> home.paytable.keyed_by.value, [str(o) for o in home.paytable.main]
 ('first-row', ['0.9 to 1', '1 to 1'])
@@ -276,6 +276,8 @@ def design_paytable(
     units = [*zip(_bets_of(keyed_by, main), main, strict=True), *side]
     needs = [(bets, search.best_need) for bets, search in units]
     minimum = max([asked.first, *(need for _, need in needs if need is not None)])
+    if any(search.best_need is None for search in main):
+        minimum, needs = asked.first, []  # refused: no table, its stakes left as asked
     table = _table(base, procedure, edge, name, keyed_by, main, side, grid, minimum)
     stakes = asked.from_stake(minimum)
     report = odds_report(procedure, table)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from fractions import Fraction
 
 from andar_bahar.chance.design_inputs import EdgeRange, OddsStyle
@@ -27,7 +26,7 @@ from andar_bahar.chance.odds import BetPays, OutcomeDistribution
 from andar_bahar.chance.stake_edges import ENDLESS, EdgeProfile, Misses, StakeRange
 from andar_bahar.engine.bets import CardsBet, MainBet
 from andar_bahar.engine.cards import Colour
-from andar_bahar.engine.money import as_decimal, format_amount
+from andar_bahar.engine.money import MAX_PLACES, format_amount, to_decimal
 from andar_bahar.engine.paytables import MAX_ODDS, MainKey, Odds, Paytable, Rounding
 from andar_bahar.engine.rules import Row
 
@@ -148,7 +147,12 @@ class Grid:
         return math.floor((x + self.offset()) / self.step)
 
     def odds(self, k: int) -> Odds:
-        number = format_amount(as_decimal(Decimal(k * self.step.numerator) / self.step.denominator))
+        """The pay of *k* steps, written in the club's style (a fraction when no decimal is)."""
+        value = k * self.step
+        if 10**MAX_PLACES % value.denominator == 0:
+            number = format_amount(to_decimal(value))
+        else:
+            number = f"{value.numerator}/{value.denominator}"
         return Odds.parse(f"{number} {self.style.value} 1")
 
     @property

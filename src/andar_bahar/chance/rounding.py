@@ -303,13 +303,15 @@ def _player_edge_message(risk: RoundingRisk, given: Given) -> Message:
 
 
 class _Bets:
-    """The bets of some risks, each once: ``Andar, Bahar``."""
+    """The bets of some risks: ``Andar, Bahar once the centre card is red``."""
 
     def __init__(self, risks: Sequence[RoundingRisk]) -> None:
-        self.bets = list(dict.fromkeys(r.bet for r in risks))
+        self.risks = risks
 
     def localized(self, translator: Translator | None) -> str:
-        return ", ".join(bet.localized(translator) for bet in self.bets)
+        return ", ".join(
+            r.bet.localized(translator) + Given(r.given).localized(translator) for r in self.risks
+        )
 
 
 def rounding_check(report: OddsReport) -> RoundingCheck:

@@ -23,8 +23,7 @@ half-up), so beyond *n* chips the edge lies within P(win)·g/n of E.
 
 >>> from fractions import Fraction
 >>> from andar_bahar.chance.odds import BetPays
->>> from andar_bahar.engine.money import Amount
-from andar_bahar.engine.pays import Rounding
+>>> from andar_bahar.engine.pays import Rounding
 >>> andar = BetPays(((Fraction(9, 10), Fraction(429, 833)),), Fraction(404, 833))
 >>> profile = EdgeProfile(andar, Rounding.DOWN, StakeRange(1, 500))
 >>> profile.edge_at(5), profile.period       # 5 × 0.9 = 4.5, paid 4
@@ -32,8 +31,8 @@ from andar_bahar.engine.pays import Rounding
 >>> low, high = profile.extremes()
 >>> (low.edge, low.stake), (high.edge, high.stake)
 ((Fraction(179, 8330), 10), (Fraction(404, 833), 1))
->>> profile.last_miss(Fraction(1, 100), Fraction(5, 100))   # above 5 % up to a stake of 19
-19
+>>> profile.last_miss(Fraction(1, 100), Fraction(5, 100))   # 12 chips paid 10: 5.58 %
+12
 """
 
 from __future__ import annotations

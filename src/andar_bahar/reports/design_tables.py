@@ -84,7 +84,9 @@ def _stakes(design: Design) -> Message:
 def design_notes(design: Design) -> list[Message]:
     """The notes under the table: :meth:`Design.messages` (how the main bets are keyed,
     each bet it cannot serve, the bets left out, the minimum it raised), then what rounding
-    still does at the stakes the table allows."""
+    still does at the stakes the table allows (not of a refused design: there is no table)."""
+    if design.refused:
+        return design.messages()
     return [*design.messages(), *design.rounding.messages()]
 
 
