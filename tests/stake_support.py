@@ -5,6 +5,7 @@ figures the designer and the rounding check print."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from fractions import Fraction
 
@@ -12,8 +13,17 @@ from andar_bahar.chance.design import Design
 from andar_bahar.chance.odds import outcome_distribution
 from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.cards import Colour
-from andar_bahar.engine.paytables import Odds, Paytable
+from andar_bahar.engine.paytables import Odds, Paytable, Rounding
 from andar_bahar.engine.rules import Procedure
+
+
+def rounded(units: Fraction, rule: Rounding) -> int:
+    """*units* rounded by *rule*, with ``math.floor``/``math.ceil`` (not the engine's)."""
+    if rule is Rounding.DOWN:
+        return math.floor(units)
+    if rule is Rounding.UP:
+        return math.ceil(units)
+    return math.floor(units + Fraction(1, 2))
 
 
 def edges_by_stake(

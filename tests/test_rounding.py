@@ -24,6 +24,7 @@ from andar_bahar.engine.bets import Wager
 from andar_bahar.engine.paytables import Odds, Paytable, Rounding, find_paytable
 from andar_bahar.engine.rules import Row, find_procedure
 from andar_bahar.engine.settlement import settle
+from stake_support import rounded
 
 CLASSIC = find_procedure("classic")
 WIZARD = find_paytable("wizard")
@@ -40,14 +41,6 @@ P_ONE_TO_FIVE = Fraction(
     sum(1 for c in itertools.combinations(range(1, 52), 3) if min(c) <= 5),
     math.comb(51, 3),
 )
-
-
-def rounded(units: Fraction, rule: Rounding) -> int:
-    if rule is Rounding.DOWN:
-        return math.floor(units)
-    if rule is Rounding.UP:
-        return math.ceil(units)
-    return math.floor(units + Fraction(1, 2))
 
 
 def expected_at(stake: int, pay: Fraction, p: Fraction, rule: Rounding) -> Fraction:

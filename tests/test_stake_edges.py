@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import math
 from decimal import Decimal
 from fractions import Fraction
 
@@ -16,14 +15,7 @@ from andar_bahar.chance import stake_edges
 from andar_bahar.chance.odds import BetPays
 from andar_bahar.chance.stake_edges import ENDLESS, EdgeProfile, Misses, StakeRange, Stakes
 from andar_bahar.engine.paytables import Rounding
-
-
-def rounded(units: Fraction, rule: Rounding) -> int:
-    if rule is Rounding.DOWN:
-        return math.floor(units)
-    if rule is Rounding.UP:
-        return math.ceil(units)
-    return math.floor(units + Fraction(1, 2))
+from stake_support import rounded
 
 
 def edge_at(pays: BetPays, n: int, rule: Rounding) -> Fraction:

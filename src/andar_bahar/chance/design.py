@@ -220,9 +220,9 @@ class Design:
             "stakes": {
                 "chip": format_amount(table.chip),
                 "rounding": table.rounding.value,
-                "min": format_amount(self.amount(self.stakes.first).value),
+                "min": str(self.amount(self.stakes.first)),
                 "max": None if self.stakes.last is None else str(self.amount(self.stakes.last)),
-                "min_asked": format_amount(self.amount(self.asked.first).value),
+                "min_asked": str(self.amount(self.asked.first)),
             },
             "bets": [row.to_dict() for row in self.rows],
             "unreachable": [u.to_dict() for u in self.unreachable],

@@ -184,13 +184,15 @@ def interval(lines: Sequence[Line], edge: EdgeRange) -> tuple[Fraction, Fraction
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """Pays on the step for one bet (or both main bets keyed by the first row), the
-    smallest table minimum in chips from which they keep every line in range at every
-    stake (``None``: no minimum up to the maximum does), and the search's preference."""
+    largest stake in chips at which some line leaves the range (0: none; past every stake
+    when the misses go on without end), and the search's preference."""
 
     ks: tuple[int, ...]
     pays: tuple[Fraction, ...]
-    need: int | None
+    worst: int
     rank: tuple[Fraction | int, ...]
+    need: int | None
+    """The smallest table minimum from which every stake is served (``None``: none is)."""
 
 
 class Search:
@@ -246,14 +248,14 @@ class Search:
 
     def _candidate(self, ks: tuple[int, ...]) -> Candidate:
         pays = tuple(self.grid.to_one(k) for k in ks)
-        need: int | None = self.stakes.first
+        worst = 0
         for line in self.lines:
             miss = self.profile(line, pays).last_miss(self.edge.low, self.edge.high)
-            if miss == ENDLESS or (miss is not None and miss == self.stakes.last):
-                need = None
+            worst = max(worst, _NEVER if miss == ENDLESS else (miss or 0))
+            if worst == _NEVER:
                 break
-            if miss is not None and need is not None:
-                need = max(need, miss + 1)
+        served = worst < _NEVER and (self.stakes.last is None or worst < self.stakes.last)
+        need = max(self.stakes.first, worst + 1) if served else None
         if self.pair:
             # the least lopsided pair (a club's table, not a corner of the region), then
             # the one whose edges stay nearest the middle of the range
@@ -261,7 +263,7 @@ class Search:
             rank: tuple[Fraction | int, ...] = (abs(pays[0] - pays[1]), spread, *ks)
         else:  # the pay whose overall edge is nearest the middle
             rank = (abs(self.lines[0].edge(pays) - self.edge.middle), *ks)
-        return Candidate(ks, pays, need, rank)
+        return Candidate(ks, pays, worst, rank, need)
 
     def profile(self, line: Line, pays: Sequence[Fraction]) -> EdgeProfile:
         return EdgeProfile(line.bet_pays(pays), self.rounding, self.stakes)
@@ -282,14 +284,7 @@ class Search:
         inside = [
             c for c in self.candidates if all(ln.edge(c.pays) in self.edge for ln in self.lines)
         ]
-        return min(inside, key=lambda c: (self._worst(c), c.rank), default=None)
-
-    def _worst(self, candidate: Candidate) -> int:
-        worst = 0
-        for line in self.lines:
-            miss = self.profile(line, candidate.pays).last_miss(self.edge.low, self.edge.high)
-            worst = max(worst, _NEVER if miss == ENDLESS else (miss or 0))
-        return worst
+        return min(inside, key=lambda c: (c.worst, c.rank), default=None)
 
 
 _NEVER = 2**62

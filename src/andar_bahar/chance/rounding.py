@@ -270,35 +270,29 @@ class RoundingCheck:
 
 def _player_edge_message(risk: RoundingRisk, given: Given) -> Message:
     if risk.nominal_return > 0:  # the exact odds already favour the player
-        return Message(
-            NP_(
-                "Rounding: at a stake of {stakes} the player has the edge on {bet}{given}: up"
-                " to {best} per unit staked (the exact odds give the player {edge}).",
-                "Rounding: at stakes of {stakes} the player has the edge on {bet}{given}: up"
-                " to {best} per unit staked (the exact odds give the player {edge}).",
-            ),
-            n=risk.player_edge.plural,
-            stakes=risk.player_edge,
-            bet=risk.bet,
-            given=given,
-            best=Percent(risk.best_return, signed=True),
-            edge=Percent(risk.nominal_return, signed=True),
+        forms = NP_(
+            "Rounding: at a stake of {stakes} the player has the edge on {bet}{given}: up"
+            " to {best} per unit staked (the exact odds give the player {edge}).",
+            "Rounding: at stakes of {stakes} the player has the edge on {bet}{given}: up"
+            " to {best} per unit staked (the exact odds give the player {edge}).",
         )
-    return Message(
-        NP_(
+    else:
+        forms = NP_(
             "Rounding: at a stake of {stakes} the player has the edge on"
             " {bet}{given}: up to {best} per unit staked (the odds give the"
             " house {edge}).",
             "Rounding: at stakes of {stakes} the player has the edge on"
             " {bet}{given}: up to {best} per unit staked (the odds give the"
             " house {edge}).",
-        ),
+        )
+    return Message(
+        forms,
         n=risk.player_edge.plural,
         stakes=risk.player_edge,
         bet=risk.bet,
         given=given,
         best=Percent(risk.best_return, signed=True),
-        edge=Percent(-risk.nominal_return),
+        edge=Percent(abs(risk.nominal_return), signed=risk.nominal_return > 0),
     )
 
 
