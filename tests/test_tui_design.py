@@ -48,6 +48,19 @@ def test_the_rounding_warnings_are_shown_before_the_table_opens(tmp_path: Path) 
     asyncio.run(run(make_app(tmp_path), scenario, LARGE))
 
 
+async def shown(pilot: Pilot[None], setup: ClubSetup, refused: bool) -> None:
+    """Wait until the design worked out on a worker is drawn (a refusal's headline without a
+    button to use it, or the button), a condition rather than a number of turns."""
+    for _ in range(500):
+        design = setup.design.design
+        usable = bool(setup.query("#use-design"))
+        drawn = bool(setup.query("#design-headline")) and usable is not refused
+        if design is not None and design.refused is refused and drawn:
+            return
+        await pilot.pause()
+    raise AssertionError("the design was never drawn")
+
+
 def test_a_table_designed_for_the_procedure_can_be_used(tmp_path: Path) -> None:
     # the chosen paytable's chip, rounding and limits are the design's (trainer-default:
     # chip 1, rounded down, no limits); with bets open after the centre no pay on the 0.05
@@ -71,7 +84,7 @@ def test_a_table_designed_for_the_procedure_can_be_used(tmp_path: Path) -> None:
         edge.value = "2%-4%"
         setup.query_one("#design", Button).press()
         await app.workers.wait_for_complete()
-        await settle(app, pilot)
+        await shown(pilot, setup, refused=True)
         assert setup.design.design is not None and setup.design.design.refused
         headline = str(setup.query_one("#design-headline").render())
         assert headline.startswith("No table designed for the procedure first-card")
@@ -79,7 +92,7 @@ def test_a_table_designed_for_the_procedure_can_be_used(tmp_path: Path) -> None:
         edge.value = "1%-5%"
         setup.query_one("#design", Button).press()
         await app.workers.wait_for_complete()
-        await settle(app, pilot)
+        await shown(pilot, setup, refused=False)
         assert setup.design.design is not None
         assert setup.design.design.paytable == expected.paytable
         rows = setup.query_one("#design-table").row_count  # type: ignore[attr-defined]

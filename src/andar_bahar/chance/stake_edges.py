@@ -135,45 +135,54 @@ class EdgeProfile:
     def __init__(self, pays: BetPays, rounding: Rounding, stakes: StakeRange) -> None:
         self.stakes = stakes
         self.rounding = rounding
+        self._pays = pays
         scale = math.lcm(pays.lose.denominator, *(p.denominator for _, p in pays.wins))
         self.period = math.lcm(*(x.denominator for x, _ in pays.wins)) if pays.wins else 1
         self._scale = self.period * scale
+        # (weight, a, b) for a pay of a/b won with probability p: weight = p·scale·L/b
         self._terms = [
-            (p.numerator * (scale // p.denominator) * (self.period // x.denominator), x)
+            (p.numerator * (scale // p.denominator) * (self.period // x.denominator),
+             x.numerator, x.denominator)
             for x, p in pays.wins
             if p
-        ]
+        ]  # fmt: skip
         lose = pays.lose.numerator * (scale // pays.lose.denominator) * self.period
-        self._exact = lose - sum(w * x.numerator for w, x in self._terms)
-        self.exact = Fraction(self._exact, self._scale)
-        """The edge at exact pays (the limit of the edge as the stake grows)."""
-        self._gain = sum((p for _, p in pays.wins), Fraction(0)) * (
-            Fraction(1, 2) if rounding is Rounding.HALF_UP else 1
-        )
-        self._classes, self._tail = self._split()
+        self._exact = lose - sum(w * a for w, a, _ in self._terms)
+        self._starts, self._step, self._tail = self._split()
+        self._single = self._step == 0  # each class one stake: the stakes one by one
 
-    def _split(self) -> tuple[list[_Class], int | None]:
-        """The classes of stakes to work through, and the first stake left to the bound."""
-        first, last, count = self.stakes.first, self.stakes.last, self.stakes.count
+    @property
+    def exact(self) -> Fraction:
+        """The edge at exact pays (the limit of the edge as the stake grows)."""
+        return Fraction(self._exact, self._scale)
+
+    def _split(self) -> tuple[range, int, int | None]:
+        """The first stake of each class to work through, the classes' step (0: each class
+        is one stake), and the first stake left to the bound (``None``: none)."""
+        first, count = self.stakes.first, self.stakes.count
         if count is not None and count <= min(self.period, WORK_LIMIT):
-            return [_Class(n, 1, n) for n in range(first, first + count)], None
+            return range(first, first + count), 0, None
         if self.period <= WORK_LIMIT:
-            return [_Class(n, self.period, last) for n in range(first, first + self.period)], None
+            return range(first, first + self.period), self.period, None
         tail = first + WORK_LIMIT
-        return [_Class(n, 1, n) for n in range(first, tail)], tail
+        return range(first, tail), 0, tail
+
+    @property
+    def _classes(self) -> list[_Class]:
+        if self._single:
+            return [_Class(n, 1, n) for n in self._starts]
+        return [_Class(n, self._step, self.stakes.last) for n in self._starts]
 
     def _shift(self, units: int) -> int:
         """D(units mod L), scaled: what rounding adds to the wins at a stake of *units*."""
         total = 0
-        rule = self.rounding
-        for weight, x in self._terms:
-            b = x.denominator
-            f = units * x.numerator % b
-            if rule is Rounding.DOWN or (rule is Rounding.HALF_UP and 2 * f < b):
-                delta = -f
-            else:
-                delta = b - f if f else 0
-            total += weight * delta
+        down, half = self.rounding is Rounding.DOWN, self.rounding is Rounding.HALF_UP
+        for weight, a, b in self._terms:
+            f = units * a % b
+            if down or (half and 2 * f < b):
+                total -= weight * f
+            elif f:
+                total += weight * (b - f)
         return total
 
     def edge_at(self, units: int) -> Fraction:
@@ -203,22 +212,34 @@ class EdgeProfile:
         """The smallest allowed stake that is a multiple of L (the edge there is exact)."""
         return -(-self.stakes.first // self.period) * self.period
 
-    def _good(self, shift: int, low: Fraction | None, high: Fraction | None) -> tuple[int, int]:
+    def _sides(self, low: Fraction | None, high: Fraction | None) -> tuple[int, int, int, int]:
+        """The range as integers: edge(n) ≥ low ⇔ a·n ≥ D·ld, edge(n) ≤ high ⇔ c·n ≤ D·hd
+        (D scaled as :meth:`_shift`); an open side has ld (or hd) 0."""
+        a = ld = c = hd = 0
+        if low is not None:
+            ld = low.denominator
+            a = self._exact * ld - low.numerator * self._scale
+        if high is not None:
+            hd = high.denominator
+            c = self._exact * hd - high.numerator * self._scale
+        return a, ld, c, hd
+
+    @staticmethod
+    def _good(shift: int, sides: tuple[int, int, int, int]) -> tuple[int, int]:
         """The stakes n of a class with ``low ≤ edge(n) ≤ high``: an interval of n
-        (0 and −1 when none; the upper end ``math.inf``-like as 2**62 when unbounded)."""
+        (0 and −1 when none; the upper end :data:`_TOP` when unbounded)."""
+        a, ld, c, hd = sides
         lo, hi = 0, _TOP
-        if low is not None:  # (E − low)·n ≥ D, all scaled
-            a = self._exact * low.denominator - low.numerator * self._scale
-            b = shift * low.denominator
+        if ld:  # (E − low)·n ≥ D, all scaled
+            b = shift * ld
             if a > 0:
-                lo = max(lo, -(-b // a))
+                lo = -(-b // a)
             elif a < 0:
-                hi = min(hi, b // a)
+                hi = b // a
             elif b > 0:
                 return 0, -1
-        if high is not None:  # (E − high)·n ≤ D
-            c = self._exact * high.denominator - high.numerator * self._scale
-            d = shift * high.denominator
+        if hd:  # (E − high)·n ≤ D
+            d = shift * hd
             if c > 0:
                 hi = min(hi, d // c)
             elif c < 0:
@@ -231,20 +252,22 @@ class EdgeProfile:
         """The largest stake at which the edge leaves [*low*, *high*] (``None`` bounds are
         open): ``None`` when none does, :data:`ENDLESS` when the misses go on without end
         (or, past :data:`WORK_LIMIT` stakes, cannot be ruled out by the bound)."""
+        sides, single, last = self._sides(low, high), self._single, self.stakes.last
+        step = self._step or 1
         worst: int | None = None
-        for group in self._classes:
-            lo, hi = self._good(self._shift(group.start), low, high)
-            end = group.last_stake()
+        for start in self._starts:
+            lo, hi = self._good(self._shift(start), sides)
+            end = start if single else None if last is None else last - (last - start) % step
             if lo > hi or (end is None and hi < _TOP) or (end is not None and end > hi):
                 if end is None:
                     return ENDLESS
                 above = end
-            elif group.start < lo:
-                above = group.start + (lo - 1 - group.start) // group.step * group.step
+            elif start < lo:
+                above = start + (lo - 1 - start) // step * step
                 above = above if end is None else min(above, end)
             else:
                 continue
-            worst = above if worst is None else max(worst, above)
+            worst = above if worst is None or above > worst else worst
         if self._tail is not None and not self._tail_within(low, high):
             return ENDLESS
         return worst
@@ -254,7 +277,8 @@ class EdgeProfile:
         assert self._tail is not None
         if self.stakes.last is not None and self.stakes.last < self._tail:
             return True
-        slack = self._gain / self._tail
+        gain = Fraction(1, 2) if self.rounding is Rounding.HALF_UP else Fraction(1)
+        slack = self._pays.probability * gain / self._tail
         return (low is None or self.exact - slack >= low) and (
             high is None or self.exact + slack <= high
         )
@@ -263,8 +287,9 @@ class EdgeProfile:
         """The stakes at which the edge leaves [*low*, *high*] (``None`` bounds are open)."""
         runs: list[Iterator[int]] = []
         last_good: int | None = self.stakes.first - 1
+        sides = self._sides(low, high)
         for group in self._classes:
-            lo, hi = self._good(self._shift(group.start), low, high)
+            lo, hi = self._good(self._shift(group.start), sides)
             if lo > hi:
                 runs.append(group.stakes(group.start, None))
                 continue
