@@ -4,6 +4,7 @@ designed for the procedure chosen (issues 12 and 13)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
@@ -48,17 +49,27 @@ def test_the_rounding_warnings_are_shown_before_the_table_opens(tmp_path: Path) 
     asyncio.run(run(make_app(tmp_path), scenario, LARGE))
 
 
-async def shown(pilot: Pilot[None], setup: ClubSetup, refused: bool) -> None:
-    """Wait until the design worked out on a worker is drawn (a refusal's headline without a
-    button to use it, or the button), a condition rather than a number of turns."""
-    for _ in range(500):
-        design = setup.design.design
-        usable = bool(setup.query("#use-design"))
-        drawn = bool(setup.query("#design-headline")) and usable is not refused
-        if design is not None and design.refused is refused and drawn:
+async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
+    """Wait for *condition* (a redraw on a loaded machine takes many turns), not a number
+    of turns."""
+    for _ in range(1000):
+        if condition():
             return
         await pilot.pause()
-    raise AssertionError("the design was never drawn")
+    raise AssertionError(f"never: {what}")
+
+
+async def shown(pilot: Pilot[None], setup: ClubSetup, refused: bool) -> None:
+    """Wait until the design worked out on a worker is drawn: a refusal's headline without a
+    button to use it, or the button."""
+
+    def drawn() -> bool:
+        design = setup.design.design
+        usable = bool(setup.query("#use-design"))
+        headline = bool(setup.query("#design-headline")) and usable is not refused
+        return design is not None and design.refused is refused and headline
+
+    await until(pilot, drawn, "the design drawn")
 
 
 def test_a_table_designed_for_the_procedure_can_be_used(tmp_path: Path) -> None:
@@ -100,6 +111,11 @@ def test_a_table_designed_for_the_procedure_can_be_used(tmp_path: Path) -> None:
         setup.query_one("#use-design", Button).press()
         await app.workers.wait_for_complete()
         await settle(app, pilot)
+        await until(
+            pilot,
+            lambda: bool(setup.query("#paytable")) and setup.value("paytable") == "designed",
+            "the designed table chosen",
+        )
         assert setup.query_one("#paytable", Select).value == "designed"
         await pilot.press("ctrl+l")  # the choice survives a redraw, in Russian
         await settle(app, pilot)
