@@ -127,3 +127,49 @@ def test_the_adapters_are_layered_too() -> None:
     # starts them all
     assert LAYERS["storage"] < LAYERS["tui"] == LAYERS["web"] < LAYERS["cli"]
     assert ("web", "tui") in SIBLINGS_APART and ("tui", "web") in SIBLINGS_APART
+
+
+CIRCLE_FREE = ("i18n", "engine", "chance", "games", "reports")
+"""The layers in which no two modules import each other, directly or round a loop."""
+
+
+def import_circle(modules: dict[str, set[str]]) -> list[str] | None:
+    """A loop of imports among *modules* (module → the modules it imports), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(modules.get(module, ())):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state and (found := visit(target)) is not None:
+                return found
+        path.pop()
+        state[module] = 2
+        return None
+
+    for module in sorted(modules):
+        if module not in state and (found := visit(module)) is not None:
+            return found
+    return None
+
+
+def test_no_import_circle_in_the_core() -> None:
+    # paytables read their files through paytable_files, the round its records through
+    # round_records: each import runs one way (TYPE_CHECKING and lazy imports count too)
+    graph = {
+        module_name(p): {name for _, name in imports_of(p)}
+        for p in MODULES
+        if layer_of(module_name(p)) in CIRCLE_FREE
+    }
+    known = set(graph)
+    graph = {m: {t for t in targets if t in known and t != m} for m, targets in graph.items()}
+    assert import_circle(graph) is None, " → ".join(import_circle(graph) or [])
+
+
+def test_the_circle_check_finds_a_loop() -> None:
+    loop = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert import_circle(loop) == ["a", "b", "c", "a"]
+    assert import_circle({"a": {"b"}, "b": set()}) is None

@@ -4,6 +4,7 @@ designed for the procedure chosen (issues 12 and 13)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
@@ -48,8 +49,39 @@ def test_the_rounding_warnings_are_shown_before_the_table_opens(tmp_path: Path) 
     asyncio.run(run(make_app(tmp_path), scenario, LARGE))
 
 
+async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
+    """Wait for *condition* (a redraw on a loaded machine takes many turns), not a number
+    of turns."""
+    for _ in range(1000):
+        if condition():
+            return
+        await pilot.pause()
+    raise AssertionError(f"never: {what}")
+
+
+async def shown(pilot: Pilot[None], setup: ClubSetup, refused: bool) -> None:
+    """Wait until the design worked out on a worker is drawn: a refusal's headline without a
+    button to use it, or the button."""
+
+    def drawn() -> bool:
+        design = setup.design.design
+        usable = bool(setup.query("#use-design"))
+        headline = bool(setup.query("#design-headline")) and usable is not refused
+        return design is not None and design.refused is refused and headline
+
+    await until(pilot, drawn, "the design drawn")
+
+
 def test_a_table_designed_for_the_procedure_can_be_used(tmp_path: Path) -> None:
-    expected = design_paytable(find_procedure("first-card"), edge=EdgeRange.parse("2%-4%"))
+    # the chosen paytable's chip, rounding and limits are the design's (trainer-default:
+    # chip 1, rounded down, no limits); with bets open after the centre no pay on the 0.05
+    # step keeps Andar in 2 %–4 % for both colours (the design is refused, nothing to use)
+    base = find_paytable("trainer-default")
+    first_card = find_procedure("first-card")
+    refused = design_paytable(first_card, edge=EdgeRange.parse("2%-4%"), base=base)
+    assert refused.refused
+    expected = design_paytable(first_card, edge=EdgeRange.parse("1%-5%"), base=base)
+    assert not expected.refused
 
     async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
         setup = await club_setup(app, pilot)
@@ -63,7 +95,15 @@ def test_a_table_designed_for_the_procedure_can_be_used(tmp_path: Path) -> None:
         edge.value = "2%-4%"
         setup.query_one("#design", Button).press()
         await app.workers.wait_for_complete()
-        await settle(app, pilot)
+        await shown(pilot, setup, refused=True)
+        assert setup.design.design is not None and setup.design.design.refused
+        headline = str(setup.query_one("#design-headline").render())
+        assert headline.startswith("No table designed for the procedure first-card")
+        assert not setup.query("#use-design")  # a refused design offers nothing to use
+        edge.value = "1%-5%"
+        setup.query_one("#design", Button).press()
+        await app.workers.wait_for_complete()
+        await shown(pilot, setup, refused=False)
         assert setup.design.design is not None
         assert setup.design.design.paytable == expected.paytable
         rows = setup.query_one("#design-table").row_count  # type: ignore[attr-defined]
@@ -71,6 +111,11 @@ def test_a_table_designed_for_the_procedure_can_be_used(tmp_path: Path) -> None:
         setup.query_one("#use-design", Button).press()
         await app.workers.wait_for_complete()
         await settle(app, pilot)
+        await until(
+            pilot,
+            lambda: bool(setup.query("#paytable")) and setup.value("paytable") == "designed",
+            "the designed table chosen",
+        )
         assert setup.query_one("#paytable", Select).value == "designed"
         await pilot.press("ctrl+l")  # the choice survives a redraw, in Russian
         await settle(app, pilot)

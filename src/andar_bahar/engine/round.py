@@ -56,7 +56,7 @@ from andar_bahar.engine.operations import (
     settlement_to_list,
 )
 from andar_bahar.engine.paytables import Paytable
-from andar_bahar.engine.round_records import FORMAT, round_from_text, round_to_dict
+from andar_bahar.engine.round_records import FORMAT, read_record, replay, round_to_dict
 from andar_bahar.engine.rules import BetWindow, Procedure, Row
 from andar_bahar.engine.settlement import Settlement, settle
 from andar_bahar.i18n.messages import N_, Message
@@ -531,7 +531,10 @@ class Round(Betting):
     @classmethod
     def loads(cls, text: str) -> Round:
         """Rebuild a round by replaying its operations through the state machine."""
-        return round_from_text(cls, text)
+        record = read_record(text)
+        rnd = cls(record.procedure, record.paytable, deck=record.deck, balances=record.balances)
+        replay(rnd, record.steps)
+        return rnd
 
 
 def stacked_deck(top: Iterable[Card], rng: random.Random | None = None) -> list[Card]:

@@ -12,7 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from andar_bahar.engine.paytables import Paytable
-from andar_bahar.engine.rules import BetWindow, Procedure, StartRule, TargetMode
+from andar_bahar.engine.rules import (
+    DESCRIPTION,
+    START_NAMES,
+    TARGET_NAMES,
+    WINDOW_NAMES,
+    BetWindow,
+    Procedure,
+    StartRule,
+    TargetMode,
+)
 from andar_bahar.i18n.messages import N_, Message, Translator, translate
 
 __all__ = [
@@ -69,7 +78,8 @@ DESIGNED = "designed for "
 
 @dataclass(frozen=True, slots=True)
 class Wording:
-    """How one game names the centre card, its window and its void round."""
+    """How one game names the centre card, its window and its void round (the club's
+    words for the rules are :mod:`~andar_bahar.engine.rules`' own; the lesson's differ)."""
 
     centre_label: str
     turn_centre: str
@@ -84,7 +94,7 @@ class Wording:
     def describe(self, procedure: Procedure, translator: Translator | None) -> str:
         """The procedure in one line, in this game's words."""
         return Message(
-            N_("{name} — start: {start}; target: {target}; {window}"),
+            DESCRIPTION,
             name=procedure_title(procedure.name, translator),
             start=translate(self.starts[procedure.start], translator),
             target=translate(self.targets[procedure.target], translator),
@@ -95,19 +105,9 @@ class Wording:
 CLUB = Wording(
     centre_label=N_("Centre card (joker):"),
     turn_centre=N_("Turn the centre card"),
-    starts={
-        StartRule.ANDAR: N_("always Andar first"),
-        StartRule.CENTRE_COLOUR: N_("centre card's colour: black → Andar first, red → Bahar first"),
-        StartRule.FIRST_CARD_COLOUR: N_("first card's colour: black → Andar, red → Bahar"),
-    },
-    targets={
-        TargetMode.CENTRE_CARD: N_("the centre card's rank"),
-        TargetMode.CHOSEN_RANK: N_("a rank chosen before the deal"),
-    },
-    windows={
-        BetWindow.BEFORE_CENTRE: N_("bets close before the centre card"),
-        BetWindow.AFTER_CENTRE: N_("bets close at the first dealt card"),
-    },
+    starts=START_NAMES,
+    targets=TARGET_NAMES,
+    windows=WINDOW_NAMES,
     void=N_(
         "No card matched: the round is void. Check that the deck is complete and repeat"
         " the round; every stake is returned."
@@ -124,16 +124,12 @@ LESSON = Wording(
     centre_label=N_("Centre card:"),
     turn_centre=N_("Open the centre card"),
     starts={
-        StartRule.ANDAR: N_("always Andar first"),
+        **START_NAMES,
         StartRule.CENTRE_COLOUR: N_(
             "the colour of the centre card: black → Andar first, red → Bahar first"
         ),
-        StartRule.FIRST_CARD_COLOUR: N_("first card's colour: black → Andar, red → Bahar"),
     },
-    targets={
-        TargetMode.CENTRE_CARD: N_("the rank of the centre card"),
-        TargetMode.CHOSEN_RANK: N_("a rank chosen before the deal"),
-    },
+    targets={**TARGET_NAMES, TargetMode.CENTRE_CARD: N_("the rank of the centre card")},
     windows={
         BetWindow.BEFORE_CENTRE: N_("markers go down before the centre card is opened"),
         BetWindow.AFTER_CENTRE: N_("markers are locked at the first dealt card"),

@@ -201,7 +201,8 @@ class ClubSetup(SeatingScreen):
                 await refill(shown, panel.result())
                 # the designed table where the eye is, and its button under the focus
                 self.call_after_refresh(shown.scroll_visible, animate=False, top=True)
-                self.focus_on(panel.query_one("#use-design", Button))
+                refused = self.design.design is not None and self.design.design.refused
+                self.focus_on(panel.query_one("#design-table" if refused else "#use-design"))
         self.resync()
 
     def on_design_panel_design(self) -> None:
@@ -213,10 +214,11 @@ class ClubSetup(SeatingScreen):
             self.sync()
             return
         edge = self.value("edge")
+        base = self.rules[1] if self.rules is not None else None  # its chip, rounding, limits
         self.design.error, self.design.busy = None, True
         self.sync()
         self.run_worker(
-            lambda: design_table(procedure, edge), thread=True, exclusive=True, group="design"
+            lambda: design_table(procedure, edge, base), thread=True, exclusive=True, group="design"
         )
 
     async def on_design_panel_use(self, event: DesignPanel.Use) -> None:

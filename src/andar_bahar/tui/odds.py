@@ -32,7 +32,7 @@ from andar_bahar.tui.rules_form import (
 )
 
 if TYPE_CHECKING:
-    from andar_bahar.chance.odds import BetOdds, OddsReport
+    from andar_bahar.chance.odds import OddsReport
 
 __all__ = [
     "OddsScreen",
@@ -93,23 +93,9 @@ def odds_table(report: OddsReport, translator: Translator | None, *, id: str) ->
 
 def warning_messages(report: OddsReport) -> list[Message]:
     """A warning for every bet on which the player has the edge, naming the table as shown."""
-    from andar_bahar.chance.odds import Percent
-
-    return [
-        Message(
-            N_(
-                "Warning: with the procedure '{procedure}' and the paytable '{paytable}'"
-                " the player has the edge on {bet}{given}: it returns {edge} per unit"
-                " staked on average."
-            ),
-            procedure=_Title(report.procedure),
-            paytable=_Title(report.paytable),
-            bet=odds.bet,
-            given=_Given(odds),
-            edge=Percent(odds.expected_return, signed=True),
-        )
-        for odds in report.warnings
-    ]
+    return report.warning_messages(
+        procedure=_Title(report.procedure), paytable=_Title(report.paytable)
+    )
 
 
 class _Title:
@@ -120,18 +106,6 @@ class _Title:
         if isinstance(self.rules, Procedure):
             return procedure_title(self.rules.name, translator)
         return paytable_title(self.rules, translator)
-
-
-class _Given:
-    def __init__(self, odds: BetOdds) -> None:
-        self.odds = odds
-
-    def localized(self, translator: Translator | None) -> str:
-        if self.odds.given is None:
-            return ""
-        return Message(N_(" once the centre card is {colour}"), colour=self.odds.given).localized(
-            translator
-        )
 
 
 def limits_text(paytable: Paytable, translator: Translator | None) -> str:

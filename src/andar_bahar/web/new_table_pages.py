@@ -5,9 +5,10 @@ The dealer picks a procedure (a preset, changed rule by rule if need be) and a p
 bet's exact chance and house edge, the bets that favour the player, and what chip
 rounding does at small stakes (:func:`~andar_bahar.chance.rounding.rounding_check`).
 ``/tables/design`` designs pays for the procedure that keep every bet's house edge in a
-range (:func:`~andar_bahar.chance.design.design_paytable`, the chosen paytable's chip,
-rounding and limits kept); the dealer may create the table with it. ``/tables`` creates
-the table and signs its creator in as its dealer.
+range at every stake the chosen paytable's chip, rounding and limits allow
+(:func:`~andar_bahar.chance.design.design_paytable`); the dealer may create the table with
+it, unless the design is refused. ``/tables`` creates the table and signs its creator in as
+its dealer.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from andar_bahar.chance.design import EdgeRange, OddsStyle, design_paytable
 from andar_bahar.chance.odds import OddsReport, Percent, odds_report
 from andar_bahar.chance.rounding import rounding_check
 from andar_bahar.engine.errors import ParameterError
-from andar_bahar.engine.money import parse_stake
+from andar_bahar.engine.money import Amount, parse_stake
 from andar_bahar.engine.paytables import Paytable, load_paytable
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
@@ -185,6 +186,7 @@ def register(app: FastAPI, club: Club) -> None:
             "design_fragment.html",
             design=made,
             headline=design_headline(made),
+            amount=Amount,
             toml=made.paytable.to_toml(),
             **report_context(request, made.report),
         )
