@@ -1,0 +1,142 @@
+"""The monkey: seeded random keys through every screen of the terminal trainer, at random
+moments, with real timer ticks between them (Auto deals meanwhile), and the terminal
+resized between 60×20 and 200×60 now and then.
+
+Nothing a user does may crash the trainer: the run fails on any exception, caught by
+Textual or by the trainer's last resort (``TrainerApp.failures``), and every club table
+met keeps a ledger that sums to zero. Each seed is a reproducible sequence of keys (their
+timing is real, so a race shows on most runs of its seed, not on every one).
+
+The everyday run sends 5,000 keys over five seeds; ``ANDAR_BAHAR_FULL_FUZZ=1`` (the long
+tier of ``.ci/run``) sends 50,000 over ten.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import string
+import unicodedata
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.keys import key_to_character
+from textual.pilot import Pilot
+
+from andar_bahar.games.clubgame import ClubGame
+from andar_bahar.tui.app import TrainerApp
+from tui_support import fresh_database
+
+FULL = os.environ.get("ANDAR_BAHAR_FULL_FUZZ") == "1"
+SEEDS = range(10) if FULL else range(5)
+KEYS_PER_SEED = 5_000 if FULL else 1_000
+
+BOUND = [
+    *"123456",  # the menu
+    *"abdtxnpy",  # markers, deal, Auto, deck exhausted, next, players, yes
+    *"фивет",  # the same keys on a Russian keyboard
+    "ctrl+o", "ctrl+n", "ctrl+l", "ctrl+p", "ctrl+q", "delete",
+    "escape", "tab", "shift+tab", "enter", "space", "backspace",
+    "up", "down", "left", "right", "home", "end", "pageup", "pagedown",
+]  # fmt: skip
+"""Every key some screen binds, and the keys that move about."""
+
+TYPED = string.ascii_letters + string.digits + ",.-% "
+"""What a user types into fields."""
+
+HABITS = [
+    # a lesson for three, Auto and the language switched while it deals
+    [*"Asha, Ravi, Nino", "ctrl+o", "a", "b", "d", "t", "ctrl+l"],
+    [*"Lali", "tab", "space", "ctrl+o", "a", "t"],  # a learner alone
+    [*"Asha", "enter", *"500", "enter", *"Ravi", "enter", *"300", "enter", "ctrl+o"],
+    ["tab", *"100", "enter", "d", "t"],  # a stake, the deal, Auto
+    [*"Tamar", "enter", *"7", "enter"],  # a drill
+    ["t", "ctrl+l", "ctrl+l"],
+    ["escape", "y"],
+    ["p", *"Nino", "enter", *"50", "enter", "escape"],
+]
+"""Sequences a user types often, so that the monkey gets deep into the games."""
+
+
+def key_event(key: str) -> events.Key:
+    """The event a terminal sends for *key* (a key name, or a character typed)."""
+    if len(key) == 1 and not key.isalnum():
+        name = unicodedata.name(key).lower().replace("-", "_").replace(" ", "_")
+        return events.Key(name, key)
+    return events.Key(key, key_to_character(key))
+
+
+@dataclass
+class Monkey:
+    """One seed's keys and what they met."""
+
+    seed: int
+    rng: random.Random = field(init=False)
+    sent: int = 0
+    games: dict[int, ClubGame] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(self.seed)
+
+    def burst(self) -> list[str]:
+        """The next few keys: a habit, a bound key or two, or some typing."""
+        rng = self.rng
+        roll = rng.random()
+        if roll < 0.08:
+            return list(rng.choice(HABITS))
+        if roll < 0.6:
+            return [rng.choice(BOUND) for _ in range(rng.randint(1, 3))]
+        return [rng.choice(TYPED) for _ in range(rng.randint(1, 6))]
+
+    def pause(self) -> float | None:
+        """How long to let the app run before the next keys (its timers tick meanwhile)."""
+        roll = self.rng.random()
+        if roll < 0.55:
+            return None  # until the screen has taken the keys
+        if roll < 0.9:
+            return 0.01
+        return self.rng.choice((0.1, 0.35, 0.7))
+
+    def note_tables(self, app: TrainerApp) -> None:
+        for screen in app.screen_stack:
+            game = getattr(screen, "game", None)
+            if isinstance(game, ClubGame):
+                self.games[id(game)] = game
+
+    async def session(self, app: TrainerApp, pilot: Pilot[None], keys: int) -> None:
+        """Keys until *keys* are sent or the app quits (Ctrl+Q)."""
+        while self.sent < keys and app.is_running:
+            if self.rng.random() < 0.01:
+                width, height = self.rng.randint(60, 200), self.rng.randint(20, 60)
+                await pilot.resize_terminal(width, height)
+            for key in self.burst():
+                app.post_message(key_event(key))
+                self.sent += 1
+            await pilot.pause(self.pause())
+            self.note_tables(app)
+            assert not getattr(app, "failures", ()), (self.seed, self.sent)
+
+
+async def run_monkey(seed: int, keys: int, folder: Path) -> Monkey:
+    monkey = Monkey(seed)
+    database = fresh_database(folder)
+    while monkey.sent < keys:  # Ctrl+Q, answered yes: the trainer starts again on its history
+        app = TrainerApp(lang=monkey.rng.choice(("en", "ru", "ka")), db_url=database, seed=seed)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await monkey.session(app, pilot, keys)
+            if app.is_running:
+                await app.history_idle()
+        assert not getattr(app, "failures", ()), (seed, monkey.sent)
+    for game in monkey.games.values():
+        assert sum((e.amount for e in game.ledger), Decimal(0)) == 0
+    return monkey
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_no_key_at_any_moment_crashes_the_trainer(tmp_path: Path, seed: int) -> None:
+    asyncio.run(run_monkey(seed, KEYS_PER_SEED, tmp_path))
