@@ -17,6 +17,7 @@ import asyncio
 import os
 import random
 import string
+import traceback
 import unicodedata
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -118,7 +119,13 @@ class Monkey:
                 self.sent += 1
             await pilot.pause(self.pause())
             self.note_tables(app)
-            assert not getattr(app, "failures", ()), (self.seed, self.sent)
+            assert not app.failures, failure(self, app.failures[0])
+
+
+def failure(monkey: Monkey, error: BaseException) -> str:
+    """The seed, the keys sent so far and the traceback, to reproduce a fault."""
+    trace = "".join(traceback.format_exception(error))
+    return f"seed {monkey.seed}, after {monkey.sent} keys:\n{trace}"
 
 
 async def run_monkey(seed: int, keys: int, folder: Path) -> Monkey:
@@ -131,7 +138,7 @@ async def run_monkey(seed: int, keys: int, folder: Path) -> Monkey:
             await monkey.session(app, pilot, keys)
             if app.is_running:
                 await app.history_idle()
-        assert not getattr(app, "failures", ()), (seed, monkey.sent)
+        assert not app.failures, failure(monkey, app.failures[0])
     for game in monkey.games.values():
         assert sum((e.amount for e in game.ledger), Decimal(0)) == 0
     return monkey

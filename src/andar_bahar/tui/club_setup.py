@@ -17,7 +17,7 @@ from andar_bahar.engine.rules import Procedure
 from andar_bahar.games.clubgame import ClubGame
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.tui.common import Bar, Note, Table, button, literal, refill, tr
+from andar_bahar.tui.common import Bar, Note, button, literal, tr
 from andar_bahar.tui.designer import DesignPanel, DesignState, design_table
 from andar_bahar.tui.odds import checked, odds_table, report_lines, warning_messages
 from andar_bahar.tui.rules_form import (
@@ -30,6 +30,7 @@ from andar_bahar.tui.rules_form import (
     sync_rules,
 )
 from andar_bahar.tui.seating import SeatingScreen
+from andar_bahar.tui.tables import Table
 
 if TYPE_CHECKING:
     from andar_bahar.chance.odds import OddsReport
@@ -160,14 +161,14 @@ class ClubSetup(SeatingScreen):
         if awaited_file(self) is not None:  # a file chosen, its path still to be typed
             self.rules_error, self.rules, self.report = None, None, None
             self.query_one("#error", Note).say(None)
-            self.run_worker(refill(self.query_one("#preview"), self._preview()))
+            self.run_worker(self.refill("#preview", self._preview()))
             self.sync()
             return
         try:
             rules = read_rules(self)
         except AndarBaharError as refused:
             self.rules_error, self.rules, self.report = refused, None, None
-            self.run_worker(refill(self.query_one("#preview"), self._preview()))
+            self.run_worker(self.refill("#preview", self._preview()))
             self.sync()
             return
         self.rules_error = None
@@ -189,19 +190,18 @@ class ClubSetup(SeatingScreen):
             return
         if event.worker.group == "preview":
             (self.report, self.rounding), self.busy = event.worker.result, False
-            await refill(self.query_one("#preview"), self._preview())
+            await self.refill("#preview", self._preview())
         elif event.worker.group == "design":
             result, self.design.busy = event.worker.result, False
             if isinstance(result, AndarBaharError):  # a range that is not one: a sentence
                 self.design.error = result
             else:
                 self.design.design, self.design.rounding = result
-                panel = self.query_one(DesignPanel)
-                shown = panel.query_one("#design-result")
-                await refill(shown, panel.result())
+                await self.refill("#design-result", self.query_one(DesignPanel).result())
                 # the designed table where the eye is, and its button under the focus
+                shown = self.query_one("#design-result")
                 self.call_after_refresh(shown.scroll_visible, animate=False, top=True)
-                self.focus_on(panel.query_one("#use-design", Button))
+                self.focus_on(self.query_one("#use-design", Button))
         self.resync()
 
     def on_design_panel_design(self) -> None:

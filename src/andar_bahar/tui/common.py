@@ -1,61 +1,45 @@
-"""What every screen shares: text in the user's language, shown literally; a scrolling body;
-forms that survive a change of language; tables, button bars, a confirmation dialog.
+"""What every screen shares: text in the user's language, shown literally; messages, button
+bars, the translated footer, a confirmation dialog.
 
-A screen keeps its state in attributes and draws it in :meth:`TrainerScreen.compose_body`
-(the widgets) and :meth:`TrainerScreen.sync` (the values that change as the game goes).
-Switching the language composes the screen again from that state, so nothing typed,
-chosen or played is lost.
+The screens themselves are built on :class:`andar_bahar.tui.screen.TrainerScreen`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import ClassVar
 
 from rich.cells import cell_len
-from rich.text import Text
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
-from textual.compose import compose
-from textual.containers import ItemGrid, Vertical, VerticalScroll
+from textual.containers import ItemGrid, Vertical
 from textual.content import Content
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import Button, Checkbox, Footer, Header, Input, Select, Static
+from textual.widgets import Button, Footer, Select, Static
 from textual.widgets._footer import FooterKey, FooterLabel
 
 from andar_bahar.engine.errors import AndarBaharError
-from andar_bahar.i18n.messages import N_, Message, Translator
-from andar_bahar.tui.tables import Table
+from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.tui.protocol import trainer
 from andar_bahar.tui.text import unbroken
-
-if TYPE_CHECKING:
-    from andar_bahar.tui.app import TrainerApp
 
 __all__ = [
     "Bar",
     "ConfirmScreen",
-    "EndScreen",
     "Note",
-    "Table",
+    "Say",
     "TrainerFooter",
-    "TrainerScreen",
+    "button",
+    "keys",
     "literal",
-    "refill",
     "tr",
-    "trainer",
 ]
 
 Say = Message | AndarBaharError | str | None
 """What a note shows: a message, a refusal, text already in the user's language, or nothing."""
-
-
-def trainer(node: DOMNode) -> TrainerApp:
-    """The running trainer application, typed."""
-    return cast("TrainerApp", node.app)
 
 
 def tr(node: DOMNode, message: Message | AndarBaharError) -> str:
@@ -132,7 +116,11 @@ class TrainerFooter(Footer):
 
 
 class Note(Static):
-    """A message that wraps and is scrolled into view when it appears."""
+    """A message that wraps and is scrolled into view when it appears.
+
+    A refusal may name the fields it is about, with their values then: it disappears as
+    soon as one of them is changed (see :meth:`field_changed`).
+    """
 
     DEFAULT_CSS = """
     Note { width: 1fr; height: auto; }
@@ -146,13 +134,16 @@ class Note(Static):
         super().__init__("", id=id, classes=classes, markup=False)
         self.add_class("-empty")
         self._said: tuple[str | None, str] = (None, "")
+        self._about: dict[str, str] = {}
 
-    def say(self, text: Say, *, kind: str = "") -> None:
-        """Show *text* (``None``: nothing); *kind*: ``error``, ``warning`` or ``success``."""
+    def say(self, text: Say, *, kind: str = "", about: dict[str, str] | None = None) -> None:
+        """Show *text* (``None``: nothing); *kind*: ``error``, ``warning`` or ``success``;
+        *about*: the fields a refusal is about (id → value refused)."""
         if isinstance(text, AndarBaharError) and not kind:
             kind = "error"
         if isinstance(text, Message | AndarBaharError):
             text = tr(self, text)
+        self._about = dict(about or {})
         if (text, kind) == self._said:
             return
         self._said = (text, kind)
@@ -162,6 +153,16 @@ class Note(Static):
         self.update(literal(text or ""))
         if text:
             self.call_after_refresh(self._reveal)
+
+    @property
+    def shown(self) -> str:
+        """The text shown now (empty: none)."""
+        return self._said[0] or ""
+
+    def field_changed(self, field: str | None, value: str) -> None:
+        """A field was changed: a refusal about its value before is gone."""
+        if field in self._about and self._about[field] != value:
+            self.say(None)
 
     def _reveal(self) -> None:
         """The message, then the control in use, scrolled into view (both, when they fit)."""
@@ -198,12 +199,6 @@ def _natural_width(widget: Widget) -> int:
     return int(width.value) if width is not None and width.is_cells else 12
 
 
-async def refill(container: Widget, content: ComposeResult) -> None:
-    """Replace what *container* shows with *content* (the rest of the screen stays)."""
-    await container.remove_children()
-    await container.mount_all(compose(container, content))
-
-
 def button(label: str, id: str, *, variant: str = "default", disabled: bool = False) -> Button:
     """A one-line button whose label is shown literally; every Enter presses it.
 
@@ -219,241 +214,6 @@ def button(label: str, id: str, *, variant: str = "default", disabled: bool = Fa
     )
     widget.active_effect_duration = 0
     return widget
-
-
-class TrainerScreen(Screen[None]):
-    """A screen of the trainer: a header, a scrolling body, a translated footer."""
-
-    TITLE_TEXT: ClassVar[str] = ""
-    """The screen's name (a msgid), shown in the header."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("pagedown", "page(1)", show=False),
-        Binding("pageup", "page(-1)", show=False),
-    ]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.form: dict[str, Any] = {}
-        self._redrawing = False
-        self._redraw_lock = asyncio.Lock()
-
-    def __init_subclass__(cls, **options: Any) -> None:
-        """Every screen's :meth:`sync` ends by keeping the focused control in view."""
-        super().__init_subclass__(**options)
-        own = cls.__dict__.get("sync")
-        if own is not None and not getattr(own, "_reveals", False):
-
-            @functools.wraps(own)
-            def sync(self: TrainerScreen) -> None:
-                own(self)
-                self.reveal_focus()
-
-            sync._reveals = True  # type: ignore[attr-defined]
-            cls.sync = sync  # type: ignore[method-assign]
-
-    # -- drawing -------------------------------------------------------------------
-
-    def compose(self) -> ComposeResult:
-        yield Header(icon="♠")
-        yield Body(self)
-        yield TrainerFooter(compact=True)
-
-    def compose_body(self) -> ComposeResult:
-        """The screen's widgets, drawn from its state."""
-        return
-        yield
-
-    def sync(self) -> None:
-        """Show the state in the widgets that change as the screen is used."""
-
-    def on_mount(self) -> None:
-        self.sub_title = self.title_text()
-        self.sync()
-
-    def title_text(self) -> str:
-        return trainer(self).translator.gettext(self.TITLE_TEXT) if self.TITLE_TEXT else ""
-
-    @property
-    def t(self) -> Translator:
-        return trainer(self).translator
-
-    def text(self, message: Message | AndarBaharError) -> str:
-        return tr(self, message)
-
-    # -- forms that survive a change of language -----------------------------------------
-
-    def field(self, id: str, *, value: str = "", placeholder: str = "", **options: Any) -> Input:
-        """A text field holding what was typed before the screen was drawn again."""
-        return Input(
-            value=str(self.form.get(id, value)),
-            placeholder=placeholder,
-            id=id,
-            compact=True,
-            **options,
-        )
-
-    def choice(
-        self, id: str, options: Sequence[tuple[str, str]], value: str, *, prompt: str = ""
-    ) -> Select[str]:
-        """A choice among *options* (label, value), keeping the value chosen before."""
-        values = [option for _, option in options]
-        saved = self.form.get(id, value)
-        return Select(
-            [(Text(label), option) for label, option in options],
-            value=saved if saved in values else value,
-            allow_blank=False,
-            prompt=prompt,
-            id=id,
-            compact=True,
-        )
-
-    def checkbox(self, id: str, label: str, *, value: bool = False) -> Checkbox:
-        """A yes/no box with its label, keeping its state."""
-        return Checkbox(literal(label), value=bool(self.form.get(id, value)), id=id, compact=True)
-
-    def save_form(self) -> None:
-        """Remember every field, choice and box by its id."""
-        for widget in self.query("Input, Select, Checkbox"):
-            if widget.id:
-                self.form[widget.id] = cast("Input | Select[str] | Checkbox", widget).value
-
-    def value(self, id: str) -> str:
-        """The current text of a field or the value of a choice."""
-        widget = self.query_one(f"#{id}")
-        if isinstance(widget, Input):
-            return widget.value
-        if isinstance(widget, Select):
-            return str(widget.value)
-        raise TypeError(id)
-
-    def checked(self, id: str) -> bool:
-        return self.query_one(f"#{id}", Checkbox).value
-
-    async def relocalize(self) -> None:
-        """Draw the screen again in the app's language, from its state, keeping the focus."""
-        focused = self.focused.id if self.focused is not None else None
-        scroll = self.query_one("#body").scroll_y if self.query("#body") else 0
-        self.save_form()
-        await self.redraw()
-        self.sub_title = self.title_text()
-        self.query_one(TrainerFooter).refresh(recompose=True)
-        if focused and self.query(f"#{focused}"):
-            self.set_focus(self.query_one(f"#{focused}"), scroll_visible=False)
-        body = self.query("#body")
-        if body:
-            body.first().scroll_to(y=scroll, animate=False, immediate=True)
-
-    async def redraw(self) -> None:
-        """Compose the body again from the state, and show the state in it."""
-        async with self._redraw_lock:  # one redraw at a time, or widgets vanish mid-mount
-            if not self.is_attached:
-                return
-            self._redrawing = True
-            try:
-                await self.query_one(Body).recompose()
-            finally:
-                self._redrawing = False
-        self.sync()
-        self.reveal_focus()
-
-    def focus_on(self, widget: Widget) -> None:
-        """Focus *widget* and scroll it into view once the screen's layout has settled."""
-        widget.focus()
-        self.reveal_focus()
-
-    def reveal_focus(self) -> None:
-        """After the next refresh, scroll the focused control into view."""
-
-        def reveal() -> None:
-            focused = self.focused
-            if focused is not None and focused.is_attached:
-                focused.scroll_visible(animate=False, immediate=True)
-
-        self.call_after_refresh(reveal)
-
-    def resync(self) -> None:
-        """Show the state again (an answer from the history or a worker has come in).
-
-        While the body is being drawn again, its :meth:`sync` will show the state anyway.
-        """
-        if self.is_mounted and not self._redrawing and self.query("#body"):
-            self.sync()
-
-    # -- leaving -------------------------------------------------------------------------
-
-    def leave_question(self) -> Message | None:
-        """A question to confirm before leaving (a game in progress), or ``None``."""
-        return None
-
-    def action_leave(self) -> None:
-        """Go back: at once, or after a confirmation when something would be abandoned."""
-        question = self.leave_question()
-        if question is None:
-            self.leave()
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.leave()
-
-        self.app.push_screen(ConfirmScreen(question), answered)
-
-    def leave(self) -> None:
-        if len(self.app.screen_stack) > 2 and self.app.screen is self:
-            self.app.pop_screen()
-
-    def action_page(self, direction: int) -> None:
-        body = self.query_one("#body", VerticalScroll)
-        if direction > 0:
-            body.scroll_page_down(animate=False)
-        else:
-            body.scroll_page_up(animate=False)
-
-    def ask(self, question: Message, then: Callable[[], object]) -> None:
-        """Ask *question*; run *then* on yes."""
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                then()
-
-        self.app.push_screen(ConfirmScreen(question), answered)
-
-
-class EndScreen(TrainerScreen):
-    """The last screen of a game (standings, a session's summary): it leads to the menu."""
-
-    def menu_button(self) -> Button:
-        return button(tr(self, Message(N_("Back to the menu"))), "menu", variant="primary")
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.focus_on(self.query_one("#menu", Button))
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "menu":
-            self.leave()
-
-    def leave(self) -> None:
-        """The game is over: back to the menu (Esc too)."""
-        while len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-
-
-class Body(VerticalScroll, can_focus=False):
-    """The scrolling part of a screen, between the header and the footer."""
-
-    def __init__(self, screen: TrainerScreen) -> None:
-        super().__init__(id="body")
-        self.owner = screen
-
-    def compose(self) -> ComposeResult:
-        yield from self.owner.compose_body()
-
-    def watch_virtual_size(self) -> None:
-        """The content grew or shrank: keep the control in use in view."""
-        if self.is_attached and self.screen.focused is not None:
-            self.owner.reveal_focus()
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -477,9 +237,11 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("escape", "answer(False)", N_("No")),
     ]
 
-    def __init__(self, question: Message) -> None:
+    def __init__(self, question: Message, *, quitting: bool = False) -> None:
         super().__init__()
         self.question = question
+        self.quitting = quitting
+        """Whether this is the question before quitting (a second Ctrl+Q answers yes)."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -503,3 +265,9 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+    def dismiss(self, result: bool | None = None) -> AwaitComplete:
+        """Answer once: a key typed after the answer (y, then Esc) closes nothing else."""
+        if not self.is_current:
+            return AwaitComplete(asyncio.sleep(0))
+        return super().dismiss(result)

@@ -22,7 +22,7 @@ from andar_bahar.engine.rules import Procedure, Row
 from andar_bahar.games.wording import paytable_title, procedure_title
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message, Translator
-from andar_bahar.tui.common import Note, Table, TrainerScreen, button, literal, refill, tr
+from andar_bahar.tui.common import Note, button, literal, tr
 from andar_bahar.tui.rules_form import (
     awaited_file,
     compose_rules,
@@ -30,6 +30,8 @@ from andar_bahar.tui.rules_form import (
     reveal_file_field,
     sync_rules,
 )
+from andar_bahar.tui.screen import TrainerScreen
+from andar_bahar.tui.tables import Table
 
 if TYPE_CHECKING:
     from andar_bahar.chance.odds import BetOdds, OddsReport
@@ -289,7 +291,7 @@ class OddsScreen(TrainerScreen):
         if event.worker.group != "odds" or event.state is not WorkerState.SUCCESS:
             return
         (self.report, self.rounding), self.busy = event.worker.result, False
-        await refill(self.query_one("#results"), self._results())
+        await self.refill("#results", self._results())
         self.sync()
 
 

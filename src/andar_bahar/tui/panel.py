@@ -27,8 +27,10 @@ from andar_bahar.engine.round import Round
 from andar_bahar.games.wording import Wording
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message, Translator, translate
-from andar_bahar.tui.common import Bar, ConfirmScreen, Note, Say, button, keys, literal, tr, trainer
+from andar_bahar.tui.common import Bar, Note, Say, button, keys, literal, tr
 from andar_bahar.tui.layout import LayoutView
+from andar_bahar.tui.protocol import trainer
+from andar_bahar.tui.screen import TrainerScreen, steady
 
 __all__ = ["DEALING_KEYS", "Dealer", "RoundPanel"]
 
@@ -57,8 +59,12 @@ class Dealer:
     timer: Timer | None = field(default=None, repr=False)
     typed: str = ""
     """A card being typed from a real deck (kept when the screen is drawn again)."""
+    refused: str | None = None
+    """The card text last refused (its sentence goes once the field is changed)."""
     rank: str | None = None
     """The target rank chosen in the list, not yet taken (the chosen-rank procedure)."""
+    question: Callable[[str], Message | None] | None = None
+    """A question to ask before a step (``centre``, ``target``, ``deal``, ``auto``), or none."""
 
     @property
     def auto(self) -> bool:
@@ -79,8 +85,10 @@ class Dealer:
 
     def say(self, text: Say, kind: str = "") -> None:
         self.message, self.kind = text, kind
+        self.refused = None
 
 
+@steady
 class RoundPanel(Vertical):
     """Draws a :class:`Dealer` and takes its steps; posts :class:`Finished` at the end."""
 
@@ -257,6 +265,9 @@ class RoundPanel(Vertical):
                 self._deal()
         except AndarBaharError as refused:
             self.dealer.say(refused, "error")
+            for card_field in self.query("#card").results(Input):
+                self.dealer.refused = card_field.value
+                card_field.select_all()  # the next card typed replaces it
             self.sync()
             return False
         for card_field in self.query("#card").results(Input):
@@ -299,11 +310,10 @@ class RoundPanel(Vertical):
             )
             self.sync()
             return
-        question = Message(self.dealer.wording.void_question)
         screen = self.screen
 
-        def answered(yes: bool | None) -> None:
-            if yes and not rnd.finished:
+        def void() -> None:
+            if not rnd.finished:
                 rnd.void()
                 self.dealer.stop()
                 self.dealer.say(None)
@@ -311,7 +321,8 @@ class RoundPanel(Vertical):
                 panel.sync()
                 panel.post_message(self.Finished(rnd))
 
-        self.app.push_screen(ConfirmScreen(question), answered)
+        if isinstance(screen, TrainerScreen):
+            screen.ask(Message(self.dealer.wording.void_question), void)
 
     def toggle_auto(self) -> None:
         """Start or stop Auto; it keeps its speed from round to round."""
@@ -326,6 +337,8 @@ class RoundPanel(Vertical):
         self.sync()
 
     def _start_timer(self) -> None:
+        """Auto's timer, the screen's: it finds the panel as the screen is now, and skips
+        a tick while the screen is drawn again."""
         screen = self.screen
         dealer = self.dealer
 
@@ -340,11 +353,16 @@ class RoundPanel(Vertical):
                 panel.sync()
 
         dealer.stop()
-        dealer.timer = screen.set_interval(float(dealer.speed), tick)
+        if isinstance(screen, TrainerScreen):
+            dealer.timer = screen.every(float(dealer.speed), tick)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "card":
-            self.dealer.typed = event.value
+            dealer = self.dealer
+            dealer.typed = event.value
+            if dealer.refused is not None and event.value != dealer.refused:
+                dealer.say(None)  # the card refused is being typed again: its sentence goes
+                self.sync()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "rank":
@@ -360,8 +378,16 @@ class RoundPanel(Vertical):
         event.stop()
         self.act(event.button.id or "")
 
-    def act(self, action: str) -> None:
-        """A button or a hotkey: ``centre``, ``target``, ``deal``, ``auto`` or ``void``."""
+    def act(self, action: str, *, asked: bool = False) -> None:
+        """A button or a hotkey: ``centre``, ``target``, ``deal``, ``auto`` or ``void``;
+        the dealer's question first, if there is one (*asked*: it has been answered)."""
+        dealer, screen = self.dealer, self.screen
+        stopping = action == "auto" and dealer.auto
+        if dealer.question and not asked and not stopping and isinstance(screen, TrainerScreen):
+            question = dealer.question(action)
+            if question is not None:
+                screen.ask(question, lambda: screen.query_one(RoundPanel).act(action, asked=True))
+                return
         if action == "auto":
             self.toggle_auto()
         elif action == "void":
@@ -374,4 +400,4 @@ class RoundPanel(Vertical):
         event.stop()
         if event.input.id == "card":
             rnd = self.dealer.round
-            self.step("centre" if rnd.procedure.has_centre and rnd.centre is None else "deal")
+            self.act("centre" if rnd.procedure.has_centre and rnd.centre is None else "deal")

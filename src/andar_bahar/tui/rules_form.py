@@ -14,7 +14,8 @@ from andar_bahar.engine.paytables import PAYTABLES, Paytable
 from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure
 from andar_bahar.games.wording import CLUB, paytable_title, procedure_title
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.tui.common import TrainerScreen, literal, tr
+from andar_bahar.tui.common import literal, tr
+from andar_bahar.tui.screen import TrainerScreen
 
 __all__ = [
     "awaited_file",
