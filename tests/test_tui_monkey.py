@@ -18,19 +18,16 @@ import os
 import random
 import string
 import traceback
-import unicodedata
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from textual import events
-from textual.keys import key_to_character
 from textual.pilot import Pilot
 
 from andar_bahar.games.clubgame import ClubGame
 from andar_bahar.tui.app import TrainerApp
-from tui_support import fresh_database
+from tui_support import fresh_database, key_event
 
 FULL = os.environ.get("ANDAR_BAHAR_FULL_FUZZ") == "1"
 SEEDS = range(10) if FULL else range(5)
@@ -61,14 +58,6 @@ HABITS = [
     ["p", *"Nino", "enter", *"50", "enter", "escape"],
 ]
 """Sequences a user types often, so that the monkey gets deep into the games."""
-
-
-def key_event(key: str) -> events.Key:
-    """The event a terminal sends for *key* (a key name, or a character typed)."""
-    if len(key) == 1 and not key.isalnum():
-        name = unicodedata.name(key).lower().replace("-", "_").replace(" ", "_")
-        return events.Key(name, key)
-    return events.Key(key, key_to_character(key))
 
 
 @dataclass

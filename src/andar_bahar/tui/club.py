@@ -5,7 +5,6 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Button, Input, Select, Static
@@ -20,7 +19,7 @@ from andar_bahar.games.clubgame import ClubGame
 from andar_bahar.games.wording import CLUB, paytable_title
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, NP_, Message
-from andar_bahar.tui.common import Bar, Note, button, keys, literal, tr
+from andar_bahar.tui.common import Bar, Choice, Note, button, keys, literal, tr
 from andar_bahar.tui.odds import pays_text, warning_messages
 from andar_bahar.tui.panel import DEALING_KEYS, Dealer, RoundPanel
 from andar_bahar.tui.protocol import trainer
@@ -140,21 +139,18 @@ class ClubRoundScreen(TrainerScreen):
         yield Static(literal(CLUB.describe(game.procedure, t)), classes="hint")
         yield Static("", id="warnings", classes="note", markup=False)
         yield Table(self._balance_headers(), self._balance_rows(), right=(1, 2, 3), id="balances")
-        players = [(Text(name), name) for name in game.balances]
         yield Bar(
-            Select(
-                players,
+            Choice(
+                [(name, name) for name in game.balances],
                 prompt=tr(self, Message(N_("player"))),
                 value=self.bettor if self.bettor in game.balances else Select.NULL,
                 id="player",
-                compact=True,
             ),
-            Select(
-                [(Text(label), value) for label, value in self._bet_options()],
+            Choice(
+                self._bet_options(),
                 prompt=tr(self, Message(N_("bet"))),
                 value=self._saved("bet", [str(b) for b in game.paytable.bets]),
                 id="bet",
-                compact=True,
             ),
             width=34,
         )
@@ -342,12 +338,12 @@ class ClubRoundScreen(TrainerScreen):
     def _sync_bettors(self) -> None:
         """The list of bettors as the table is now; when the player chosen has left, the
         next one is chosen, and the screen says so."""
-        players, seated = self.query_one("#player", Select), list(self.game.balances)
+        players, seated = self.query_one("#player", Choice), list(self.game.balances)
         if seated == self.bettors:
             return
         left, before = self.bettor, self.bettors
         self.bettors = seated
-        players.set_options([(Text(name), name) for name in seated])
+        players.offer([(name, name) for name in seated])
         if left is None or left in seated:
             if left is not None:
                 players.value = left

@@ -222,9 +222,7 @@ class ClubSetup(SeatingScreen):
     async def on_design_panel_use(self, event: DesignPanel.Use) -> None:
         """The designed table becomes the table's paytable (and is shown among the choices)."""
         self.designed = event.paytable
-        self.save_form()
-        self.form["paytable"] = DESIGNED
-        await self.redraw()
+        await self.redraw(paytable=DESIGNED)
         self.compute()
         self.focus_on(self.query_one("#paytable"))
 

@@ -7,9 +7,11 @@ The screens themselves are built on :class:`andar_bahar.tui.screen.TrainerScreen
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.cells import cell_len
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
@@ -20,14 +22,17 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Select, Static
 from textual.widgets._footer import FooterKey, FooterLabel
+from textual.widgets.select import NoSelection
 
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.tui.failures import guard_handlers
 from andar_bahar.tui.protocol import trainer
 from andar_bahar.tui.text import unbroken
 
 __all__ = [
     "Bar",
+    "Choice",
     "ConfirmScreen",
     "Note",
     "Say",
@@ -174,6 +179,44 @@ class Note(Static):
             focused.scroll_visible(animate=False, immediate=True)
 
 
+class Choice(Select[str]):
+    """A list to choose from, its labels shown literally; it says what it offers
+    (:attr:`labels`, :attr:`values`), which Textual's own list keeps to itself."""
+
+    def __init__(
+        self,
+        options: Sequence[tuple[str, str]],
+        *,
+        value: str | NoSelection = Select.NULL,
+        allow_blank: bool = True,
+        prompt: str = "",
+        id: str | None = None,
+    ) -> None:
+        self.options = list(options)
+        self.allow_blank = allow_blank
+        super().__init__(
+            [(Text(label), option) for label, option in self.options],
+            value=value,
+            allow_blank=allow_blank,
+            prompt=prompt or "Select",
+            id=id,
+            compact=True,
+        )
+
+    @property
+    def labels(self) -> list[str]:
+        return [label for label, _ in self.options]
+
+    @property
+    def values(self) -> list[str]:
+        return [option for _, option in self.options]
+
+    def offer(self, options: Sequence[tuple[str, str]]) -> None:
+        """Offer *options* instead (the value is kept if it is still among them)."""
+        self.options = list(options)
+        self.set_options([(Text(label), option) for label, option in self.options])
+
+
 class Bar(ItemGrid):
     """Buttons (and small fields) side by side, wrapping onto more lines when narrow."""
 
@@ -190,10 +233,9 @@ class Bar(ItemGrid):
 def _natural_width(widget: Widget) -> int:
     if isinstance(widget, Button):
         return len(str(widget.label)) + (2 if widget.compact else 4)
-    if isinstance(widget, Select):
+    if isinstance(widget, Choice):
         # Its list opens as wide as the choice: every option on one line, the arrow beside it.
-        options = getattr(widget, "_options", ())
-        shown = [str(widget.prompt), *(str(prompt) for prompt, _ in options)]
+        shown = [str(widget.prompt), *widget.labels]
         return max(cell_len(text) for text in shown) + 2
     width = widget.styles.width
     return int(width.value) if width is not None and width.is_cells else 12
@@ -253,11 +295,16 @@ class ConfirmScreen(ModalScreen[bool]):
         yield TrainerFooter(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
+        self._focus_no()
 
     async def relocalize(self) -> None:
         await self.recompose()
-        self.query_one("#no", Button).focus()
+        self._focus_no()
+
+    def _focus_no(self) -> None:
+        """"No" in focus: Enter pressed at once by habit keeps the game."""
+        for no in self.query("#no").results(Button):  # none if closed already
+            no.focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -271,3 +318,6 @@ class ConfirmScreen(ModalScreen[bool]):
         if not self.is_current:
             return AwaitComplete(asyncio.sleep(0))
         return super().dismiss(result)
+
+
+guard_handlers(ConfirmScreen, lambda screen, error: trainer(screen).failed(error))

@@ -41,6 +41,8 @@ def screen_commands(app: App[None], screen: Screen[object]) -> Iterable[SystemCo
         binding = active.binding
         if not binding.description or binding.action in seen or not active.enabled:
             continue
+        if binding.system:
+            continue  # Textual's own (Tab to the next control, copying text …)
         if not isinstance(active.node, App | TrainerScreen):
             continue  # the widgets' own keys (a field's, a list's)
         if binding.action == "command_palette":

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -20,6 +19,7 @@ from textual.message import Message as TextualMessage
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Input, Select, Static
+from textual.widgets.select import NoSelection
 
 from andar_bahar.engine.cards import Card, Rank
 from andar_bahar.engine.errors import ActionError, AndarBaharError
@@ -27,7 +27,7 @@ from andar_bahar.engine.round import Round
 from andar_bahar.games.wording import Wording
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message, Translator, translate
-from andar_bahar.tui.common import Bar, Note, Say, button, keys, literal, tr
+from andar_bahar.tui.common import Bar, Choice, Note, Say, button, keys, literal, tr
 from andar_bahar.tui.layout import LayoutView
 from andar_bahar.tui.protocol import trainer
 from andar_bahar.tui.screen import TrainerScreen, steady
@@ -135,12 +135,11 @@ class RoundPanel(Vertical):
             )
         if not rnd.procedure.has_centre:
             controls.append(
-                Select(
-                    [(Text(f"{r.localized(t)} — {r.name_localized(t)}"), r.value) for r in Rank],
+                Choice(
+                    [(f"{r.localized(t)} — {r.name_localized(t)}", r.value) for r in Rank],
                     prompt=tr(self, Message(N_("target rank"))),
                     value=self._rank_shown(),
                     id="rank",
-                    compact=True,
                 )
             )
             controls.append(button(tr(self, Message(N_("Choose the target rank"))), "target"))
@@ -149,10 +148,8 @@ class RoundPanel(Vertical):
         controls.append(button(tr(self, Message(N_("Deal a card"))), "deal", variant="primary"))
         if not dealer.physical:
             controls.append(button(self._auto_label(), "auto"))
-            speeds = [(Text(self._speed_text(s)), s) for s in SPEEDS]
-            controls.append(
-                Select(speeds, value=dealer.speed, allow_blank=False, id="speed", compact=True)
-            )
+            speeds = [(self._speed_text(s), s) for s in SPEEDS]
+            controls.append(Choice(speeds, value=dealer.speed, allow_blank=False, id="speed"))
         else:
             controls.append(
                 button(tr(self, Message(N_("Deck exhausted"))), "void", variant="warning")
@@ -160,7 +157,7 @@ class RoundPanel(Vertical):
         yield Bar(*controls, width=16)
         yield Note(id="panel-note")
 
-    def _rank_shown(self) -> str | object:
+    def _rank_shown(self) -> str | NoSelection:
         """The target rank taken, or the one chosen in the list, or none yet."""
         target = self.dealer.round.target
         if target is not None:

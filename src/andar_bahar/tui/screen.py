@@ -23,7 +23,6 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
-from rich.text import Text
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -37,7 +36,7 @@ from textual.widgets.input import Selection
 
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.i18n.messages import N_, Message, Translator
-from andar_bahar.tui.common import ConfirmScreen, Note, TrainerFooter, button, literal, tr
+from andar_bahar.tui.common import Choice, ConfirmScreen, Note, TrainerFooter, button, literal, tr
 from andar_bahar.tui.failures import guarded, handlers
 from andar_bahar.tui.protocol import trainer
 
@@ -262,14 +261,15 @@ class TrainerScreen(Screen[None]):
             for callback in waiting:
                 callback()
 
-    async def redraw(self) -> None:
+    async def redraw(self, **values: Any) -> None:
         """Compose the body again from the state, keeping the control in use — with a
         field's text, cursor and selection, so that the next key goes on from there —
-        and the place scrolled to."""
+        and the place scrolled to. *values*: fields and choices set anew (by id)."""
         async with self._rebuilding():
             if not alive(self):
                 return
             self.save_form()
+            self.form.update(values)
             focused = self.focused.id if self.focused is not None else None
             selection = self.focused.selection if isinstance(self.focused, Input) else None
             body = self.query_one(Body)
@@ -406,17 +406,16 @@ class TrainerScreen(Screen[None]):
 
     def choice(
         self, id: str, options: list[tuple[str, str]], value: str, *, prompt: str = ""
-    ) -> Select[str]:
+    ) -> Choice:
         """A choice among *options* (label, value), keeping the value chosen before."""
         values = [option for _, option in options]
         saved = self.form.get(id, value)
-        return Select(
-            [(Text(label), option) for label, option in options],
+        return Choice(
+            options,
             value=saved if saved in values else value,
             allow_blank=False,
             prompt=prompt,
             id=id,
-            compact=True,
         )
 
     def checkbox(self, id: str, label: str, *, value: bool = False) -> Checkbox:
