@@ -20,13 +20,12 @@ from andar_bahar.engine.rules import find_procedure
 from andar_bahar.games.clubgame import parse_chips
 from andar_bahar.games.drills import DrillKind
 from andar_bahar.i18n import translations
-from andar_bahar.tui.text import quoting_translations
 from andar_bahar.tui.app import TrainerApp
 from andar_bahar.tui.club import ClubRoundScreen
 from andar_bahar.tui.club_summary import PlayersScreen
 from andar_bahar.tui.common import ConfirmScreen, TrainerFooter
 from andar_bahar.tui.drills import DrillScreen
-from andar_bahar.tui.text import unbroken
+from andar_bahar.tui.text import quoting_translations, unbroken
 from test_tui_design import club_setup
 from test_tui_state import open_lesson
 from tui_support import (

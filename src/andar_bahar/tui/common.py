@@ -302,7 +302,7 @@ class ConfirmScreen(ModalScreen[bool]):
         self._focus_no()
 
     def _focus_no(self) -> None:
-        """"No" in focus: Enter pressed at once by habit keeps the game."""
+        """ "No" in focus: Enter pressed at once by habit keeps the game."""
         for no in self.query("#no").results(Button):  # none if closed already
             no.focus()
 
