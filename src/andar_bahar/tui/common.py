@@ -15,12 +15,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
-from textual.containers import ItemGrid, Vertical
+from textual.containers import ItemGrid, ScrollableContainer, Vertical
 from textual.content import Content
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Select, Static
+from textual.widgets import Button, Checkbox, Footer, Select, Static
 from textual.widgets._footer import FooterKey, FooterLabel
 from textual.widgets.select import NoSelection
 
@@ -32,6 +32,7 @@ from andar_bahar.tui.text import unbroken
 
 __all__ = [
     "Bar",
+    "Box",
     "Choice",
     "ConfirmScreen",
     "Note",
@@ -87,24 +88,66 @@ class TrainerFooter(Footer):
     """Textual's footer with every key's description in the user's language.
 
     It is drawn again only when the keys it shows change (Textual redraws it on every
-    move of the focus, which makes Tab slow on a busy machine).
+    move of the focus, which makes Tab slow on a busy machine). On a narrow terminal it
+    leaves out what is known anyway — the palette's key, then Esc, then Ctrl+Q — rather
+    than cutting the screen's keys or Ctrl+L off at the right edge.
     """
 
     DEFAULT_CSS = """
     TrainerFooter.-compact FooterLabel { margin: 0 1 0 0; }
     """
 
+    SPARED: ClassVar[tuple[str, ...]] = ("command_palette", "back", "quit")
+    """The keys left out, in this order, when the footer does not fit."""
+
     _shown: tuple[object, ...] | None = None
+    _left_out = 0
+
+    def __init__(self, *, compact: bool = True) -> None:
+        super().__init__(compact=compact)
+        self._msgids: dict[FooterKey | FooterLabel, str] = {}
+        """The msgid of each key's description shown (and of each group's name)."""
 
     def compose(self) -> ComposeResult:
         translator = trainer(self).translator
-        self._shown = self._signature() if self._bindings_ready else None
+        signature = self._signature() if self._bindings_ready else None
+        if signature != self._shown:
+            self._left_out = 0  # other keys, another language or width: all of them again
+        self._shown = signature
+        left_out = self.SPARED[: self._left_out]
+        self._msgids = {}
         for widget in super().compose():
+            if isinstance(widget, FooterKey) and widget.action in left_out:
+                continue
             if isinstance(widget, FooterKey) and widget.description:
+                self._msgids[widget] = widget.description
                 widget.description = translator.gettext(widget.description)
             elif isinstance(widget, FooterLabel):  # the name of a group of keys
-                widget.update(translator.gettext(str(widget.render())))
+                self._msgids[widget] = str(widget.render())
+                widget.update(translator.gettext(self._msgids[widget]))
             yield widget
+
+    def relocalize(self) -> None:
+        """The same keys in the app's language, written over in place (no new widgets)."""
+        translator = trainer(self).translator
+        for widget, msgid in self._msgids.items():
+            if isinstance(widget, FooterKey):
+                widget.description = translator.gettext(msgid)
+                widget.refresh(layout=True)
+            else:
+                widget.update(translator.gettext(msgid))
+        self._shown = self._signature()
+
+    def watch_virtual_size(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Leave out one more of the keys everyone knows while the keys do not fit."""
+        width = self.scrollable_content_region.width
+        overflows = self.is_attached and width and self.virtual_size.width > width
+        if overflows and self._left_out < len(self.SPARED):
+            self._left_out += 1
+            self.refresh(recompose=True)
 
     def _signature(self) -> tuple[object, ...]:
         keys = tuple(
@@ -112,12 +155,16 @@ class TrainerFooter(Footer):
             for key, active in self.screen.active_bindings.items()
             if active.binding.show
         )
-        return (trainer(self).language, keys)
+        return (trainer(self).language, self.app.size.width, keys)
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if self._bindings_ready and self.is_attached and self._signature() == self._shown:
             return
         super().bindings_changed(screen)
+
+    def on_resize(self) -> None:
+        if self._bindings_ready:
+            self.bindings_changed(self.screen)
 
 
 class Note(Static):
@@ -181,7 +228,11 @@ class Note(Static):
 
 class Choice(Select[str]):
     """A list to choose from, its labels shown literally; it says what it offers
-    (:attr:`labels`, :attr:`values`), which Textual's own list keeps to itself."""
+    (:attr:`labels`, :attr:`values`), which Textual's own list keeps to itself, and its
+    list never covers the footer."""
+
+    LIST_LINES: ClassVar[int] = 12
+    """The most options the open list shows at once (Textual's own maximum)."""
 
     def __init__(
         self,
@@ -211,10 +262,54 @@ class Choice(Select[str]):
     def values(self) -> list[str]:
         return [option for _, option in self.options]
 
+    def watch_expanded(self, expanded: bool) -> None:
+        """The list opens below the choice, above the footer: the screen scrolls up to make
+        room for it, and a list that still does not fit scrolls within its room."""
+        if expanded:
+            self._make_room()
+            self.call_after_refresh(self._fit_list)
+
+    def _room_below(self) -> int:
+        """The lines between the choice and the footer (or the bottom of the screen)."""
+        footers = self.screen.query(TrainerFooter)
+        bottom = footers.first().region.y if footers else self.screen.region.bottom
+        return bottom - self.region.bottom
+
+    def _list_lines(self) -> int:
+        """The lines the open list takes: its options (and the blank one), its frame."""
+        frame = sum(overlay.styles.gutter.height for overlay in self.query("SelectOverlay"))
+        return min(len(self.options) + (1 if self.allow_blank else 0), self.LIST_LINES) + frame
+
+    def _make_room(self) -> None:
+        missing = self._list_lines() - self._room_below()
+        for scroller in self.ancestors:
+            if missing <= 0:
+                break
+            if isinstance(scroller, ScrollableContainer) and scroller.max_scroll_y:
+                step = min(missing, scroller.max_scroll_y - round(scroller.scroll_y))
+                scroller.scroll_relative(y=step, animate=False, immediate=True)
+                missing -= step
+
+    def _fit_list(self) -> None:
+        for overlay in self.query("SelectOverlay"):
+            overlay.styles.max_height = max(3, min(self._list_lines(), self._room_below()))
+
     def offer(self, options: Sequence[tuple[str, str]]) -> None:
         """Offer *options* instead (the value is kept if it is still among them)."""
         self.options = list(options)
         self.set_options([(Text(label), option) for label, option in self.options])
+
+
+class Box(Checkbox):
+    """A yes/no box whose state shows without colour: ``X`` when checked, empty when not."""
+
+    def __init__(self, label: Content, *, value: bool, id: str | None = None) -> None:
+        super().__init__(label, value=value, id=id, compact=True)
+        self.BUTTON_INNER = "X" if value else " "
+
+    def watch_value(self) -> None:
+        self.BUTTON_INNER = "X" if self.value else " "
+        super().watch_value()
 
 
 class Bar(ItemGrid):

@@ -36,7 +36,16 @@ from textual.widgets.input import Selection
 
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.i18n.messages import N_, Message, Translator
-from andar_bahar.tui.common import Choice, ConfirmScreen, Note, TrainerFooter, button, literal, tr
+from andar_bahar.tui.common import (
+    Box,
+    Choice,
+    ConfirmScreen,
+    Note,
+    TrainerFooter,
+    button,
+    literal,
+    tr,
+)
 from andar_bahar.tui.failures import guarded, handlers
 from andar_bahar.tui.protocol import trainer
 
@@ -264,21 +273,24 @@ class TrainerScreen(Screen[None]):
     async def redraw(self, **values: Any) -> None:
         """Compose the body again from the state, keeping the control in use — with a
         field's text, cursor and selection, so that the next key goes on from there —
-        and the place scrolled to. *values*: fields and choices set anew (by id)."""
-        async with self._rebuilding():
-            if not alive(self):
-                return
-            self.save_form()
-            self.form.update(values)
-            focused = self.focused.id if self.focused is not None else None
-            selection = self.focused.selection if isinstance(self.focused, Input) else None
-            body = self.query_one(Body)
-            scroll = body.scroll_y
-            await body.recompose()
-            self._drawn_in = trainer(self).language
-            if focused is not None and self.query(f"#{focused}"):
-                self._refocus(self.query_one(f"#{focused}"), selection)
-            body.scroll_to(y=scroll, animate=False, immediate=True)
+        and the place scrolled to. *values*: fields and choices set anew (by id).
+
+        The screen is laid out and painted once, when it is whole and shows its state."""
+        with self.app.batch_update():
+            async with self._rebuilding():
+                if not alive(self):
+                    return
+                self.save_form()
+                self.form.update(values)
+                focused = self.focused.id if self.focused is not None else None
+                selection = self.focused.selection if isinstance(self.focused, Input) else None
+                body = self.query_one(Body)
+                scroll = body.scroll_y
+                await body.recompose()
+                self._drawn_in = trainer(self).language
+                if focused is not None and self.query(f"#{focused}"):
+                    self._refocus(self.query_one(f"#{focused}"), selection)
+                body.scroll_to(y=scroll, animate=False, immediate=True)
 
     def _refocus(self, widget: Widget, selection: Selection | None) -> None:
         if not isinstance(widget, Input) or selection is None:
@@ -296,22 +308,24 @@ class TrainerScreen(Screen[None]):
 
     async def refill(self, selector: str, content: ComposeResult) -> None:
         """Replace what the container *selector* shows with *content* (the rest stays)."""
-        async with self._rebuilding():
-            containers = self.query(selector)
-            if not containers:
-                return
-            container = containers.first()
-            await container.remove_children()
-            await container.mount_all(compose(container, content))
+        with self.app.batch_update():
+            async with self._rebuilding():
+                containers = self.query(selector)
+                if not containers:
+                    return
+                container = containers.first()
+                await container.remove_children()
+                await container.mount_all(compose(container, content))
 
     async def relocalize(self) -> None:
         """Draw the screen again in the app's language, from its state."""
         if self._drawn_in == trainer(self).language:
             return
-        self.sub_title = self.title_text()
-        await self.redraw()
-        for footer in self.query(TrainerFooter):
-            footer.refresh(recompose=True)
+        with self.app.batch_update():  # one layout and one paint for the whole screen
+            self.sub_title = self.title_text()
+            await self.redraw()
+            for footer in self.query(TrainerFooter):
+                footer.relocalize()
 
     async def on_screen_resume(self) -> None:
         """Back on top: drawn again if the language changed meanwhile."""
@@ -420,7 +434,7 @@ class TrainerScreen(Screen[None]):
 
     def checkbox(self, id: str, label: str, *, value: bool = False) -> Checkbox:
         """A yes/no box with its label, keeping its state."""
-        return Checkbox(literal(label), value=bool(self.form.get(id, value)), id=id, compact=True)
+        return Box(literal(label), value=bool(self.form.get(id, value)), id=id)
 
     def save_form(self) -> None:
         """Remember every field, choice and box by its id."""
