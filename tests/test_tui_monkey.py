@@ -121,7 +121,12 @@ async def run_monkey(seed: int, keys: int, folder: Path) -> Monkey:
     monkey = Monkey(seed)
     database = fresh_database(folder)
     while monkey.sent < keys:  # Ctrl+Q, answered yes: the trainer starts again on its history
-        app = TrainerApp(lang=monkey.rng.choice(("en", "ru", "ka")), db_url=database, seed=seed)
+        app = TrainerApp(
+            lang=monkey.rng.choice(("en", "ru", "ka")),
+            db_url=database,
+            seed=seed,
+            log_path=folder / "errors.log",
+        )
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
             await monkey.session(app, pilot, keys)

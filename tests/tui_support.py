@@ -42,9 +42,12 @@ def seeded_deck(draw: int, seed: int = SEED) -> list[Card]:
     return shuffled(random.Random(f"{seed}/{draw}"))
 
 
-async def run(app: TrainerApp, scenario: Scenario, size: tuple[int, int] = SMALL) -> None:
-    """Run *scenario* against *app* headless at *size*; wait for the history at the end."""
-    async with app.run_test(size=size) as pilot:
+async def run(
+    app: TrainerApp, scenario: Scenario, size: tuple[int, int] = SMALL, *, notes: bool = False
+) -> None:
+    """Run *scenario* against *app* headless at *size*; wait for the history at the end.
+    *notes*: show the app's notifications (Textual's tests leave them out by default)."""
+    async with app.run_test(size=size, notifications=notes) as pilot:
         await pilot.pause()
         await scenario(app, pilot)
         await settle(app, pilot)
@@ -278,7 +281,10 @@ def fresh_database(folder: Path) -> str:
 
 
 def make_app(folder: Path, lang: str = "en", seed: int | None = SEED) -> TrainerApp:
-    """The trainer on a fresh history in *folder*, seeded for reproducible decks."""
-    app = TrainerApp(lang=lang, db_url=fresh_database(folder), seed=seed)
+    """The trainer on a fresh history in *folder*, seeded for reproducible decks (its log
+    of faults in *folder* too)."""
+    app = TrainerApp(
+        lang=lang, db_url=fresh_database(folder), seed=seed, log_path=folder / "errors.log"
+    )
     app.animation_level = "none"  # no smooth scrolling to wait for after each key
     return app

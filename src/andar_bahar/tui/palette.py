@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from functools import cache
 from typing import Any, ClassVar
 
 from rich.align import Align
@@ -41,12 +42,8 @@ def screen_commands(app: App[None], screen: Screen[object]) -> Iterable[SystemCo
         binding = active.binding
         if not binding.description or binding.action in seen or not active.enabled:
             continue
-        if binding.system:
-            continue  # Textual's own (Tab to the next control, copying text …)
-        if not isinstance(active.node, App | TrainerScreen):
-            continue  # the widgets' own keys (a field's, a list's)
-        if binding.action == "command_palette":
-            continue
+        if binding.action not in _own_actions(type(active.node)):
+            continue  # Textual's own (Tab, copying text, a field's or a list's keys …)
         seen.add(binding.action)
         name = t.gettext(binding.description)
         seen.add(name)
@@ -64,6 +61,18 @@ def screen_commands(app: App[None], screen: Screen[object]) -> Iterable[SystemCo
             continue
         seen.add(label)
         yield SystemCommand(label, "", lambda screen=screen, id=button.id: _press(screen, id))
+
+
+@cache
+def _own_actions(kind: type) -> frozenset[str]:
+    """The actions of the keys the trainer's own classes bind (not Textual's)."""
+    actions = set()
+    for cls in kind.__mro__:
+        if cls.__module__.startswith("andar_bahar."):
+            for binding in vars(cls).get("BINDINGS", ()):
+                if isinstance(binding, Binding):
+                    actions.add(binding.action)
+    return frozenset(actions)
 
 
 def _in_sight(widget: Widget) -> bool:

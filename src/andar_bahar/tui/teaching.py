@@ -61,10 +61,6 @@ def read_rounds(text: str) -> int:
     return int(cleaned)
 
 
-NAME_ROOM = 40
-"""The most cells a name takes in a marker row (at most 40 % of the row: see PlayerName)."""
-
-
 class PlayerName(Static):
     """A player's name in a marker row: in full where the row has room, else cut after the
     part that tells it from the other players' names, and in full again (on more lines)
@@ -239,7 +235,7 @@ class TeachingRoundScreen(TrainerScreen):
         )
         andar, bahar = Row.ANDAR.localized(self.t), Row.BAHAR.localized(self.t)
         players = self.players
-        width = min(NAME_ROOM, max(cell_len(name) for name in players)) if players else 1
+        width = max((cell_len(name) for name in players), default=1)  # at most 40 % of the row
         for index, name in enumerate(players):
             with Horizontal(classes="marker", id=f"marker-row-{index}"):
                 yield PlayerName(name, players, width=width)
