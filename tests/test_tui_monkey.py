@@ -18,6 +18,7 @@ import os
 import random
 import string
 import traceback
+from collections import deque
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -32,16 +33,21 @@ from tui_support import fresh_database, key_event
 FULL = os.environ.get("ANDAR_BAHAR_FULL_FUZZ") == "1"
 SEEDS = range(10) if FULL else range(5)
 KEYS_PER_SEED = 5_000 if FULL else 1_000
+SIZE = (80, 24)
 
 BOUND = [
     *"123456",  # the menu
     *"abdtxnpy",  # markers, deal, Auto, deck exhausted, next, players, yes
     *"фивет",  # the same keys on a Russian keyboard
-    "ctrl+o", "ctrl+n", "ctrl+l", "ctrl+p", "ctrl+q", "delete",
+    "ctrl+o", "ctrl+n", "ctrl+l", "ctrl+p", "delete",
     "escape", "tab", "shift+tab", "enter", "space", "backspace",
     "up", "down", "left", "right", "home", "end", "pageup", "pagedown",
 ]  # fmt: skip
-"""Every key some screen binds, and the keys that move about."""
+"""Every key some screen binds, and the keys that move about (Ctrl+Q: see RARE)."""
+
+RARE = ["ctrl+q"]
+"""Keys pressed seldom: quitting (the monkey then starts the trainer again on its history,
+which costs as much as a hundred other keys)."""
 
 TYPED = string.ascii_letters + string.digits + ",.-% "
 """What a user types into fields."""
@@ -68,28 +74,36 @@ class Monkey:
     rng: random.Random = field(init=False)
     sent: int = 0
     games: dict[int, ClubGame] = field(default_factory=dict)
+    recent: deque[str] = field(default_factory=lambda: deque(maxlen=8))
+    """The last bursts of keys, each with the screen and the control it went to."""
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
 
     def burst(self) -> list[str]:
-        """The next few keys: a habit, a bound key or two, or some typing."""
-        rng = self.rng
-        roll = rng.random()
-        if roll < 0.08:
-            return list(rng.choice(HABITS))
-        if roll < 0.6:
-            return [rng.choice(BOUND) for _ in range(rng.randint(1, 3))]
-        return [rng.choice(TYPED) for _ in range(rng.randint(1, 6))]
+        """The keys typed before the trainer catches up: habits, bound keys, typing."""
+        keys: list[str] = []
+        for _ in range(self.rng.randint(1, 4)):
+            roll = self.rng.random()
+            if roll < 0.003:
+                keys += RARE
+            elif roll < 0.1:
+                keys += self.rng.choice(HABITS)
+            elif roll < 0.6:
+                keys += [self.rng.choice(BOUND) for _ in range(self.rng.randint(1, 3))]
+            else:
+                keys += [self.rng.choice(TYPED) for _ in range(self.rng.randint(1, 6))]
+        return keys
 
     def pause(self) -> float | None:
-        """How long to let the app run before the next keys (its timers tick meanwhile)."""
+        """How long to let the trainer run before the next keys: until it has taken the
+        keys, a moment, or now and then long enough for Auto to deal a card or two."""
         roll = self.rng.random()
-        if roll < 0.55:
-            return None  # until the screen has taken the keys
-        if roll < 0.9:
-            return 0.01
-        return self.rng.choice((0.1, 0.35, 0.7))
+        if roll < 0.7:
+            return None
+        if roll < 0.985:
+            return self.rng.uniform(0.001, 0.02)
+        return self.rng.uniform(0.3, 0.8)
 
     def note_tables(self, app: TrainerApp) -> None:
         for screen in app.screen_stack:
@@ -99,11 +113,17 @@ class Monkey:
 
     async def session(self, app: TrainerApp, pilot: Pilot[None], keys: int) -> None:
         """Keys until *keys* are sent or the app quits (Ctrl+Q)."""
+        resized = 0
         while self.sent < keys and app.is_running:
-            if self.rng.random() < 0.01:
+            if resized and (resized := resized - 1) == 0:
+                await pilot.resize_terminal(*SIZE)  # back to the size the trainer is made for
+            elif self.rng.random() < 0.01:
                 width, height = self.rng.randint(60, 200), self.rng.randint(20, 60)
                 await pilot.resize_terminal(width, height)
-            for key in self.burst():
+                resized = self.rng.randint(1, 10)  # for a few bursts of keys
+            burst = self.burst()
+            self.recent.append(f"{' '.join(burst)!r} to {app.screen!r}, {app.focused!r}")
+            for key in burst:
                 app.post_message(key_event(key))
                 self.sent += 1
             await pilot.pause(self.pause())
@@ -112,9 +132,10 @@ class Monkey:
 
 
 def failure(monkey: Monkey, error: BaseException) -> str:
-    """The seed, the keys sent so far and the traceback, to reproduce a fault."""
+    """The seed, the keys sent so far, the last bursts and the traceback of a fault."""
     trace = "".join(traceback.format_exception(error))
-    return f"seed {monkey.seed}, after {monkey.sent} keys:\n{trace}"
+    recent = "\n".join(monkey.recent)
+    return f"seed {monkey.seed}, after {monkey.sent} keys; the last ones:\n{recent}\n{trace}"
 
 
 async def run_monkey(seed: int, keys: int, folder: Path) -> Monkey:
@@ -127,11 +148,15 @@ async def run_monkey(seed: int, keys: int, folder: Path) -> Monkey:
             seed=seed,
             log_path=folder / "errors.log",
         )
-        async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
-            await monkey.session(app, pilot, keys)
-            if app.is_running:
-                await app.history_idle()
+        app.animation_level = "none"  # nothing slides: the keys come faster than any slide
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await pilot.pause()
+                await monkey.session(app, pilot, keys)
+                if app.is_running:
+                    await app.history_idle()
+        except Exception as crash:  # Textual's own: the trainer stopped
+            raise AssertionError(failure(monkey, crash)) from crash
         assert not app.failures, failure(monkey, app.failures[0])
     for game in monkey.games.values():
         assert sum((e.amount for e in game.ledger), Decimal(0)) == 0

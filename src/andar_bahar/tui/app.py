@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
@@ -86,6 +87,7 @@ class TrainerApp(App[None]):
         self.failures: list[Exception] = []
         """The faults met so far (each logged, and said in one sentence)."""
         self._draws = 0
+        self._quitting = False
 
     def rng(self) -> random.Random:
         """A fresh source of randomness: secure, or seeded and reproducible with ``--seed``."""
@@ -235,7 +237,13 @@ class TrainerApp(App[None]):
             return
         await self._quit()
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and (self._quitting or not self.screen_stack):
+            return  # typed while the trainer closes: no screen is left to take it
+        await super().on_event(event)
+
     async def _quit(self) -> None:
+        self._quitting = True
         for screen in reversed(self.screen_stack):
             closing = getattr(screen, "before_quit", None)
             if closing is not None:

@@ -7,6 +7,7 @@ The screens themselves are built on :class:`andar_bahar.tui.screen.TrainerScreen
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -22,6 +23,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Footer, Select, Static
 from textual.widgets._footer import FooterKey, FooterLabel
+from textual.widgets._select import SelectCurrent, SelectOverlay
 from textual.widgets.select import NoSelection
 
 from andar_bahar.engine.errors import AndarBaharError
@@ -226,6 +228,19 @@ class Note(Static):
             focused.scroll_visible(animate=False, immediate=True)
 
 
+class ChoiceList(SelectOverlay):
+    """The open list of a :class:`Choice`. PageUp/PageDown just after it opens, before it
+    is drawn, page nothing (Textual's own list looks up a line it has not laid out yet)."""
+
+    def action_page_down(self) -> None:
+        with contextlib.suppress(KeyError):
+            super().action_page_down()  # type: ignore[no-untyped-call]
+
+    def action_page_up(self) -> None:
+        with contextlib.suppress(KeyError):
+            super().action_page_up()  # type: ignore[no-untyped-call]
+
+
 class Choice(Select[str]):
     """A list to choose from, its labels shown literally; it says what it offers
     (:attr:`labels`, :attr:`values`), which Textual's own list keeps to itself, and its
@@ -261,6 +276,11 @@ class Choice(Select[str]):
     @property
     def values(self) -> list[str]:
         return [option for _, option in self.options]
+
+    def compose(self) -> ComposeResult:
+        """Textual's own parts of a choice, its list a :class:`ChoiceList`."""
+        yield SelectCurrent(self.prompt)
+        yield ChoiceList(type_to_search=True).data_bind(compact=Select.compact)
 
     def watch_expanded(self, expanded: bool) -> None:
         """The list opens below the choice, above the footer: the screen scrolls up to make

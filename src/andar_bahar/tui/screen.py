@@ -95,6 +95,8 @@ def alive(node: Widget) -> bool:
 def _steady_async(safe: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(safe)
     async def handler(self: Widget, *args: Any, **kwargs: Any) -> Any:
+        if not alive(self):
+            return None  # its screen closed before the message came (Esc typed at once)
         screen = _screen_of(self)
         if screen is not None and screen.redrawing:
             if screen is not self:  # a widget's: it may be the one being removed
@@ -111,6 +113,8 @@ def _steady_async(safe: Callable[..., Any]) -> Callable[..., Any]:
 def _steady_sync(safe: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(safe)
     def handler(self: Widget, *args: Any, **kwargs: Any) -> Any:
+        if not alive(self):
+            return None  # its screen closed before the message came (Esc typed at once)
         screen = _screen_of(self)
         if screen is not None and screen.redrawing:
             screen.after_redraw(lambda: _call(self, safe, *args, **kwargs))
