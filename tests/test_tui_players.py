@@ -101,7 +101,7 @@ def test_a_stake_typed_but_not_placed_is_asked_about_before_the_deal(tmp_path: P
         await pilot.press("n")
         await pilot.pause()
         assert not table.round.dealt and table.round.bets_open  # nothing dealt
-        await reach(pilot, "#stake")
+        assert app.focused is table.query_one("#stake")  # back at the stake
         await type_keys(pilot, "enter")  # placed after all
         assert [(w.player, w.stake) for w in table.round.wagers] == [("Asha", Decimal(100))]
         await type_into(pilot, "#stake", "20")  # another, not placed; deal on without it

@@ -68,7 +68,13 @@ class ClubRoundScreen(TrainerScreen):
         self.warnings = warnings
         """The odds warnings for this table, as messages: shown in the language of the day."""
         rnd = game.current or game.start_round(rng=trainer(self).rng(), physical=physical)
-        self.dealer = Dealer(rnd, CLUB, physical=physical, question=self._unplaced_bet)
+        self.dealer = Dealer(
+            rnd,
+            CLUB,
+            physical=physical,
+            question=self._unplaced_bet,
+            declined=lambda: self.focus_on(self.query_one("#stake")),
+        )
 
     @property
     def round(self) -> Round:

@@ -22,11 +22,13 @@ from andar_bahar.tui.designer import DesignPanel, DesignState, design_table
 from andar_bahar.tui.odds import checked, odds_table, report_lines, warning_messages
 from andar_bahar.tui.rules_form import (
     DESIGNED,
+    FILE_FIELDS,
     awaited_file,
     compose_rules,
     read_procedure_chosen,
     read_rules,
     reveal_file_field,
+    select_refused_file,
     sync_rules,
 )
 from andar_bahar.tui.seating import SeatingScreen
@@ -170,6 +172,7 @@ class ClubSetup(SeatingScreen):
             self.rules_error, self.rules, self.report = refused, None, None
             self.run_worker(self.refill("#preview", self._preview()))
             self.sync()
+            select_refused_file(self)
             return
         self.rules_error = None
         self.query_one("#error", Note).say(None)
@@ -195,6 +198,7 @@ class ClubSetup(SeatingScreen):
             result, self.design.busy = event.worker.result, False
             if isinstance(result, AndarBaharError):  # a range that is not one: a sentence
                 self.design.error = result
+                self.query_one("#edge", Input).select_all()  # the next range typed replaces it
             else:
                 self.design.design, self.design.rounding = result
                 await self.refill("#design-result", self.query_one(DesignPanel).result())
@@ -229,6 +233,15 @@ class ClubSetup(SeatingScreen):
     def on_select_changed(self, event: Select.Changed) -> None:
         self.compute()
         reveal_file_field(self, event)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """A path or a range refused is being typed again: its sentence goes."""
+        if event.input.id in FILE_FIELDS and self.rules_error is not None:
+            self.rules_error = None
+            self.query_one("#error", Note).say(None)
+        elif event.input.id == "edge" and self.design.error is not None:
+            self.design.error = None
+            self.sync()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.compute()  # a file's path (the name and the chips: see SeatingScreen)

@@ -65,6 +65,8 @@ class Dealer:
     """The target rank chosen in the list, not yet taken (the chosen-rank procedure)."""
     question: Callable[[str], Message | None] | None = None
     """A question to ask before a step (``centre``, ``target``, ``deal``, ``auto``), or none."""
+    declined: Callable[[], object] | None = None
+    """What follows a no to that question (the control to correct in focus)."""
 
     @property
     def auto(self) -> bool:
@@ -383,7 +385,11 @@ class RoundPanel(Vertical):
         if dealer.question and not asked and not stopping and isinstance(screen, TrainerScreen):
             question = dealer.question(action)
             if question is not None:
-                screen.ask(question, lambda: screen.query_one(RoundPanel).act(action, asked=True))
+                screen.ask(
+                    question,
+                    lambda: screen.query_one(RoundPanel).act(action, asked=True),
+                    dealer.declined,
+                )
                 return
         if action == "auto":
             self.toggle_auto()

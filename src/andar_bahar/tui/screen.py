@@ -520,12 +520,19 @@ class TrainerScreen(Screen[None]):
         else:
             body.scroll_page_up(animate=False)
 
-    def ask(self, question: Message, then: Callable[[], object]) -> None:
-        """Ask *question*; run *then* on yes (once, on this screen, if it is still open)."""
+    def ask(
+        self,
+        question: Message,
+        then: Callable[[], object],
+        otherwise: Callable[[], object] | None = None,
+    ) -> None:
+        """Ask *question*; run *then* on yes, *otherwise* on no (once, on this screen, if it
+        is still open)."""
 
         def answered(yes: bool | None) -> None:
-            if yes and alive(self):
-                _call(self, lambda _screen: then())
+            chosen = then if yes else otherwise
+            if chosen is not None and alive(self):
+                _call(self, lambda _screen: chosen())
 
         self.app.push_screen(ConfirmScreen(question), answered)
 
