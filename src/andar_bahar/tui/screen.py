@@ -183,7 +183,7 @@ class TrainerScreen(Screen[None]):
         self.form: dict[str, Any] = {}
         self.pinned: tuple[str, ...] = ()
         """A result the user reads (its parts' selectors): kept in view until the game goes on."""
-        self._redraws = 0
+        self._redrawing = False
         self._whole = asyncio.Event()
         self._whole.set()
         self._redraw_lock = asyncio.Lock()
@@ -243,7 +243,7 @@ class TrainerScreen(Screen[None]):
     @property
     def redrawing(self) -> bool:
         """Whether the body (or a part of it) is being composed again now."""
-        return self._redraws > 0
+        return self._redrawing
 
     async def drawn(self) -> None:
         """Wait until no part of the body is being composed again."""
@@ -260,15 +260,14 @@ class TrainerScreen(Screen[None]):
     @asynccontextmanager
     async def _rebuilding(self) -> AsyncIterator[None]:
         async with self._redraw_lock:  # one redraw at a time, or widgets vanish mid-mount
-            self._redraws += 1
+            self._redrawing = True
             self._whole.clear()
             try:
                 yield
             finally:
-                self._redraws -= 1
-                if not self.redrawing:
-                    self._whole.set()
-        if not self.redrawing and alive(self):
+                self._redrawing = False
+                self._whole.set()
+        if alive(self):
             self.sync()
             waiting, self._waiting = self._waiting, []
             for callback in waiting:
