@@ -199,6 +199,17 @@ class TrainerApp(App[None]):
     def on_mount(self) -> None:
         self.push_screen(MainMenu())
         self.call_after_refresh(self.records.warm_up)
+        self.call_after_refresh(self._warm_up_languages)
+
+    def _warm_up_languages(self) -> None:
+        """Compile the other languages' catalogues in the background (0.1–0.3 s each), so
+        that the first Ctrl+L to each does not wait for it."""
+
+        def compile_all() -> None:
+            for lang in LANGUAGES:
+                quoting_translations(lang)
+
+        self.run_worker(compile_all, thread=True, group="catalogues")
 
     async def action_back(self) -> None:
         screen = self.screen
