@@ -18,7 +18,7 @@ from andar_bahar.tui.teaching import PlayerName
 from test_tui_design import club_setup
 from test_tui_fields import club_table
 from test_tui_state import open_lesson
-from tui_support import SMALL, make_app, reach, run, screen_text, settle
+from tui_support import SMALL, make_app, reach, run, screen_text, settle, until
 
 
 def play(tmp_path: Path, scenario, size: tuple[int, int] = SMALL, lang: str = "en") -> None:  # type: ignore[no-untyped-def]
@@ -105,9 +105,9 @@ def test_the_footer_keeps_ctrl_l_at_60_columns(tmp_path: Path, lang: str) -> Non
     # At 60 columns the review's footer lost Ctrl+L off its right edge, with a stray letter.
     async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
         await open_lesson(app, pilot, "Asha, Ravi")
-        await settle(app, pilot)
         footer = app.screen.query_one(TrainerFooter)
-        assert footer.virtual_size.width <= footer.size.width  # nothing cut
+        # the footer leaves out a key, then looks again, a frame later: wait for it to fit
+        await until(pilot, lambda: footer.virtual_size.width <= footer.size.width, "the fit")
         line = screen_text(app).splitlines()[-1].rstrip()
         assert "^l " in line and "d " in line, line  # the language, and the deal
         assert line.endswith({"ru": "Язык", "ka": "ენა"}[lang]), line  # nothing after it

@@ -457,20 +457,31 @@ class TrainerScreen(Screen[None]):
     def checked(self, id: str) -> bool:
         return self.query_one(f"#{id}", Checkbox).value
 
-    def refuse(self, note: str, refused: AndarBaharError | Message, field: str) -> None:
-        """Say *refused* in the note *note*, about the field *field*: its text is selected,
-        so that the next key typed replaces it, and the sentence goes once it is changed."""
+    def refuse(
+        self, note: str, refused: AndarBaharError | Message, field: str, *, select: bool = True
+    ) -> None:
+        """Say *refused* in the note *note*, about the field *field*, which takes the focus:
+        its text selected, so that the next key typed replaces it (*select*; otherwise the
+        cursor at its end, to add to it); the sentence goes once the field is changed."""
         widget = self.query_one(f"#{field}")
         value = self._value_of(widget)
         self.query_one(note, Note).say(refused, kind="error", about={field: value})
-        if isinstance(widget, Input):
-            widget.select_on_focus = True
-            if self.focused is widget:
-                widget.select_all()
-            else:
-                self.focus_on(widget)  # selects all as it takes the focus
-        elif widget.focusable:
+        if not isinstance(widget, Input):
+            if widget.focusable:
+                self.focus_on(widget)
+            return
+        if self.focused is not widget:
+            widget.select_on_focus = select
             self.focus_on(widget)
+        if select:
+            widget.select_all()
+        else:
+            widget.cursor_position = len(widget.value)
+
+        def restore() -> None:
+            widget.select_on_focus = True
+
+        widget.call_later(restore)
 
     @staticmethod
     def _value_of(widget: Widget) -> str:

@@ -158,7 +158,7 @@ class TeachingSetup(TrainerScreen):
                 trainer_deals=self.checked("trainer"),
             )
         except AndarBaharError as refused:
-            self.refuse("#error", refused, "names")
+            self.refuse("#error", refused, "names", select=False)  # to add a name to
             return
         error.say(None)
         self.app.push_screen(TeachingRoundScreen(game, physical=self.checked("physical")))
