@@ -12,8 +12,9 @@ footer in the new language (the footer is drawn last). Beside each time, the CPU
 trainer's process spent meanwhile. Prints the median and the maximum of each; say the
 machine's load when quoting them (the load average is printed).
 
-``--src`` runs the trainer from another source tree (e.g. an older commit exported with
-``git archive``) in the same run, as a comparator.
+``--src`` runs the trainer from another source tree beside it (e.g. an older commit
+exported with ``git archive``), as a comparator in the same run: the presses alternate
+between the two, and the CPU saved per pair is printed with its spread.
 """
 
 from __future__ import annotations
@@ -110,51 +111,80 @@ class Terminal:
         os.close(self.fd)
 
 
-def measure(size: tuple[int, int], runs: int, src: str | None) -> tuple[list[float], list[float]]:
-    """The seconds and the CPU seconds of *runs* presses of Ctrl+L on a lesson in play."""
-    with tempfile.TemporaryDirectory() as folder:
-        terminal = Terminal(size, Path(folder), src)
-        try:
-            terminal.wait_for("History")
-            terminal.settle()
-            terminal.type("1")
-            terminal.wait_for("Participants")
-            terminal.type("Asha, Ravi, Nino", pause=0.02)
-            terminal.type("\x0f")  # Ctrl+O: the lesson starts
-            terminal.wait_for("Round")
-            terminal.type("abdd")  # markers for Ravi and Nino, the centre card, a card
-            terminal.settle()
-            times, cpu = [], []
-            for number in range(runs):
-                lang = ORDER[(number + 1) % len(ORDER)]
-                terminal.forget()
-                before, start = terminal.cpu_seconds(), time.perf_counter()
-                os.write(terminal.fd, b"\x0c")  # Ctrl+L
-                terminal.wait_for(ROUND[lang], FOOTER[lang])
-                times.append(time.perf_counter() - start)
-                terminal.settle()
-                cpu.append(terminal.cpu_seconds() - before)
-            return times, cpu
-        finally:
-            terminal.close()
+class Lesson:
+    """A lesson in play in a trainer of its own (from *src*, or this tree), at *size*."""
+
+    def __init__(self, size: tuple[int, int], src: str | None) -> None:
+        self.folder = tempfile.TemporaryDirectory()
+        self.terminal = Terminal(size, Path(self.folder.name), src)
+        self.presses = 0
+        terminal = self.terminal
+        terminal.wait_for("History")
+        terminal.settle()
+        terminal.type("1")
+        terminal.wait_for("Participants")
+        terminal.type("Asha, Ravi, Nino", pause=0.02)
+        terminal.type("\x0f")  # Ctrl+O: the lesson starts
+        terminal.wait_for("Round")
+        terminal.type("abdd")  # markers for Ravi and Nino, the centre card, a card
+        terminal.settle()
+
+    def press(self) -> tuple[float, float]:
+        """Ctrl+L once: the seconds to the new language on screen, and the CPU seconds."""
+        terminal = self.terminal
+        self.presses += 1
+        lang = ORDER[self.presses % len(ORDER)]
+        terminal.forget()
+        before, start = terminal.cpu_seconds(), time.perf_counter()
+        os.write(terminal.fd, b"\x0c")  # Ctrl+L
+        terminal.wait_for(ROUND[lang], FOOTER[lang])
+        seconds = time.perf_counter() - start
+        terminal.settle()
+        return seconds, terminal.cpu_seconds() - before
+
+    def close(self) -> None:
+        self.terminal.close()
+        self.folder.cleanup()
+
+
+def report(name: str, presses: list[tuple[float, float]]) -> str:
+    times, cpu = [t for t, _ in presses], [c for _, c in presses]
+    return (
+        f"{name}: median {statistics.median(times) * 1000:.0f} ms,"
+        f" max {max(times) * 1000:.0f} ms (CPU: median {statistics.median(cpu) * 1000:.0f} ms,"
+        f" max {max(cpu) * 1000:.0f} ms)"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--size", action="append", default=[], help="e.g. 80x24 (repeatable)")
-    parser.add_argument("--src", help="run the trainer from this source tree (a comparator)")
+    parser.add_argument("--src", help="a comparator: the trainer from this source tree")
     options = parser.parse_args()
     sizes = [tuple(map(int, size.split("x"))) for size in options.size or ["80x24", "120x40"]]
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for columns, lines in sizes:
-        times, cpu = measure((columns, lines), options.runs, options.src)
-        print(
-            f"Ctrl+L at {columns}x{lines}, {options.runs} presses:"
-            f" median {statistics.median(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms"
-            f" (CPU: median {statistics.median(cpu) * 1000:.0f} ms,"
-            f" max {max(cpu) * 1000:.0f} ms)"
-        )
+        size = (columns, lines)
+        lessons = [Lesson(size, None)] + ([Lesson(size, options.src)] if options.src else [])
+        try:
+            presses: list[list[tuple[float, float]]] = [[] for _ in lessons]
+            for _ in range(options.runs):  # alternating: this tree, then the comparator
+                for lesson, pressed in zip(lessons, presses, strict=True):
+                    pressed.append(lesson.press())
+        finally:
+            for lesson in lessons:
+                lesson.close()
+        where = f"Ctrl+L at {columns}x{lines}, {options.runs} presses"
+        print(report(where, presses[0]))
+        if options.src:
+            print(report(f"{where}, {options.src}", presses[1]))
+            saved = [old[1] - new[1] for new, old in zip(*presses, strict=True)]
+            print(
+                f"  CPU saved per press: median {statistics.median(saved) * 1000:.0f} ms"
+                f" (from {min(saved) * 1000:.0f} to {max(saved) * 1000:.0f} ms;"
+                f" {sum(d > 0 for d in saved)} of {len(saved)} pairs faster)"
+            )
 
 
 if __name__ == "__main__":
