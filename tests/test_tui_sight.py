@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Button, Checkbox
+from textual.widgets import Button, Checkbox, Select
 
 from andar_bahar.tui.app import TrainerApp
 from andar_bahar.tui.common import ConfirmScreen, TrainerFooter
@@ -158,10 +158,15 @@ def test_ctrl_q_on_a_question_asks_the_same_as_anywhere(tmp_path: Path) -> None:
     # The review pressed Ctrl+Q on "Leave the lesson?": the trainer quit at once.
     async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
         lesson = await open_lesson(app, pilot, "Asha, Ravi")
+        lesson.query_one("#speed", Select).value = "0.3"
+        await pilot.press("a", "t")  # Auto deals a card every 0.3 s …
         await pilot.press("escape")
         await pilot.pause()
         leave = app.screen
         assert isinstance(leave, ConfirmScreen) and not leave.quitting
+        dealt = len(lesson.round.dealt)
+        await pilot.pause(0.7)  # … but not while a question is open over the lesson
+        assert len(lesson.round.dealt) == dealt and lesson.dealer.auto
         await pilot.press("ctrl+q")
         await pilot.pause()
         quit_question = app.screen
@@ -173,6 +178,7 @@ def test_ctrl_q_on_a_question_asks_the_same_as_anywhere(tmp_path: Path) -> None:
         await pilot.press("n")
         await pilot.pause()
         assert app.screen is lesson
+        await pilot.press("t")  # Auto stopped
         await pilot.press("escape", "ctrl+q", "ctrl+q")  # on the quit question: it quits
         await settle(app, pilot)
         assert not app.is_running

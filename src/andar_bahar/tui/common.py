@@ -430,7 +430,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def dismiss(self, result: bool | None = None) -> AwaitComplete:
         """Answer once: a key typed after the answer (y, then Esc) closes nothing else."""
-        if not self.is_current:
+        if self.app.screen is not self:
             return AwaitComplete(asyncio.sleep(0))
         return super().dismiss(result)
 

@@ -171,7 +171,7 @@ class HistoryScreen(TrainerScreen):
 
         def opened(rnd: Round) -> None:
             self.query_one("#rounds").loading = False
-            if self.is_current:  # not once the user has gone elsewhere meanwhile
+            if self.app.screen is self:  # not once the user has gone elsewhere meanwhile
                 self.app.push_screen(ReplayScreen(rnd))
 
         self.history(lambda store: store.load_round(round_id), opened, failed=self._failed)

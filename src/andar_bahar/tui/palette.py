@@ -116,7 +116,7 @@ class TrainerPalette(CommandPalette):
     def _only_while_open(self, event: TextualMessage) -> None:
         """A key the palette's field or list takes after it has closed (typed quickly after
         Enter or Esc) searches and chooses nothing: the palette's widgets are gone."""
-        if not self.is_current:
+        if self.app.screen is not self:
             event.prevent_default()
             event.stop()
 
@@ -128,7 +128,7 @@ class TrainerPalette(CommandPalette):
 
     def dismiss(self, result: None = None) -> AwaitComplete:
         """Close once: a key typed after the choice closes nothing else."""
-        if not self.is_current:
+        if self.app.screen is not self:
             return AwaitComplete(asyncio.sleep(0))
         return super().dismiss(result)
 
@@ -137,7 +137,7 @@ class TrainerPalette(CommandPalette):
         text = trainer(self).translator.gettext(N_("No command matches."))
 
         def show() -> None:
-            if not self.is_current:
+            if self.app.screen is not self:
                 return  # closed meanwhile (or a command chosen): nothing to say
             if search_value:
                 self.query_one(CommandList).add_option(

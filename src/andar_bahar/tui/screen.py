@@ -378,10 +378,11 @@ class TrainerScreen(Screen[None]):
     # -- the screen's own timers and answers ---------------------------------------
 
     def every(self, seconds: float, callback: Callable[[], object]) -> Timer:
-        """A timer of this screen: a tick while the body is drawn again is skipped."""
+        """A timer of this screen (Auto): a tick is skipped while the body is drawn again,
+        and while a question (or the palette) is open over the screen."""
 
         def tick() -> None:
-            if not self.redrawing and alive(self):
+            if not self.redrawing and alive(self) and self.app.screen is self:
                 _call(self, lambda _screen: callback())
 
         return self.set_interval(seconds, tick)
