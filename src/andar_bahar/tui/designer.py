@@ -19,7 +19,9 @@ from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.games.wording import paytable_title
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.tui.common import Bar, Note, Table, TrainerScreen, button, literal, tr
+from andar_bahar.tui.common import Bar, Note, button, literal, tr
+from andar_bahar.tui.screen import TrainerScreen, steady
+from andar_bahar.tui.tables import Table
 
 if TYPE_CHECKING:
     from andar_bahar.chance.design import Design
@@ -55,6 +57,7 @@ def design_table(
     return design, rounding_messages(design.report)
 
 
+@steady
 class DesignPanel(Vertical):
     """The designer's fields and its result, drawn from a :class:`DesignState`."""
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Button, Select, Static
+from textual.widgets import Button, Input, Select, Static
 
 from andar_bahar.engine.bets import Bet, MainBet
 from andar_bahar.engine.cards import Colour
@@ -22,14 +22,18 @@ from andar_bahar.engine.rules import Procedure, Row
 from andar_bahar.games.wording import paytable_title, procedure_title
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message, Translator
-from andar_bahar.tui.common import Note, Table, TrainerScreen, button, literal, refill, tr
+from andar_bahar.tui.common import Note, button, literal, tr
 from andar_bahar.tui.rules_form import (
+    FILE_FIELDS,
     awaited_file,
     compose_rules,
     read_rules,
     reveal_file_field,
+    select_refused_file,
     sync_rules,
 )
+from andar_bahar.tui.screen import TrainerScreen
+from andar_bahar.tui.tables import Table
 
 if TYPE_CHECKING:
     from andar_bahar.chance.odds import OddsReport
@@ -236,6 +240,12 @@ class OddsScreen(TrainerScreen):
             self.sync()
         reveal_file_field(self, event)
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """A path refused is being typed again: its sentence goes."""
+        if event.input.id in FILE_FIELDS and self.error is not None:
+            self.error = None
+            self.sync()
+
     def on_input_submitted(self) -> None:
         self.compute()
 
@@ -250,6 +260,7 @@ class OddsScreen(TrainerScreen):
         except AndarBaharError as refused:
             self.error = refused
             self.sync()
+            select_refused_file(self)
             return
         self.error, self.busy = None, True
         self.sync()
@@ -263,7 +274,7 @@ class OddsScreen(TrainerScreen):
         if event.worker.group != "odds" or event.state is not WorkerState.SUCCESS:
             return
         (self.report, self.rounding), self.busy = event.worker.result, False
-        await refill(self.query_one("#results"), self._results())
+        await self.refill("#results", self._results())
         self.sync()
 
 
