@@ -24,7 +24,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect, sync_playwright
 
 from andar_bahar.web.app import create_app
-from andar_bahar.web.live import Hub
+from andar_bahar.web.live.hub import Hub
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

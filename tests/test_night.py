@@ -19,13 +19,13 @@ from decimal import Decimal
 import pytest
 from fastapi.testclient import TestClient
 
+from andar_bahar.club import reads as views
+from andar_bahar.club.reads import NIGHT_PAGE
+from andar_bahar.club.service import TableService
 from andar_bahar.engine.money import parse_stake
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
-from andar_bahar.web import views
-from andar_bahar.web.service import TableService
-from andar_bahar.web.views import NIGHT_PAGE
 from web_support import csrf, served
 
 ROUNDS = 60

@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - playwright is a dev dependency
     pytest.skip("Playwright is not installed", allow_module_level=True)
 
 from andar_bahar.engine.paytables import find_paytable
-from andar_bahar.web.table_view import chip_values
+from andar_bahar.web.pages.drawing import chip_values
 from browser_support import (  # noqa: F401 - club, browser, people: the fixtures
     BROKEN_WORDS,
     PHONE,

@@ -22,15 +22,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event
 
+from andar_bahar.club.service import TableService
+from andar_bahar.club.transactions import COMMITTED
 from andar_bahar.engine.errors import ActionError, BetError, ParameterError
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow
-from andar_bahar.web.service import TableService
-from andar_bahar.web.table_view import ROAD_LENGTH
-from andar_bahar.web.transactions import COMMITTED
+from andar_bahar.web.pages.drawing import ROAD_LENGTH
 
 PIN = "246813"
 
@@ -331,9 +331,9 @@ def test_a_rounds_record_written_step_by_step_is_the_whole_record() -> None:
     every step, exactly ``Round.to_dict()`` as compact JSON — what Round.loads reads."""
     import json
 
+    from andar_bahar.club.kept import RecordText
     from andar_bahar.engine.cards import Card, shuffled
     from andar_bahar.engine.round import Round
-    from andar_bahar.web.kept import RecordText
 
     rng = random.Random(11)
     for physical in (False, True):

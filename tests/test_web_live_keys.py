@@ -1,4 +1,4 @@
-"""The keys of the live blocks (web/live_keys.py): equal keys draw equal HTML.
+"""The keys of the live blocks (web/live/keys.py): equal keys draw equal HTML.
 
 The renderer keeps each live block with its key and draws it again only when the key
 changes; a key that leaves out something its block shows would leave a page stale. So
@@ -18,17 +18,17 @@ from collections import defaultdict
 
 import pytest
 
+from andar_bahar.club.events import TableEvent
+from andar_bahar.club.service import TableService
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
-from andar_bahar.web.live import Viewer
-from andar_bahar.web.live_keys import alike_group, key_of
-from andar_bahar.web.live_pages import LIVE_PAGES, Snapshot
-from andar_bahar.web.notify import TableEvent
-from andar_bahar.web.service import TableService
-from andar_bahar.web.table_renderer import TableRenderer
-from andar_bahar.web.table_view import ROAD_LENGTH
-from andar_bahar.web.templating import drawn, make_environment
+from andar_bahar.web.http.templating import drawn, make_environment
+from andar_bahar.web.live.blocks import LIVE_PAGES, Snapshot
+from andar_bahar.web.live.hub import Viewer
+from andar_bahar.web.live.keys import alike_group, key_of
+from andar_bahar.web.live.renderer import TableRenderer
+from andar_bahar.web.pages.drawing import ROAD_LENGTH
 
 PIN = "246813"
 FRESH_KEY = re.compile(r'name="key" value="[0-9a-f]+"')
@@ -315,7 +315,7 @@ def test_a_dealt_card_draws_the_felt_once_for_the_phones_and_the_dealer() -> Non
 
 
 def test_a_settled_rounds_row_is_drawn_once_per_language() -> None:
-    from andar_bahar.web.templating import drawn
+    from andar_bahar.web.http.templating import drawn
 
     service, code = asha_bets(11, to_the_end=True)
     renderer = TableRenderer(service, make_environment())
@@ -339,7 +339,7 @@ def test_blocks_drawn_alike_across_pages_have_one_text() -> None:
     added to one copy would otherwise reach the phones (found by review)."""
     from pathlib import Path
 
-    from andar_bahar.web.live_keys import ALIKE_ACROSS
+    from andar_bahar.web.live.keys import ALIKE_ACROSS
 
     folder = Path(__file__).parents[1] / "src" / "andar_bahar" / "web" / "templates"
     texts: dict[str, set[str]] = defaultdict(set)

@@ -19,11 +19,11 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from andar_bahar.web import new_table_pages
+from andar_bahar.club.limits import Limits, client_key
+from andar_bahar.club.seats import MAX_DEALER_DEVICES
 from andar_bahar.web.app import create_app
-from andar_bahar.web.limits import Limits, client_key
-from andar_bahar.web.live import HEARTBEAT, POLICY_VIOLATION, SERVICE_RESTART
-from andar_bahar.web.seating import MAX_DEALER_DEVICES
+from andar_bahar.web.live.hub import HEARTBEAT, POLICY_VIOLATION, SERVICE_RESTART
+from andar_bahar.web.pages import new_table as new_table_pages
 
 PIN = "246813"
 FORMULA = ("=", "+", "-", "@", "\t", "\r")

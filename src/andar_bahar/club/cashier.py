@@ -6,7 +6,7 @@ in the same transaction (and on PostgreSQL a deferred constraint trigger checks 
 at commit). Amounts are kept as whole millionths of a chip (see
 :class:`~andar_bahar.storage.models.Micros`).
 
-A mixin of :class:`~andar_bahar.web.service.TableService`; each method is one transaction.
+A mixin of :class:`~andar_bahar.club.service.TableService`; each method is one transaction.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from typing import cast
 from sqlalchemy import Table, func, insert, select
 from sqlalchemy.orm import Session
 
+from andar_bahar.club.limits import MAX_REASON, check_chips, check_text
+from andar_bahar.club.store import TableStore, ledger_sum
 from andar_bahar.engine.errors import ActionError, BetError
 from andar_bahar.engine.money import Amount, as_decimal, format_amount, parse_stake
 from andar_bahar.engine.names import normalised_name, printable
@@ -35,8 +37,6 @@ from andar_bahar.storage.models import (
     TablePlayerRow,
     TableRoundRow,
 )
-from andar_bahar.web.limits import MAX_REASON, check_chips, check_text
-from andar_bahar.web.store import TableStore, ledger_sum
 
 __all__ = [
     "Cashier",

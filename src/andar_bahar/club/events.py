@@ -73,7 +73,7 @@ ACTOR: ContextVar[str | None] = ContextVar("andar_bahar_actor", default=None)
 """The socket of the page whose action the current request is (its :data:`SOCKET_HEADER`;
 ``None``: none named): the changes it makes name it among their :attr:`TableEvent.actors`,
 and the live messages of those changes are not sent down that socket, since the answer
-to the action brings the page what changed (:mod:`~andar_bahar.web.live`)."""
+to the action brings the page what changed (:mod:`~andar_bahar.web.live.hub`)."""
 
 
 @dataclass(frozen=True, slots=True)

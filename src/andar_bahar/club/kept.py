@@ -1,6 +1,6 @@
 """What the club tables' store keeps in memory, with each table's version.
 
-:class:`Kept` is the base of :class:`~andar_bahar.web.store.TableStore`. What is read over
+:class:`Kept` is the base of :class:`~andar_bahar.club.store.TableStore`. What is read over
 and over is kept with the table's **version** (one more for every change, in the same
 transaction): the open round and its row (so a bet or a card is neither a read nor a
 replay of the round from its first step), its record as text (written again with one
@@ -23,13 +23,15 @@ from sqlalchemy import bindparam, inspect, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.util import identity_key
 
-from andar_bahar.engine.cards import Card
-from andar_bahar.engine.money import as_decimal
-from andar_bahar.engine.operations import operation_to_dict
-from andar_bahar.engine.round import Round
-from andar_bahar.storage import Storage
-from andar_bahar.storage.models import ClubTableRow, TableRoundRow
-from andar_bahar.web.records import (
+from andar_bahar.club.transactions import (
+    CHANGES,
+    DIRTY,
+    KEEPING,
+    ROUNDS,
+    TABLES,
+    Transactions,
+)
+from andar_bahar.club.values import (
     PublicRound,
     RoundSummary,
     SettledRound,
@@ -38,14 +40,12 @@ from andar_bahar.web.records import (
     settled_bets,
     settled_round,
 )
-from andar_bahar.web.transactions import (
-    CHANGES,
-    DIRTY,
-    KEEPING,
-    ROUNDS,
-    TABLES,
-    Transactions,
-)
+from andar_bahar.engine.cards import Card
+from andar_bahar.engine.money import as_decimal
+from andar_bahar.engine.operations import operation_to_dict
+from andar_bahar.engine.round import Round
+from andar_bahar.storage import Storage
+from andar_bahar.storage.models import ClubTableRow, TableRoundRow
 
 __all__ = ["RECORDS_KEPT", "ROUND_ONLY", "Kept", "RecordText"]
 

@@ -1,6 +1,6 @@
 """What pages show of a table: its state, its last rounds, revealed decks, audit and ledger sums.
 
-A mixin of :class:`~andar_bahar.web.service.TableService`. Nothing here shows an
+A mixin of :class:`~andar_bahar.club.service.TableService`. Nothing here shows an
 undealt card: a deck is revealed only once its round is settled.
 """
 
@@ -14,6 +14,22 @@ from functools import lru_cache
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
+from andar_bahar.club.cashier import PlayerStatement, player_account
+from andar_bahar.club.store import TableStore, ledger_sum
+from andar_bahar.club.values import (
+    PlayerRound,
+    PlayerState,
+    PublicRound,
+    Reveal,
+    RoundSummary,
+    SettledRound,
+    TableSnapshot,
+    TableState,
+    centre_of_record,
+    player_round,
+    settled_bets,
+    settled_round,
+)
 from andar_bahar.engine.errors import AccessError, ActionError
 from andar_bahar.engine.names import printable
 from andar_bahar.engine.paytables import Paytable, load_paytable
@@ -28,24 +44,8 @@ from andar_bahar.storage.models import (
     TablePlayerRow,
     TableRoundRow,
 )
-from andar_bahar.web.cashier import PlayerStatement, player_account
-from andar_bahar.web.records import (
-    PlayerRound,
-    PlayerState,
-    PublicRound,
-    Reveal,
-    RoundSummary,
-    SettledRound,
-    TableSnapshot,
-    TableState,
-    centre_of_record,
-    player_round,
-    settled_bets,
-    settled_round,
-)
-from andar_bahar.web.store import TableStore, ledger_sum
 
-__all__ = ["NIGHT_PAGE", "RECENT", "PlayerNight", "Viewer", "Views", "visible_to"]
+__all__ = ["NIGHT_PAGE", "RECENT", "Onlooker", "PlayerNight", "Views", "visible_to"]
 
 RECENT = 10
 """How many of the last rounds pages show (SPEC §9: recall of the last ten)."""
@@ -121,7 +121,7 @@ class PlayerNight:
 
 
 @dataclass(frozen=True, slots=True)
-class Viewer:
+class Onlooker:
     """Who looks at a table: its dealer, one seated player (by name), or anyone."""
 
     dealer: bool = False
@@ -132,17 +132,17 @@ class Viewer:
         return not self.dealer and self.player is None
 
 
-def visible_to(state: TableState, viewer: Viewer) -> TableState:
-    """What *viewer* may see of *state* (the one rule for the API, the pages and live updates).
+def visible_to(state: TableState, onlooker: Onlooker) -> TableState:
+    """What *onlooker* may see of *state* (the one rule for the API, the pages and live updates).
 
     The dealer sees everything; a player sees their own balance, bets and settlement;
     anyone else sees the table, the procedure, the round and its dealt cards, the
     commitment, markers and tokens of a lesson — never a balance nor anyone's bets.
     No one ever sees an undealt card: :class:`TableState` holds none.
     """
-    if viewer.dealer:
+    if onlooker.dealer:
         return state
-    mine = viewer.player
+    mine = onlooker.player
     players = tuple(p for p in state.players if p.name == mine)
     if state.teaching:
         players = state.players  # tokens of a lesson are its public score; no chips
@@ -171,7 +171,7 @@ class Views(TableStore):
             table = self._table(session, code, lock=False)
             dealer = bool(dealer_token) and self._dealer_session(session, table, dealer_token)
             name = self._player(session, table, player_token).name if player_token else None
-        return visible_to(self.state(code), Viewer(dealer=dealer, player=name))
+        return visible_to(self.state(code), Onlooker(dealer=dealer, player=name))
 
     def state(self, code: str) -> TableState:
         """The whole table, as its dealer sees it (no undealt card is ever part of it).

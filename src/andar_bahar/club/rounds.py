@@ -1,12 +1,12 @@
 """A round at a club table: open it, take bets and markers, deal, settle; the bet timer.
 
-A mixin of :class:`~andar_bahar.web.service.TableService`; each method is one
-short transaction (see :mod:`andar_bahar.web.store`). The shuffled deck is stored
+A mixin of :class:`~andar_bahar.club.service.TableService`; each method is one
+short transaction (see :mod:`andar_bahar.club.store`). The shuffled deck is stored
 when the round opens, with a random salt; only its SHA-256 commitment is shown
 until the round is settled.
 
 The hot path does not replay the round: the round of each table is kept in
-memory with the table's version (:meth:`~andar_bahar.web.store.TableStore._round_of`),
+memory with the table's version (:meth:`~andar_bahar.club.store.TableStore._round_of`),
 and used only while the version in the database is the same — so a change made by
 another process, or a transaction that failed half-way, is never missed.
 
@@ -31,6 +31,16 @@ from sqlalchemy import Select, Table, bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from andar_bahar.club.cashier import check_balanced, post_all
+from andar_bahar.club.limits import MAX_REASON, RequestConflict, check_bet_return, check_text
+from andar_bahar.club.store import PLAYERS_IN_ORDER, TableStore
+from andar_bahar.club.values import (
+    PlacedBet,
+    PublicRound,
+    commitment_of,
+    placed_from_json,
+    public_round,
+)
 from andar_bahar.engine.cards import Card, Rank, shuffled
 from andar_bahar.engine.errors import ActionError, BetError, ParameterError
 from andar_bahar.engine.money import format_amount
@@ -43,16 +53,6 @@ from andar_bahar.storage.models import (
     IdempotencyRow,
     TableRoundRow,
 )
-from andar_bahar.web.cashier import check_balanced, post_all
-from andar_bahar.web.limits import MAX_REASON, RequestConflict, check_bet_return, check_text
-from andar_bahar.web.records import (
-    PlacedBet,
-    PublicRound,
-    commitment_of,
-    placed_from_json,
-    public_round,
-)
-from andar_bahar.web.store import PLAYERS_IN_ORDER, TableStore
 
 __all__ = ["MAX_TIMER", "Dealing"]
 

@@ -1,14 +1,14 @@
 """Tables and seats: creating a table, the dealer's sign-in, admitting and seating players.
 
-A mixin of :class:`~andar_bahar.web.service.TableService`; each method is one
-transaction (see :mod:`andar_bahar.web.store`) — except that a PIN is hashed between
+A mixin of :class:`~andar_bahar.club.service.TableService`; each method is one
+transaction (see :mod:`andar_bahar.club.store`) — except that a PIN is hashed between
 two of them, never while the table is locked.
 
 - **The dealer** signs in with the table's PIN (at least 6 characters) on up to
   :data:`MAX_DEALER_DEVICES` devices side by side (one more signs the oldest out); each
   device has its own token and signs out on its own. Wrong PINs are counted per table and
   per address and locked out — except on a device that signed in at the table before,
-  counted on its own (:mod:`andar_bahar.web.limits`); every sign-in, failure and sign-out
+  counted on its own (:mod:`andar_bahar.club.limits`); every sign-in, failure and sign-out
   is audited.
 - **A seat** is given by the dealer: admitting a player issues a *seat code* (six letters
   and digits that cannot be mistaken, read aloud as ``ABC-DEF``). A phone joins with the
@@ -26,16 +26,8 @@ from decimal import Decimal
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from andar_bahar.engine.errors import AccessError, ActionError, BetError, ParameterError
-from andar_bahar.engine.money import format_amount, parse_stake
-from andar_bahar.engine.names import check_name, check_new_name
-from andar_bahar.engine.paytables import Paytable, load_paytable
-from andar_bahar.engine.round import Round
-from andar_bahar.engine.rules import Procedure
-from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.storage.models import AuditRow, ClubTableRow, DealerSessionRow, TablePlayerRow
-from andar_bahar.web.cashier import Cashier
-from andar_bahar.web.limits import (
+from andar_bahar.club.cashier import Cashier
+from andar_bahar.club.limits import (
     MAX_NAME,
     MAX_PIN,
     MAX_REASON,
@@ -47,8 +39,16 @@ from andar_bahar.web.limits import (
     finish_attempt,
     reserve_attempt,
 )
-from andar_bahar.web.records import CreatedTable
-from andar_bahar.web.store import CODE_ALPHABET, pin_hash, pin_matches, token_hash
+from andar_bahar.club.store import CODE_ALPHABET, pin_hash, pin_matches, token_hash
+from andar_bahar.club.values import CreatedTable
+from andar_bahar.engine.errors import AccessError, ActionError, BetError, ParameterError
+from andar_bahar.engine.money import format_amount, parse_stake
+from andar_bahar.engine.names import check_name, check_new_name
+from andar_bahar.engine.paytables import Paytable, load_paytable
+from andar_bahar.engine.round import Round
+from andar_bahar.engine.rules import Procedure
+from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.storage.models import AuditRow, ClubTableRow, DealerSessionRow, TablePlayerRow
 
 __all__ = ["IN_USE", "JOIN_REFUSED", "LOCAL", "MAX_DEALER_DEVICES", "Seating", "seat_code_text"]
 
@@ -58,7 +58,7 @@ MAX_DEALER_DEVICES = 10
 """Devices signed in as the dealer of one table at once (an 11th signs the oldest out)."""
 LOCAL = "local"
 """The client address of calls that come from no network (tests, the command line); a
-request's is always an IP address (:class:`~andar_bahar.web.limits.ClientAddresses`)."""
+request's is always an IP address (:class:`~andar_bahar.web.http.clients.ClientAddresses`)."""
 JOIN_REFUSED = "join refused"
 """The audit log's action of a seat code tried while another device holds the seat."""
 IN_USE = N_("This seat code is in use on another device: ask the dealer to sign that device out.")

@@ -37,8 +37,11 @@ Decimal('0')
 
 from __future__ import annotations
 
-from andar_bahar.web.dealing import Dealing
-from andar_bahar.web.records import (
+from andar_bahar.club.reads import Views
+from andar_bahar.club.rounds import Dealing
+from andar_bahar.club.seats import Seating
+from andar_bahar.club.store import CODE_ALPHABET
+from andar_bahar.club.values import (
     CreatedTable,
     PlacedBet,
     PlayerState,
@@ -48,9 +51,6 @@ from andar_bahar.web.records import (
     TableState,
     commitment_of,
 )
-from andar_bahar.web.seating import Seating
-from andar_bahar.web.store import CODE_ALPHABET
-from andar_bahar.web.views import Views
 
 __all__ = [
     "CODE_ALPHABET",
@@ -69,9 +69,9 @@ __all__ = [
 class TableService(Seating, Dealing, Views):
     """The club tables, their players, rounds, ledger and audit log, in one database.
 
-    Its parts: :mod:`~andar_bahar.web.store` (transactions and checks),
-    :mod:`~andar_bahar.web.seating` (tables, the dealer, seats),
-    :mod:`~andar_bahar.web.cashier` (chips in and out, the statement),
-    :mod:`~andar_bahar.web.dealing` (a round from opening to settlement) and
-    :mod:`~andar_bahar.web.views` (what pages show).
+    Its parts: :mod:`~andar_bahar.club.store` (transactions and checks),
+    :mod:`~andar_bahar.club.seats` (tables, the dealer, seats),
+    :mod:`~andar_bahar.club.cashier` (chips in and out, the statement),
+    :mod:`~andar_bahar.club.rounds` (a round from opening to settlement) and
+    :mod:`~andar_bahar.club.reads` (what pages show).
     """

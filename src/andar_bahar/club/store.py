@@ -1,12 +1,12 @@
 """The club table's storage machinery: lookups, checks of who asks, balances, the audit log.
 
-:class:`TableStore` is the base of :class:`~andar_bahar.web.service.TableService`:
-every action is one database transaction (:mod:`andar_bahar.web.transactions`) that
+:class:`TableStore` is the base of :class:`~andar_bahar.club.service.TableService`:
+every action is one database transaction (:mod:`andar_bahar.club.transactions`) that
 reads the table (locking its row), checks who is asking, and writes what changed —
 the round's exact record, the ledger, the audit log — before it commits.
 
 What is read over and over is kept in memory with the table's **version**
-(:mod:`andar_bahar.web.kept`): used only while the version in the database is the one
+(:mod:`andar_bahar.club.kept`): used only while the version in the database is the one
 it was kept at — so a change made by another process, or a transaction that failed
 half-way, is never missed.
 """
@@ -25,6 +25,7 @@ from decimal import Decimal
 from sqlalchemy import ColumnElement, bindparam, func, select
 from sqlalchemy.orm import Session, defer
 
+from andar_bahar.club.kept import Kept
 from andar_bahar.engine.errors import AccessError, ActionError
 from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.round import Round
@@ -38,7 +39,6 @@ from andar_bahar.storage.models import (
     TablePlayerRow,
     TableRoundRow,
 )
-from andar_bahar.web.kept import Kept
 
 __all__ = [
     "CODE_ALPHABET",
@@ -189,7 +189,7 @@ class TableStore(Kept):
     def _table(self, session: Session, code: str, *, lock: bool = True) -> ClubTableRow:
         """The table *code* (else why not, in one sentence). *lock*: a writer's, locked (on
         PostgreSQL ``FOR UPDATE``; SQLite has one writer): its row as kept at its version
-        when it is (:meth:`~andar_bahar.web.kept.Kept._kept_table`), else read."""
+        when it is (:meth:`~andar_bahar.club.kept.Kept._kept_table`), else read."""
         sqlite = session.get_bind().dialect.name == "sqlite"
         key = code.strip().upper() if "\x00" not in code else None  # no code holds a NUL
         table: ClubTableRow | None = None

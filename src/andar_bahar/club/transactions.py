@@ -1,8 +1,8 @@
 """The club tables' transactions: versions and events of every change, group commit.
 
-:class:`Transactions` is the base of :class:`~andar_bahar.web.store.TableStore`.
+:class:`Transactions` is the base of :class:`~andar_bahar.club.store.TableStore`.
 Every transaction that changes a table also adds one to the table's **version**
-and makes a :class:`~andar_bahar.web.notify.TableEvent` (what happened, whose own
+and makes a :class:`~andar_bahar.club.events.TableEvent` (what happened, whose own
 blocks changed): on PostgreSQL it is sent with ``pg_notify`` inside the
 transaction; on SQLite it goes to :meth:`Transactions.on_change`'s listeners right
 after the commit. A method names the change with :meth:`Transactions._changed`; a
@@ -39,11 +39,11 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.expression import Executable
 
+from andar_bahar.club.events import ACTOR, ROUND_STEPS, TableEvent, channel_of
+from andar_bahar.club.health import DatabaseUnavailable, Health
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.storage import READ_ONLY_OPTION, Storage
 from andar_bahar.storage.models import ClubTableRow
-from andar_bahar.web.health import DatabaseUnavailable, Health
-from andar_bahar.web.notify import ACTOR, ROUND_STEPS, TableEvent, channel_of
 
 __all__ = ["COMMITTED", "MAX_BATCH", "Transactions"]
 
@@ -60,7 +60,7 @@ COMMITTED: ContextVar[Mapping[str, int]] = ContextVar(
 )
 """The tables that this context's last write transaction changed, by code: the version it
 committed each at (the answer to the request that made the change is drawn from the table
-at that version or a later one: :meth:`~andar_bahar.web.views.Views.table_snapshot`)."""
+at that version or a later one: :meth:`~andar_bahar.club.reads.Views.table_snapshot`)."""
 
 
 NEXT_VERSION = (
@@ -79,7 +79,7 @@ class Change:
     kinds: list[str]
     players: set[int] | None
     actors: set[str] = field(default_factory=set)
-    """The pages whose own actions these are (:data:`~andar_bahar.web.notify.ACTOR`)."""
+    """The pages whose own actions these are (:data:`~andar_bahar.club.events.ACTOR`)."""
 
     @property
     def kind(self) -> str:
@@ -140,7 +140,7 @@ class Transactions:
         self._listeners: list[Callable[[TableEvent], None]] = []
         self.health = Health(self._ping)
         """Whether the database answers: a failure that says it does not is refused with
-        one sentence (:class:`~andar_bahar.web.health.DatabaseUnavailable`), and logged once."""
+        one sentence (:class:`~andar_bahar.club.health.DatabaseUnavailable`), and logged once."""
 
     @property
     def notify_channel(self) -> str | None:
@@ -151,7 +151,7 @@ class Transactions:
         """Call *listener* with every change committed through this store (SQLite).
 
         On PostgreSQL changes are announced by NOTIFY instead, to every process
-        (:class:`~andar_bahar.web.notify.Listener`); *listener* is not called.
+        (:class:`~andar_bahar.club.events.Listener`); *listener* is not called.
         On SQLite it is called in the committing thread, in the order of the
         commits, while the writer's turn is still held: keep it short.
         """

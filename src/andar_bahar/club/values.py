@@ -1,6 +1,6 @@
 """What the club table's service answers: frozen records, never database rows.
 
-A page or the JSON API gets these from :class:`~andar_bahar.web.service.TableService`.
+A page or the JSON API gets these from :class:`~andar_bahar.club.service.TableService`.
 The public view of a round (:class:`PublicRound`) never holds an undealt card:
 until the round is settled only the deck's SHA-256 commitment is shown.
 """

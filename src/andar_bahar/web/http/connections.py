@@ -10,8 +10,8 @@ on the club's Wi-Fi never needs any of that, and a client that abuses it slows e
   connection), or the connection is closed; the clock stops once the request is whole
   (a slow answer is the server's business, not the client's) and at a WebSocket upgrade;
 - :class:`BoundedWebSocket` — every frame a client sends (messages, pings, pongs) counts
-  against :data:`~andar_bahar.web.live_socket.MESSAGES_PER_SECOND` (a burst of
-  :data:`~andar_bahar.web.live_socket.MESSAGE_BURST`): past it the socket is closed (1008)
+  against :data:`~andar_bahar.web.live.sockets.MESSAGES_PER_SECOND` (a burst of
+  :data:`~andar_bahar.web.live.sockets.MESSAGE_BURST`): past it the socket is closed (1008)
   and nothing more it sent is read; what it sent is read a slice at a time, so a flood
   in one read is cut short too;
 - :func:`server_settings` — those two, messages of at most 4 KiB, uvicorn's own ping of
@@ -30,8 +30,8 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.frames import Frame
 
-from andar_bahar.web.live import POLICY_VIOLATION
-from andar_bahar.web.live_socket import MESSAGE_BURST, MESSAGE_MOST, MESSAGES_PER_SECOND, Rate
+from andar_bahar.web.live.hub import POLICY_VIOLATION
+from andar_bahar.web.live.sockets import MESSAGE_BURST, MESSAGE_MOST, MESSAGES_PER_SECOND, Rate
 
 __all__ = [
     "FILES_KEPT",

@@ -1,6 +1,6 @@
 """What the web middleware learns about a request, for routes and templates to read.
 
-:class:`~andar_bahar.web.security.WebMiddleware` works out the language and the
+:class:`~andar_bahar.web.http.security.WebMiddleware` works out the language and the
 browser's CSRF cookie once per request and keeps them in the ASGI scope's
 ``state``; :func:`request_info` reads them back (or works them out, for a request
 that did not pass the middleware).
@@ -15,7 +15,7 @@ from starlette.requests import HTTPConnection
 
 from andar_bahar.i18n import translations
 from andar_bahar.i18n.messages import render
-from andar_bahar.web.language import LANG_COOKIE, LANG_PARAMETER, choose_language
+from andar_bahar.web.http.language import LANG_COOKIE, LANG_PARAMETER, choose_language
 
 __all__ = [
     "CSRF_COOKIE",

@@ -1,7 +1,7 @@
 """Forged requests, foreign origins and cookies: what keeps a club's table honest.
 
 **CSRF** (signed double submit): every browser gets a random cookie
-(:data:`~andar_bahar.web.context.CSRF_COOKIE`, HttpOnly, SameSite=Lax); pages carry
+(:data:`~andar_bahar.web.http.context.CSRF_COOKIE`, HttpOnly, SameSite=Lax); pages carry
 a token that is an HMAC of that cookie under the app's secret. A POST, PUT, PATCH or
 DELETE must send the token back, in the form field ``csrf_token`` or the header
 ``X-CSRF-Token`` (htmx sends the header from ``hx-headers`` on ``<body>``). A page on
@@ -53,10 +53,10 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as ASGIMessage
 
+from andar_bahar.club.events import ACTOR, SOCKET_HEADER, SOCKET_ID
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.web.context import CSRF_COOKIE, INFO_KEY, RequestInfo
-from andar_bahar.web.language import LANG_COOKIE, LANG_PARAMETER, choose_language
-from andar_bahar.web.notify import ACTOR, SOCKET_HEADER, SOCKET_ID
+from andar_bahar.web.http.context import CSRF_COOKIE, INFO_KEY, RequestInfo
+from andar_bahar.web.http.language import LANG_COOKIE, LANG_PARAMETER, choose_language
 
 __all__ = [
     "BODY_TOO_LARGE",

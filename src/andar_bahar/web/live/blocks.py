@@ -1,6 +1,6 @@
 """The club table's live pages: which blocks each page has, who sees them, how they render.
 
-:data:`LIVE_PAGES` is the registry (the protocol: :mod:`~andar_bahar.web.live`): per
+:data:`LIVE_PAGES` is the registry (the protocol: :mod:`~andar_bahar.web.live.hub`): per
 page kind its template, its **shared** blocks (the same for every viewer of that kind,
 role and language) and its **private** blocks (a player's own). The pages engineer edits
 it when adding or renaming blocks. In a template, a live region is an element with
@@ -8,7 +8,7 @@ it when adding or renaming blocks. In a template, a live region is an element wi
 from :func:`block_context` alone (the state, the round, the last rounds, the
 viewer, the language) — never from the request, which a live render does not have.
 
-The renderer of the club's tables is :class:`~andar_bahar.web.table_renderer.TableRenderer`;
+The renderer of the club's tables is :class:`~andar_bahar.web.live.renderer.TableRenderer`;
 :func:`add_table_socket` adds ``/ws/{code}?page=KIND&v=N&lang=LL``, whose
 identity comes from the page's own cookies (the dealer's, a player's seat, or none:
 a public viewer).
@@ -18,41 +18,26 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI
-from starlette.concurrency import run_in_threadpool
-from starlette.requests import HTTPConnection, Request
-from starlette.responses import Response
-from starlette.websockets import WebSocket
-
-from andar_bahar.engine.errors import AndarBaharError
+from andar_bahar.club.reads import Onlooker, visible_to
+from andar_bahar.club.values import RoundSummary, TableSnapshot, TableState
 from andar_bahar.i18n import translations
-from andar_bahar.web.context import request_info
-from andar_bahar.web.forms import paytable_rows
-from andar_bahar.web.health import DatabaseUnavailable
-from andar_bahar.web.live import COMPLETE_ANSWERS, SERVER_NOW, Viewer, message_text, with_now
-from andar_bahar.web.live_socket import add_live_route
-from andar_bahar.web.page_views import dealer_view, player_view
-from andar_bahar.web.records import RoundSummary, TableSnapshot, TableState
-from andar_bahar.web.store import token_hash
-from andar_bahar.web.table_view import common_context
-from andar_bahar.web.templating import gettext_callables
-from andar_bahar.web.transactions import COMMITTED
-from andar_bahar.web.views import Viewer as Sight
-from andar_bahar.web.views import visible_to
+from andar_bahar.web.http.forms import paytable_rows
+from andar_bahar.web.http.templating import gettext_callables
+from andar_bahar.web.live.hub import SERVER_NOW, Viewer, with_now
+from andar_bahar.web.pages.drawing import common_context
+from andar_bahar.web.pages.screens import dealer_view, player_view
 
 if TYPE_CHECKING:
-    from andar_bahar.web.pages import Club
+    pass
 
 __all__ = [
     "LIVE_PAGES",
     "SERVER_NOW",
     "LivePage",
     "Snapshot",
-    "add_table_socket",
-    "answer",
     "block_context",
     "page_extras",
     "with_now",
@@ -107,7 +92,7 @@ LIVE_PAGES: Mapping[str, LivePage] = {
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """A table read once (:class:`~andar_bahar.web.records.TableSnapshot`: its whole state as
+    """A table read once (:class:`~andar_bahar.club.values.TableSnapshot`: its whole state as
     its dealer sees it, its last rounds, its last settled rounds), and what each viewer sees."""
 
     table: TableSnapshot
@@ -122,11 +107,11 @@ class Snapshot:
         return self.table.recent
 
     def seen_by(self, viewer: Viewer) -> TableState:
-        """What *viewer* may see of the table (:func:`~andar_bahar.web.views.visible_to`):
+        """What *viewer* may see of the table (:func:`~andar_bahar.club.reads.visible_to`):
         everything for the dealer, their own for a player, neither for anyone else."""
         sight = (viewer.role == "dealer", viewer.player if viewer.role == "player" else None)
         if sight not in self.seen:
-            self.seen[sight] = visible_to(self.state, Sight(dealer=sight[0], player=sight[1]))
+            self.seen[sight] = visible_to(self.state, Onlooker(dealer=sight[0], player=sight[1]))
         return self.seen[sight]
 
 
@@ -164,7 +149,7 @@ def page_extras(
 ) -> dict[str, Any]:
     """What the table pages draw besides the state: card faces, the road, the countdown;
     the phone's spots, chips and the player's own rounds; the dealer's next step
-    (:mod:`~andar_bahar.web.table_view`). From the table and the viewer alone; *now* is
+    (:mod:`~andar_bahar.web.pages.drawing`). From the table and the viewer alone; *now* is
     the server's time (or :data:`SERVER_NOW`, for a block kept and sent later).
 
     *blocks*: only what those live blocks draw (``None``: the whole page's).
@@ -204,72 +189,3 @@ def shared_data(state: TableState) -> dict[str, Any]:
         if rnd.result
         else None,
     }
-
-
-def viewer_of(club: Club, conn: HTTPConnection, code: str, page: str) -> Viewer | None:
-    """Who the page or socket is, from its cookies (``None``: it may not follow *page*)."""
-    kind = LIVE_PAGES.get(page)
-    if kind is None:
-        return None
-    lang = request_info(conn).lang
-    dealer = club.dealer_token(conn, code)
-    if dealer and club.service.is_dealer(code, dealer) and "dealer" in kind.roles:
-        return Viewer(page, "dealer", lang, credential=token_hash(dealer))
-    token = club.seat_token(conn, code)
-    seat = club.service.player_seat(code, token)
-    if seat is not None and "player" in kind.roles:
-        return Viewer(page, "player", lang, seat[0], seat[1], credential=token_hash(token))
-    return Viewer(page, "public", lang) if "public" in kind.roles else None
-
-
-def answer(
-    club: Club,
-    request: Request,
-    code: str,
-    page: str,
-    note: str = "",
-    viewer: Viewer | None = None,
-) -> Response:
-    """The answer to an htmx action on a live page: the blocks it changed for this viewer.
-
-    The dealer's page gets all its blocks (``complete``: the page is then at ``v``);
-    a player's page its own blocks — the live message that follows brings the rest.
-    *note* (``data.note``) is a short sentence the page shows by what was tapped.
-    *viewer*: who acted, when the action itself has just checked it (else from the
-    request's cookies).
-    """
-    if viewer is None:
-        viewer = viewer_of(club, request, code, page)
-    # At least the version this request's own change committed (if it made one).
-    snapshot = club.renderer.read(code, COMMITTED.get().get(code.strip().upper()))
-    if viewer is None:
-        viewer = Viewer(page, "public", request_info(request).lang)
-    complete = viewer.role in COMPLETE_ANSWERS
-    rendered = club.renderer.answer(snapshot, viewer, complete=complete)
-    head = {"v": snapshot.state.version, "kind": "answer", "complete": complete}
-    data = {**rendered.data, "note": note} if note else rendered.data
-    return Response(
-        message_text(head, rendered.blocks, data, datetime.now(UTC)),
-        media_type="application/json",
-        headers={LIVE_HEADER: "1"},
-    )
-
-
-def add_table_socket(app: FastAPI, club: Club) -> None:
-    """Add ``/ws/{code}?page=KIND&v=N&lang=LL``: the table's pages, live.
-
-    A table that does not exist, or a page the cookies may not follow (the
-    dealer's page without the dealer's cookie), is refused.
-    """
-
-    async def identify(websocket: WebSocket, code: str) -> Viewer | None:
-        page = websocket.query_params.get("page", "player")
-        try:
-            await run_in_threadpool(club.service.table_version, code)  # it exists
-            return await run_in_threadpool(viewer_of, club, websocket, code, page)
-        except DatabaseUnavailable:  # not a refusal: the socket is told to come back later
-            raise
-        except AndarBaharError:
-            return None
-
-    add_live_route(app, club.site.hub, identify)

@@ -4,7 +4,7 @@ The protocol of the live pages (versions, live regions, messages, catch-up) and 
 mechanism, for any page that follows a table:
 
 - Every committed change of a table has a version and a
-  :class:`~andar_bahar.web.notify.TableEvent`; the :class:`Hub` of each process gets
+  :class:`~andar_bahar.club.events.TableEvent`; the :class:`Hub` of each process gets
   them in the order of the versions (:meth:`Hub.deliver`; from another thread
   :meth:`Hub.deliver_threadsafe`).
 - A socket that follows a table is a :class:`Follower` with a :class:`Viewer`
@@ -37,7 +37,7 @@ not got (another phone's bet, to a phone) is not sent at all; all three only mak
 messages fewer and smaller. So the ``v`` a page receives may jump (17, then 20): that
 is not a gap — the server keeps, for each socket, what it was sent, and a socket that
 really fell behind gets the full set. Likewise, a change made by a page's own action
-(its socket named in the event: :data:`~andar_bahar.web.notify.ACTOR`) is not sent down
+(its socket named in the event: :data:`~andar_bahar.club.events.ACTOR`) is not sent down
 that page's socket when the render is at the change's own version: the answer to the
 action, drawn from the same blocks, brings it (every block to a dealer's page, its own
 ones to a phone; :data:`COMPLETE_ANSWERS`), and the socket gets only the rest. The
@@ -62,7 +62,7 @@ a connection that died without a word (a Wi-Fi that dropped, a black-holed route
 noticed within 15 s of its last word, a busy phone's late timer included, and the
 catch-up above brings the page up to date. A database that stops answering does not
 end the sockets: their pages keep what they show, and get their full set when it is
-back (:mod:`~andar_bahar.web.health`); a socket opened meanwhile is closed with
+back (:mod:`~andar_bahar.club.health`); a socket opened meanwhile is closed with
 :data:`TRY_AGAIN_LATER`.
 
 The bet timer: when a room's table has a deadline ahead, the room calls the
@@ -70,10 +70,10 @@ renderer's ``close_expired`` at that moment (every process with followers does;
 the service makes it happen once).
 
 A renderer may keep a block's HTML and send it again while what the block shows is the
-same (the club's pages do: :mod:`~andar_bahar.web.live_keys`); a block that shows the
+same (the club's pages do: :mod:`~andar_bahar.web.live.keys`); a block that shows the
 server's time (a countdown's ``data-now``) holds :data:`SERVER_NOW` in its place, and
 every message is sent with the time it was made there (:func:`with_now`). The socket
-route itself is :mod:`~andar_bahar.web.live_socket`.
+route itself is :mod:`~andar_bahar.web.live.sockets`.
 """
 
 from __future__ import annotations
@@ -92,9 +92,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from andar_bahar.web.health import DatabaseUnavailable
-from andar_bahar.web.live_text import SERVER_NOW, message_text, with_now
-from andar_bahar.web.notify import PLAYER_STEPS, ROUND_STEPS, TableEvent
+from andar_bahar.club.events import PLAYER_STEPS, ROUND_STEPS, TableEvent
+from andar_bahar.club.health import DatabaseUnavailable
+from andar_bahar.web.live.text import SERVER_NOW, message_text, with_now
 
 __all__ = [
     "BEAT",
@@ -208,7 +208,7 @@ class Follower:
     def __init__(self, viewer: Viewer, version: int, socket: str | None = None) -> None:
         self.viewer = viewer
         self.socket = socket
-        """The id its page names its own actions by (:data:`~andar_bahar.web.notify.ACTOR`)."""
+        """The id its page names its own actions by (:data:`~andar_bahar.club.events.ACTOR`)."""
         self.version = version
         """The newest ``v`` sent (or the page's, until the first message)."""
         self.memo: dict[str, str] = {}

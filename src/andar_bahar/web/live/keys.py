@@ -1,7 +1,7 @@
 """What each live block shows, as a key: a block is drawn again only when its key changes.
 
-A live block (:mod:`~andar_bahar.web.live_pages`) renders from the table as its viewer
-may see it (:class:`~andar_bahar.web.records.TableState`), the last rounds and — a
+A live block (:mod:`~andar_bahar.web.live.blocks`) renders from the table as its viewer
+may see it (:class:`~andar_bahar.club.values.TableState`), the last rounds and — a
 player's own blocks — the player's settled rounds. Its **key** is the part of those it
 shows: two states with equal keys draw the same HTML (in one language, for one
 viewer). The renderer keeps each block's HTML with its key, so that a bet draws
@@ -20,9 +20,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from decimal import Decimal
 
-from andar_bahar.web.page_views import last_bets
-from andar_bahar.web.records import PlayerRound, PublicRound, RoundSummary, TableState
-from andar_bahar.web.table_view import next_step, staked
+from andar_bahar.club.values import PlayerRound, PublicRound, RoundSummary, TableState
+from andar_bahar.web.pages.drawing import next_step, staked
+from andar_bahar.web.pages.screens import last_bets
 
 __all__ = ["ALIKE_ACROSS", "BLOCK_KEYS", "BlockKey", "alike_group", "everything", "key_of"]
 
@@ -111,7 +111,7 @@ def me(
     state: TableState, _: Sequence[RoundSummary], __: Sequence[PlayerRound], player: str | None
 ) -> object:
     """The seat: the player's name, chips (or tokens) and what they have at stake (as
-    :func:`~andar_bahar.web.page_views.player_view` works it out: nothing once settled)."""
+    :func:`~andar_bahar.web.pages.screens.player_view` works it out: nothing once settled)."""
     rnd = state.round
     at_stake = staked(rnd.wagers, player or "") if rnd and rnd.status != "settled" else Decimal(0)
     return player, state.code, state.name, state.teaching, state.players, at_stake

@@ -1,10 +1,10 @@
 """The renderer of the club's table pages: their live blocks, each drawn again only when
 what it shows has changed.
 
-:class:`TableRenderer` is the :class:`~andar_bahar.web.live.Renderer` of the club's
+:class:`TableRenderer` is the :class:`~andar_bahar.web.live.hub.Renderer` of the club's
 tables (the registry of pages and blocks, and what a block sees, are in
-:mod:`~andar_bahar.web.live_pages`; the keys of the blocks in
-:mod:`~andar_bahar.web.live_keys`).
+:mod:`~andar_bahar.web.live.blocks`; the keys of the blocks in
+:mod:`~andar_bahar.web.live.keys`).
 """
 
 from __future__ import annotations
@@ -16,21 +16,21 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from andar_bahar.engine.money import format_amount
-from andar_bahar.web.live import SERVER_NOW, Rendered, Viewer
-from andar_bahar.web.live_keys import alike_group, key_of
-from andar_bahar.web.live_pages import (
+from andar_bahar.web.live.blocks import (
     LIVE_PAGES,
     Snapshot,
     block_context,
     page_extras,
     shared_data,
 )
-from andar_bahar.web.table_view import ROAD_LENGTH
+from andar_bahar.web.live.hub import SERVER_NOW, Rendered, Viewer
+from andar_bahar.web.live.keys import alike_group, key_of
+from andar_bahar.web.pages.drawing import ROAD_LENGTH
 
 if TYPE_CHECKING:
     from jinja2 import Environment
 
-    from andar_bahar.web.service import TableService
+    from andar_bahar.club.service import TableService
 
 __all__ = ["ALIKE", "TableRenderer"]
 
@@ -42,7 +42,7 @@ class TableRenderer:
     """The live blocks of the club's table pages, rendered from one snapshot of a table.
 
     A block is drawn again only when what it shows has changed: each block is kept with
-    its key (:mod:`~andar_bahar.web.live_keys`) per table, page kind, role and language
+    its key (:mod:`~andar_bahar.web.live.keys`) per table, page kind, role and language
     (a player's own blocks: per player). A bet so draws the bettor's own blocks (once,
     for the answer and the live message) and the dealer's list of bets; a dealt card,
     the felt once per group of viewers.
@@ -110,8 +110,8 @@ class TableRenderer:
 
         Each block is kept for its viewer, and among the last few drawn for any viewer of
         the same page, role and language (or of every page that draws it alike:
-        :func:`~andar_bahar.web.live_keys.alike_group`): a key holds whatever of the
-        viewer the block shows (:mod:`~andar_bahar.web.live_keys`), so equal keys draw
+        :func:`~andar_bahar.web.live.keys.alike_group`): a key holds whatever of the
+        viewer the block shows (:mod:`~andar_bahar.web.live.keys`), so equal keys draw
         equal HTML. A table's blocks are drawn by one thread at a time, so that an answer
         and the live message drawing the same ones at once (the dealer's felt, a bettor's
         own spots) draw them once.

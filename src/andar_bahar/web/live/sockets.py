@@ -3,7 +3,7 @@
 :func:`add_live_route` adds ``/ws/{code}?v=N&s=ID`` (the version the page has, the id its
 own actions name the socket by); who the socket is comes from the app's *identify* (the
 page's cookies). Each socket is a
-:class:`~andar_bahar.web.live.Follower` of its table's room; :func:`serve_follower` sends
+:class:`~andar_bahar.web.live.hub.Follower` of its table's room; :func:`serve_follower` sends
 its messages in order (and the hub's heartbeats) and answers the browser's ``ping`` with
 ``pong``.
 
@@ -11,7 +11,7 @@ A page sends little: ``ping`` when it comes back from sleep. So a message over
 :data:`MESSAGE_MOST` bytes closes its socket (1009), and so does a socket sending more
 than :data:`MESSAGES_PER_SECOND` a second (after a burst of :data:`MESSAGE_BURST`: 1008),
 before either costs the server anything (``serve`` enforces both in uvicorn's protocol
-too, ping frames included: :mod:`~andar_bahar.web.connections`).
+too, ping frames included: :mod:`~andar_bahar.web.http.connections`).
 
 >>> clock = iter([0.0] * 12 + [0.2]).__next__  # the bucket's start, 11 events, then 0.2 s
 >>> rate = Rate(5, 10, clock)
@@ -32,8 +32,9 @@ from collections.abc import Awaitable, Callable
 from fastapi import FastAPI
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from andar_bahar.web.health import DatabaseUnavailable
-from andar_bahar.web.live import (
+from andar_bahar.club.events import SOCKET_ID
+from andar_bahar.club.health import DatabaseUnavailable
+from andar_bahar.web.live.hub import (
     POLICY_VIOLATION,
     SERVICE_RESTART,
     TRY_AGAIN_LATER,
@@ -41,7 +42,6 @@ from andar_bahar.web.live import (
     Hub,
     Viewer,
 )
-from andar_bahar.web.notify import SOCKET_ID
 
 __all__ = [
     "MESSAGES_PER_SECOND",
@@ -153,7 +153,7 @@ async def serve_follower(websocket: WebSocket, follower: Follower) -> None:
 
 def add_live_route(app: FastAPI, hub: Hub, identify: Identify, *, path: str = "/ws/{code}") -> None:
     """Add the WebSocket route *path* (named ``live``): ``?v=N`` is the version the page has,
-    ``?s=ID`` the id its own actions name it by (:data:`~andar_bahar.web.notify.SOCKET_HEADER`).
+    ``?s=ID`` the id its own actions name it by (:data:`~andar_bahar.club.events.SOCKET_HEADER`).
 
     A code that is not a table code, or a socket *identify* refuses, is closed with
     1008 (the browser then stops retrying); one that cannot be served while the database

@@ -1,7 +1,7 @@
 """The text of a live message: JSON whose blocks are encoded once, and the server's time.
 
-A live message (:mod:`~andar_bahar.web.live`) or an answer to a page's own action
-(:func:`~andar_bahar.web.live_pages.answer`) is ``{"v", "kind", …, "blocks", "data"}``.
+A live message (:mod:`~andar_bahar.web.live.hub`) or an answer to a page's own action
+(:func:`~andar_bahar.web.live.blocks.answer`) is ``{"v", "kind", …, "blocks", "data"}``.
 The same blocks go to many pages (the renderer keeps them: the same text is the same
 object), so :func:`message_text` encodes each block's HTML once; a block that shows the
 server's time holds :data:`SERVER_NOW`, and every message is sent with the time it was
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from andar_bahar.web.templating import Drawn
+from andar_bahar.web.http.templating import Drawn
 
 __all__ = ["ENCODED_MOST", "SERVER_NOW", "message_text", "with_now"]
 

@@ -15,23 +15,23 @@ from fastapi import FastAPI, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 
+from andar_bahar.club.values import PublicRound
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.engine.money import format_amount
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.web import trust_api
-from andar_bahar.web.context import request_info
-from andar_bahar.web.forms import (
+from andar_bahar.web.http.context import request_info
+from andar_bahar.web.http.forms import (
     procedure_from_form,
     read_amount,
     read_json,
     true_or_false,
     whole_number,
 )
-from andar_bahar.web.records import PublicRound
+from andar_bahar.web.pages import trust_api
 
 if TYPE_CHECKING:
-    from andar_bahar.web.pages import Club
+    from andar_bahar.web.pages.club import Club
 
 __all__ = ["bearer", "register", "round_json"]
 

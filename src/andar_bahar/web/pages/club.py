@@ -1,77 +1,40 @@
-"""The club table's pages and its JSON API.
-
-Pages (HTML, htmx, live over a WebSocket):
-
-- ``/`` join a table by its code with a name, or create one;
-- ``/tables/new`` the dealer creates a table (procedure, paytable preset or a
-  club's TOML file) and sees the odds and warnings of the pairing before saving;
-- ``/dealer/{code}`` the dealer's view: admit players, open a round, turn the
-  centre card, close bets, deal (the stored deck, or typed cards of a real
-  deck), settle, set the bet timer, change the paytable (from the next round, audited);
-- ``/play/{code}`` a player's view: balance, procedure and paytable, bets (or a
-  marker at a teaching table) within the window, the deal live, settlements,
-  the last ten rounds;
-- ``/display/{code}`` the screen for the room: the table, live, without controls;
-- ``/verify/{code}/{n}`` the revealed deck and salt of a settled round, checked
-  against the commitment shown before betting closed.
-
-The table pages are live (:mod:`andar_bahar.web.live_pages`): every change of the
-table reaches them over ``/ws/{code}`` as the new HTML of their blocks. The JSON API
-under ``/api/`` takes ``Authorization: Bearer <token>`` (the dealer's or a player's)
-and no cookies, so it needs no CSRF token.
+"""What the routes of the club's pages share: the :class:`Club` (the table service, the
+cookies' signers, the renderer of the live blocks), who a page's viewer is
+(:func:`viewer_of`), and the answer to an action on a live page (:func:`answer`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
 import secrets
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Request
 from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
-from andar_bahar.storage import DATABASE_WAIT, Storage
-from andar_bahar.web import (
-    api,
-    dealer_pages,
-    display_pages,
-    hold_pages,
-    new_table_pages,
-    player_pages,
-    trust_pages,
-)
-from andar_bahar.web.app import Site, redirect, render
-from andar_bahar.web.context import is_htmx, request_info
-from andar_bahar.web.limits import UNKNOWN, Limits
-from andar_bahar.web.live import Viewer as LiveViewer
-from andar_bahar.web.live_pages import (
-    LIVE_PAGES,
-    LivePage,
-    add_table_socket,
-    answer,
-    page_extras,
-)
-from andar_bahar.web.notify import Listener, psycopg_dsn
-from andar_bahar.web.security import Signer, set_cookie
-from andar_bahar.web.service import TableService
-from andar_bahar.web.table_renderer import TableRenderer
-from andar_bahar.web.table_view import ROAD_LENGTH
-from andar_bahar.web.views import Viewer, visible_to
+from andar_bahar.club.reads import Onlooker, visible_to
+from andar_bahar.club.service import TableService
+from andar_bahar.club.store import token_hash
+from andar_bahar.club.transactions import COMMITTED
+from andar_bahar.web.http.clients import UNKNOWN
+from andar_bahar.web.http.context import is_htmx, request_info
+from andar_bahar.web.http.responses import redirect, render
+from andar_bahar.web.http.security import Signer, set_cookie
+from andar_bahar.web.http.site import Site
+from andar_bahar.web.live.blocks import LIVE_PAGES, page_extras
+from andar_bahar.web.live.hub import COMPLETE_ANSWERS, Viewer
+from andar_bahar.web.live.renderer import TableRenderer
+from andar_bahar.web.live.text import message_text
+from andar_bahar.web.pages.drawing import ROAD_LENGTH
 
-__all__ = ["LIVE_PAGES", "Club", "LivePage", "register"]
-
-log = logging.getLogger(__name__)
+__all__ = ["Club", "answer", "viewer_of"]
 
 DEVICE_SECONDS = 365 * 24 * 3600
 """How long a browser is remembered as a device the dealer signed in on (see limits)."""
-LISTEN_WAIT = 10.0
-"""Seconds a starting server waits for its LISTEN connection before serving anyway."""
+LIVE_HEADER = "X-Live"
+"""Marks an answer whose JSON body is a live message for ``live.js`` to apply."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,23 +80,23 @@ class Club:
     @staticmethod
     def client(request: Request) -> str:
         """The IP address a request came from (what guessing is counted by), as
-        :class:`~andar_bahar.web.limits.ClientAddresses` worked it out."""
+        :class:`~andar_bahar.web.http.clients.ClientAddresses` worked it out."""
         return request.client.host if request.client else UNKNOWN
 
     def page(self, request: Request, page: str, code: str, **extra: object) -> Response:
         """The live table page *page* (``player``, ``dealer``, ``display``) of *code*, now.
 
-        The table as the viewer may see it (:func:`~andar_bahar.web.views.visible_to`):
+        The table as the viewer may see it (:func:`~andar_bahar.club.reads.visible_to`):
         ``extra`` names the ``player`` (or ``dealer=True``; neither: anyone's view).
         """
         table = self.service.table_snapshot(code, ROAD_LENGTH)
         whole, recent = table.state, table.recent
         player = extra.get("player")
         dealer = extra.get("dealer") is True
-        sight = Viewer(dealer=dealer, player=str(player) if player else None)
+        sight = Onlooker(dealer=dealer, player=str(player) if player else None)
         state = visible_to(whole, sight)
         role = "dealer" if dealer else ("player" if player else "public")
-        viewer = LiveViewer(page, role, request_info(request).lang, player=sight.player)
+        viewer = Viewer(page, role, request_info(request).lang, player=sight.player)
         context: dict[str, Any] = {
             **page_extras(viewer, state, table, datetime.now(UTC)),
             "recent": recent,
@@ -150,7 +113,7 @@ class Club:
         code: str,
         page: str,
         note: str = "",
-        viewer: LiveViewer | None = None,
+        viewer: Viewer | None = None,
     ) -> Response:
         """After an action on a live page: its new blocks for the page's script (and a
         *note* to show by what was tapped), else the page again. *viewer*: who acted, if
@@ -160,47 +123,50 @@ class Club:
         return redirect(request, f"/{'dealer' if page == 'dealer' else 'play'}/{code.upper()}")
 
 
-def register(app: FastAPI, site: Site) -> None:
-    """Add the pages, the JSON API and the live route to *app*."""
-    storage = Storage.open(site.database_url, connections=site.connections, wait=DATABASE_WAIT)
-    service = TableService(storage)
-    if isinstance(app.state.limits, Limits):
-        service.limits = app.state.limits
-    app.state.service = service
-    renderer = TableRenderer(service, site.env)
-    club = Club(site, service, site.signer("seat"), site.signer("dealer"), renderer)
-    site.hub.renderer = renderer
-    channel = service.notify_channel
-    if channel is None:  # SQLite: one process; the store tells the hub after each commit
-        service.on_change(site.hub.deliver_threadsafe)
-        service.health.on_back(site.hub.resync_threadsafe)  # renders that failed meanwhile
-    else:  # PostgreSQL: every process hears every change (its own too) by LISTEN
-        app.state.lifespan_hooks.append(lambda: listening(site, service, channel))
-    add_table_socket(app, club)
-    player_pages.register(app, club)
-    new_table_pages.register(app, club)
-    dealer_pages.register(app, club)
-    display_pages.register(app, club)
-    trust_pages.register(app, club)
-    hold_pages.register(app, club)
-    api.register(app, club)
+def viewer_of(club: Club, conn: HTTPConnection, code: str, page: str) -> Viewer | None:
+    """Who the page or socket is, from its cookies (``None``: it may not follow *page*)."""
+    kind = LIVE_PAGES.get(page)
+    if kind is None:
+        return None
+    lang = request_info(conn).lang
+    dealer = club.dealer_token(conn, code)
+    if dealer and club.service.is_dealer(code, dealer) and "dealer" in kind.roles:
+        return Viewer(page, "dealer", lang, credential=token_hash(dealer))
+    token = club.seat_token(conn, code)
+    seat = club.service.player_seat(code, token)
+    if seat is not None and "player" in kind.roles:
+        return Viewer(page, "player", lang, seat[0], seat[1], credential=token_hash(token))
+    return Viewer(page, "public", lang) if "public" in kind.roles else None
 
 
-@contextlib.asynccontextmanager
-async def listening(site: Site, service: TableService, channel: str) -> AsyncIterator[None]:
-    """While the app runs: LISTEN for the changes of every process, deliver them to the hub."""
-    url = service.storage.engine.url.render_as_string(hide_password=False)
-    health = service.health  # a lost LISTEN is the database not answering, said once
-    listener = Listener(
-        psycopg_dsn(url), channel, site.hub.deliver, site.hub.resync,
-        lost=health.failed, back=health.answered,
-    )  # fmt: skip
-    listener.start()
-    try:
-        await asyncio.wait_for(listener.ready.wait(), LISTEN_WAIT)
-    except TimeoutError:
-        log.warning("live updates: not listening yet on %s; serving anyway", channel)
-    try:
-        yield
-    finally:
-        await listener.stop()
+def answer(
+    club: Club,
+    request: Request,
+    code: str,
+    page: str,
+    note: str = "",
+    viewer: Viewer | None = None,
+) -> Response:
+    """The answer to an htmx action on a live page: the blocks it changed for this viewer.
+
+    The dealer's page gets all its blocks (``complete``: the page is then at ``v``);
+    a player's page its own blocks — the live message that follows brings the rest.
+    *note* (``data.note``) is a short sentence the page shows by what was tapped.
+    *viewer*: who acted, when the action itself has just checked it (else from the
+    request's cookies).
+    """
+    if viewer is None:
+        viewer = viewer_of(club, request, code, page)
+    # At least the version this request's own change committed (if it made one).
+    snapshot = club.renderer.read(code, COMMITTED.get().get(code.strip().upper()))
+    if viewer is None:
+        viewer = Viewer(page, "public", request_info(request).lang)
+    complete = viewer.role in COMPLETE_ANSWERS
+    rendered = club.renderer.answer(snapshot, viewer, complete=complete)
+    head = {"v": snapshot.state.version, "kind": "answer", "complete": complete}
+    data = {**rendered.data, "note": note} if note else rendered.data
+    return Response(
+        message_text(head, rendered.blocks, data, datetime.now(UTC)),
+        media_type="application/json",
+        headers={LIVE_HEADER: "1"},
+    )

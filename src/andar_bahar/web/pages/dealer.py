@@ -20,21 +20,21 @@ from starlette.responses import Response
 
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.web.app import redirect, render
-from andar_bahar.web.context import request_info
-from andar_bahar.web.forms import (
+from andar_bahar.web.http.context import request_info
+from andar_bahar.web.http.forms import (
     Posted,
     field,
     paytable_from_form,
     read_amount,
     whole_number,
 )
-from andar_bahar.web.live import Viewer
-from andar_bahar.web.security import set_cookie
-from andar_bahar.web.trust_pages import remember_seat, seats_context
+from andar_bahar.web.http.responses import redirect, render
+from andar_bahar.web.http.security import set_cookie
+from andar_bahar.web.live.hub import Viewer
+from andar_bahar.web.pages.trust import remember_seat, seats_context
 
 if TYPE_CHECKING:
-    from andar_bahar.web.pages import Club
+    from andar_bahar.web.pages.club import Club
 
 __all__ = ["register"]
 

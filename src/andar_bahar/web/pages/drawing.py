@@ -21,6 +21,7 @@ from decimal import Decimal
 from functools import cache, lru_cache
 from typing import Any
 
+from andar_bahar.club.values import PublicRound, RoundSummary, TableState
 from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
 from andar_bahar.engine.cards import Card, Rank, Suit
 from andar_bahar.engine.money import as_decimal
@@ -28,9 +29,8 @@ from andar_bahar.engine.paytables import Odds, Paytable
 from andar_bahar.engine.rules import Row
 from andar_bahar.i18n import format_number, translations
 from andar_bahar.i18n.messages import N_, Message, Translator
-from andar_bahar.web.forms import paytable_rows, per_paytable
-from andar_bahar.web.records import PublicRound, RoundSummary, TableState
-from andar_bahar.web.templating import drawn
+from andar_bahar.web.http.forms import paytable_rows, per_paytable
+from andar_bahar.web.http.templating import drawn
 
 __all__ = [
     "CHIP_STEPS",
@@ -192,7 +192,7 @@ def spots(
 
 def _bare_spots(paytable: Paytable) -> tuple[Spot, ...]:
     """Every bet of *paytable* as a spot with no stake (:func:`spots` asks for them once
-    per paytable object: :func:`~andar_bahar.web.forms.per_paytable`)."""
+    per paytable object: :func:`~andar_bahar.web.http.forms.per_paytable`)."""
     result: list[Spot] = []
     none = as_decimal(Decimal(0))
     for bet, pays in paytable_rows(paytable):

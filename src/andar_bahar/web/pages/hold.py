@@ -9,7 +9,7 @@
 
 Only a signed-in dealer of the table sees them. Nights are the server's local time, noon to
 noon (``tz=Asia/Tbilisi`` names another zone). Everything is read from the stored rounds
-and the ledger (:mod:`andar_bahar.storage.club_history`), in one read transaction.
+and the ledger (:mod:`andar_bahar.club.history`), in one read transaction.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from fastapi import FastAPI, Request
 from markupsafe import Markup
 from starlette.responses import Response
 
+from andar_bahar.club.history import ClubHistory, read_club_history
 from andar_bahar.engine.errors import AccessError, ParameterError
 from andar_bahar.i18n.messages import N_, Message, translate
 from andar_bahar.reports.hold import HoldReport, find_zone, hold_report, night_span, parse_night
@@ -29,12 +30,11 @@ from andar_bahar.reports.hold_options import By, Deck
 from andar_bahar.reports.hold_text import COLUMNS, HEADERS, hold_csv, line_cells, line_label, notes
 from andar_bahar.reports.shuffle import HEADERS as CHECK_HEADERS
 from andar_bahar.reports.shuffle import SECTION_NAMES, check_rows, shuffle_sections
-from andar_bahar.storage.club_history import ClubHistory, read_club_history
-from andar_bahar.web.app import render
-from andar_bahar.web.context import translator
+from andar_bahar.web.http.context import translator
+from andar_bahar.web.http.responses import render
 
 if TYPE_CHECKING:
-    from andar_bahar.web.pages import Club
+    from andar_bahar.web.pages.club import Club
 
 __all__ = ["register"]
 

@@ -27,6 +27,7 @@ from starlette.responses import Response
 from andar_bahar.chance.design import EdgeRange, OddsStyle, design_paytable
 from andar_bahar.chance.odds import OddsReport, Percent, odds_report
 from andar_bahar.chance.rounding import rounding_check
+from andar_bahar.club.limits import busy
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.engine.money import Amount, parse_stake
 from andar_bahar.engine.paytables import Paytable, load_paytable
@@ -34,19 +35,18 @@ from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.reports.design_tables import design_headline
 from andar_bahar.reports.odds_tables import render_given, summary_messages
-from andar_bahar.web.app import redirect, render
-from andar_bahar.web.context import localize, request_info, translator
-from andar_bahar.web.forms import (
+from andar_bahar.web.http.context import localize, request_info, translator
+from andar_bahar.web.http.forms import (
     paytable_from_form,
     procedure_choices,
     procedure_from_form,
     whole_number,
 )
-from andar_bahar.web.limits import busy
-from andar_bahar.web.security import set_cookie
+from andar_bahar.web.http.responses import redirect, render
+from andar_bahar.web.http.security import set_cookie
 
 if TYPE_CHECKING:
-    from andar_bahar.web.pages import Club
+    from andar_bahar.web.pages.club import Club
 
 __all__ = ["register"]
 

@@ -9,7 +9,7 @@ night's totals from the ledger). Each action answers the page's script with the
 page's new blocks (JSON), or a browser without scripts with a redirect back to the page.
 ``/verify/{code}/{n}`` shows the revealed deck and salt of a settled round.
 
-The seat is the ``seat_CODE`` cookie (SameSite=Lax, see :mod:`andar_bahar.web.security`):
+The seat is the ``seat_CODE`` cookie (SameSite=Lax, see :mod:`andar_bahar.web.http.security`):
 a link to ``/play/CODE`` from a chat or another site shows the player's own seat.
 """
 
@@ -22,22 +22,22 @@ from typing import TYPE_CHECKING, Annotated
 from fastapi import FastAPI, Form, Request
 from starlette.responses import Response
 
+from andar_bahar.club.values import PlacedBet
 from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.cards import Card
 from andar_bahar.engine.errors import AccessError, AndarBaharError
 from andar_bahar.engine.money import Amount
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.web.app import redirect, render
-from andar_bahar.web.context import localize, request_info
-from andar_bahar.web.forms import Posted, field, read_amount
-from andar_bahar.web.live import Viewer
-from andar_bahar.web.page_views import last_bets, repeat_times
-from andar_bahar.web.records import PlacedBet
-from andar_bahar.web.security import set_cookie
-from andar_bahar.web.table_view import ROAD_LENGTH, bet_labels, faces, signed_amount
+from andar_bahar.web.http.context import localize, request_info
+from andar_bahar.web.http.forms import Posted, field, read_amount
+from andar_bahar.web.http.responses import redirect, render
+from andar_bahar.web.http.security import set_cookie
+from andar_bahar.web.live.hub import Viewer
+from andar_bahar.web.pages.drawing import ROAD_LENGTH, bet_labels, faces, signed_amount
+from andar_bahar.web.pages.screens import last_bets, repeat_times
 
 if TYPE_CHECKING:
-    from andar_bahar.web.pages import Club
+    from andar_bahar.web.pages.club import Club
 
 __all__ = ["register"]
 

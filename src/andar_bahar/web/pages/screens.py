@@ -3,7 +3,7 @@
 own rounds, the result :func:`banner`) and the dealer's screen (:func:`dealer_view`: the next
 step, the bets per player, the bet timers).
 
-From the table (:class:`~andar_bahar.web.records.TableState`, as the viewer may see it) and
+From the table (:class:`~andar_bahar.club.values.TableState`, as the viewer may see it) and
 the language alone — a live render of a block has no request.
 """
 
@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from andar_bahar.club.values import PlayerRound, PlayerState, TableState
 from andar_bahar.engine.paytables import PAYTABLES
 from andar_bahar.engine.settlement import Outcome
 from andar_bahar.i18n import format_number, translations
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.web.records import PlayerRound, PlayerState, TableState
-from andar_bahar.web.table_view import (
+from andar_bahar.web.http.templating import drawn
+from andar_bahar.web.pages.drawing import (
     bets_by_player,
     chip_values,
     next_step,
@@ -28,7 +29,6 @@ from andar_bahar.web.table_view import (
     spots,
     staked,
 )
-from andar_bahar.web.templating import drawn
 
 __all__ = [
     "TIMER_SECONDS",
@@ -53,7 +53,7 @@ def player_view(
 ) -> dict[str, Any]:
     """What the player's page shows of *state* for the player *name* (no request: a live
     render of the player's own blocks calls it too). *state* is what *name* may see;
-    *mine* their rounds (:meth:`~andar_bahar.web.records.TableSnapshot.player_rounds`).
+    *mine* their rounds (:meth:`~andar_bahar.club.values.TableSnapshot.player_rounds`).
     *blocks*: only what those live blocks show (``None``: the whole page's)."""
     me = next((p for p in state.players if p.name == name), PlayerState(name, True, Decimal(0), 0))
     rnd = state.round

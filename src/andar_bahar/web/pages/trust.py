@@ -27,16 +27,16 @@ from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
+from andar_bahar.club.values import TableState
 from andar_bahar.engine.errors import AccessError, ParameterError
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.web.app import redirect, render
-from andar_bahar.web.context import request_info
-from andar_bahar.web.forms import read_amount
-from andar_bahar.web.records import TableState
-from andar_bahar.web.security import set_cookie
+from andar_bahar.web.http.context import request_info
+from andar_bahar.web.http.forms import read_amount
+from andar_bahar.web.http.responses import redirect, render
+from andar_bahar.web.http.security import set_cookie
 
 if TYPE_CHECKING:
-    from andar_bahar.web.pages import Club
+    from andar_bahar.web.pages.club import Club
 
 __all__ = ["fresh_seats", "register", "remember_seat", "seats_context"]
 

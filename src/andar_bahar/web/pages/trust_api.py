@@ -24,12 +24,12 @@ from starlette.responses import JSONResponse, Response
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.engine.money import format_amount
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.web.context import request_info
-from andar_bahar.web.forms import read_amount, read_json
+from andar_bahar.web.http.context import request_info
+from andar_bahar.web.http.forms import read_amount, read_json
 
 if TYPE_CHECKING:
-    from andar_bahar.web.cashier import Statement
-    from andar_bahar.web.pages import Club
+    from andar_bahar.club.cashier import Statement
+    from andar_bahar.web.pages.club import Club
 
 __all__ = ["register", "statement_json"]
 
