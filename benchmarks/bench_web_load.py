@@ -130,7 +130,9 @@ def bench_app() -> Any:
     service = application.state.service
 
     def durable_insert(client: str) -> None:
-        with service._tx() as session:  # the service's own transaction (and writer lock)
+        with (
+            service.store.transactions.write() as session
+        ):  # the service's own transaction (and writer lock)
             session.execute(insert(FLOOR).values(client=client, created_at=datetime.now(UTC)))
 
     @application.post(FLOOR_PATH)

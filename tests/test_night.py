@@ -53,7 +53,7 @@ def _shown_total(page: str, lang: str) -> Decimal:
 
 def test_each_phones_night_total_is_the_ledgers_after_60_rounds(club: TestClient) -> None:
     service = club.app.state.service  # type: ignore[attr-defined]
-    service._rng = random.Random(29)  # the decks of this night, the same on every run
+    service.store.rng = random.Random(29)  # the decks of this night, the same on every run
     table = service.create_table(name="Night", kind="betting", pin="246813",
                                  procedure=find_procedure("classic"), paytable=find_paytable("wizard"))  # fmt: skip
     code, dealer = table.code, table.dealer_token

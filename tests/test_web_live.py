@@ -180,7 +180,7 @@ def test_a_pages_own_action_is_not_sent_down_its_own_socket(site: TestClient) ->
 def test_no_message_holds_an_undealt_card(site: TestClient, database_url: str) -> None:
     table = Table(site)
     table.do("rounds")
-    with site.app.state.service._read() as session:
+    with site.app.state.service.store.transactions.read() as session:
         record = session.query(TableRoundRow).one().record
     deck = Card.parse_many(json.loads(record)["deck"])
     with (
@@ -311,7 +311,7 @@ def test_a_read_sees_one_state_of_the_database(database_url: str) -> None:
         procedure=find_procedure("classic"), paytable=find_paytable("wizard"),
     )  # fmt: skip
     version = select(ClubTableRow.version).where(ClubTableRow.code == table.code)
-    with service._read() as session:
+    with service.store.transactions.read() as session:
         before = session.scalar(version)
         service.open_round(table.code, table.dealer_token)  # committed meanwhile
         assert session.scalar(select(TableRoundRow.id)) is None  # its round: not seen here

@@ -110,7 +110,7 @@ def players_of(service: TableService, code: str):  # type: ignore[no-untyped-def
 
     from andar_bahar.storage.models import ClubTableRow, TablePlayerRow
 
-    with service._read() as session:
+    with service.store.transactions.read() as session:
         return session.execute(
             select(TablePlayerRow.id, TablePlayerRow.name)
             .join(ClubTableRow, ClubTableRow.id == TablePlayerRow.table_id)

@@ -379,7 +379,11 @@ def test_the_statement_and_the_audit_log_never_wait_for_the_writer(api: TestClie
     asking many times held up every bet. They only read: they no longer queue for it."""
     code, made = a_table(api)
     service = api.app.state.service  # type: ignore[attr-defined]
-    writer = service._group.turn if service._group is not None else service._lock
+    writer = (
+        service.store.transactions._group.turn
+        if service.store.transactions._group is not None
+        else service.store.transactions._lock
+    )
     if writer is None:
         pytest.skip("PostgreSQL has no writer's turn to wait for")
     answers: list[object] = []

@@ -439,7 +439,7 @@ def test_the_service_refuses_a_ledger_that_does_not_sum_to_zero_and_names_the_su
     code, dealer = table(api)
     seated(api, code, dealer, "Asha")
     service = api.app.state.service  # type: ignore[attr-defined]
-    with service._tx() as session:
+    with service.store.transactions.write() as session:
         row = session.scalars(sa.select(ClubTableRow).where(ClubTableRow.code == code)).one()
         check_balanced(session, row)  # the buy-in and the house's: zero, accepted
         session.add(LedgerRow(table_id=row.id, round_id=None, player_id=None, kind="top-up",

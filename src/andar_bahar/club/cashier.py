@@ -6,7 +6,8 @@ in the same transaction (and on PostgreSQL a deferred constraint trigger checks 
 at commit). Amounts are kept as whole millionths of a chip (see
 :class:`~andar_bahar.storage.models.Micros`).
 
-A mixin of :class:`~andar_bahar.club.service.TableService`; each method is one transaction.
+:class:`Cashier` is a part of :class:`~andar_bahar.club.service.TableService`; each method
+is one transaction.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from sqlalchemy import Table, func, insert, select
 from sqlalchemy.orm import Session
 
 from andar_bahar.club.limits import MAX_REASON, check_chips, check_text
-from andar_bahar.club.store import TableStore, ledger_sum
+from andar_bahar.club.store import Store, ledger_sum
 from andar_bahar.engine.errors import ActionError, BetError
 from andar_bahar.engine.money import Amount, as_decimal, format_amount, parse_stake
-from andar_bahar.engine.names import normalised_name, printable
+from andar_bahar.engine.names import printable
 from andar_bahar.engine.paytables import load_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.i18n.messages import N_, Message
@@ -227,8 +228,16 @@ def _safe_cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-class Cashier(TableStore):
+def has_acted(rnd: Round, name: str) -> bool:
+    """Whether *name* has bet (or placed a marker) in *rnd*."""
+    return any(getattr(op, "player", None) == name for op in rnd.operations)
+
+
+class Cashier:
     """Chips in and out at the dealer's hand, and the statement of the night."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
 
     def top_up(
         self, code: str, dealer_token: str, name: str, amount: str | Decimal, reason: str = ""
@@ -246,17 +255,17 @@ class Cashier(TableStore):
         self, code: str, token: str, name: str, amount: str | Decimal, reason: str, kind: str
     ) -> Decimal:
         why = check_text(reason, "reason", MAX_REASON, required=False) or kind
-        with self._tx() as session:
-            table = self._dealer(session, code, token)
+        with self.store.transactions.write() as session:
+            table = self.store.dealer(session, code, token)
             player = self._seated(session, table, name)
             value = check_chips(parse_stake(amount), load_paytable(table.paytable_toml).chip)
-            balance = self._balances(session, table)[player.name]
-            current = self._current(session, table)
+            balance = self.store.balances(session, table)[player.name]
+            current = self.store.current(session, table)
             rnd = None
             if current is not None and current.status != "settled":
                 rnd = Round.loads(current.record)
             if kind == "cash-out":
-                if rnd is not None and self._has_acted(rnd, player.name):
+                if rnd is not None and has_acted(rnd, player.name):
                     raise ActionError(
                         Message(
                             N_("{player} has bets in round {n}: cash out after it is settled."),
@@ -275,7 +284,7 @@ class Cashier(TableStore):
                     )
             signed = value if kind == "top-up" else -value
             self.move_chips(session, table, player, signed, kind, why, rnd, current)
-            self._audit(
+            self.store.audit(
                 session, table, "dealer", kind, format_amount(balance),
                 format_amount(balance + signed), f"{player.name}: {why}",
             )  # fmt: skip
@@ -293,7 +302,7 @@ class Cashier(TableStore):
         current: TableRoundRow | None,
     ) -> None:
         """Post a cash movement; an open round's balance follows while bets are open."""
-        post(session, table, player, amount, kind, reason, self._now())
+        post(session, table, player, amount, kind, reason, self.store.now())
         check_balanced(session, table)
         if rnd is None or current is None or rnd.balances is None:
             return
@@ -306,51 +315,26 @@ class Cashier(TableStore):
             return
         current.record = rnd.dumps()
 
-    @staticmethod
-    def _has_acted(rnd: Round, name: str) -> bool:
-        return any(getattr(op, "player", None) == name for op in rnd.operations)
-
     def _seated(self, session: Session, table: ClubTableRow, name: str) -> TablePlayerRow:
         """The player called *name* at a betting table (chips move only there)."""
         if table.kind != "betting":
             raise ActionError(Message(N_("A teaching table plays without chips.")))
-        return self._admitted(session, table, name)
-
-    @staticmethod
-    def _admitted(session: Session, table: ClubTableRow, name: str) -> TablePlayerRow:
-        """The player called *name* who holds a seat at *table* (else one sentence): as
-        typed, or as a name is kept (:func:`~andar_bahar.engine.names.normalised_name`)."""
-        player = None
-        if "\x00" not in name:  # no name holds one (and PostgreSQL could not compare it)
-            found = session.scalars(
-                select(TablePlayerRow).where(
-                    TablePlayerRow.table_id == table.id,
-                    TablePlayerRow.name.in_({name.strip(), normalised_name(name)}),
-                    TablePlayerRow.released_at.is_(None),
-                )
-            ).all()
-            player = next((p for p in found if p.name == name.strip()), None) or next(
-                iter(found), None
-            )
-        if player is None:
-            raise ActionError(
-                Message(N_("{name} is not at table {code}."), name=name.strip() or "—",
-                        code=table.code)
-            )  # fmt: skip
-        return player
+        return self.store.admitted(session, table, name)
 
     # -- the statement ---------------------------------------------------------------------
 
     def statement(self, code: str, dealer_token: str) -> Statement:
         """The night's statement of the table, for its dealer (a read: it never waits for
         the writer, whoever asks)."""
-        with self._read() as session:
-            return self._statement(session, self._dealer(session, code, dealer_token, lock=False))
+        with self.store.transactions.read() as session:
+            return self._statement(
+                session, self.store.dealer(session, code, dealer_token, lock=False)
+            )
 
     def statement_local(self, code: str) -> Statement:
         """The statement for someone at the server itself (``andar-bahar history statement``)."""
-        with self._read() as session:
-            return self._statement(session, self._table(session, code, lock=False))
+        with self.store.transactions.read() as session:
+            return self._statement(session, self.store.table(session, code, lock=False))
 
     def _statement(self, session: Session, table: ClubTableRow) -> Statement:
         players = session.scalars(
@@ -390,8 +374,8 @@ class Cashier(TableStore):
 
     def audit_local(self, code: str) -> list[AuditRow]:
         """The audit log for someone at the server itself (``andar-bahar history audit``)."""
-        with self._read() as session:
-            table = self._table(session, code, lock=False)
+        with self.store.transactions.read() as session:
+            table = self.store.table(session, code, lock=False)
             return list(
                 session.scalars(
                     select(AuditRow).where(AuditRow.table_id == table.id).order_by(AuditRow.id)

@@ -1,12 +1,12 @@
 """What the club tables' store keeps in memory, with each table's version.
 
-:class:`Kept` is the base of :class:`~andar_bahar.club.store.TableStore`. What is read over
+:class:`Kept` is the :class:`~andar_bahar.club.store.Store`'s memory. What is read over
 and over is kept with the table's **version** (one more for every change, in the same
 transaction): the open round and its row (so a bet or a card is neither a read nor a
 replay of the round from its first step), its record as text (written again with one
 more step, :class:`RecordText`), what a page may see of it, and the whole table as its
 dealer sees it. Each is used only while the version in the database is the one it was
-kept at (:meth:`Kept._version_of`: one indexed read) — so a change made by another
+kept at (:meth:`Kept.version_of`: one indexed read) — so a change made by another
 process, or a transaction that failed half-way, is never missed.
 """
 
@@ -44,7 +44,6 @@ from andar_bahar.engine.cards import Card
 from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.operations import operation_to_dict
 from andar_bahar.engine.round import Round
-from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow, TableRoundRow
 
 __all__ = ["RECORDS_KEPT", "ROUND_ONLY", "Kept", "RecordText"]
@@ -107,41 +106,45 @@ def _compact(data: object) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-class Kept(Transactions):
-    """The rounds and tables kept in memory, each with the table's version."""
+class Kept:
+    """The rounds and tables kept in memory, each with the table's version.
 
-    def __init__(self, storage: Storage) -> None:
-        super().__init__(storage)
-        # table id → (version, its row): see _kept_table.
+    It keeps what the :class:`~andar_bahar.club.transactions.Transactions` it is given
+    commit (each kept once its transaction has committed, never before).
+    """
+
+    def __init__(self, transactions: Transactions) -> None:
+        self.transactions = transactions
+        # table id → (version, its row): see kept_table.
         self._tables: dict[int, tuple[int, ClubTableRow]] = {}
-        # table id → (version, round id, round[, its row]): see _round_of and _public_of.
+        # table id → (version, round id, round[, its row]): see round_of and public_of.
         self._rounds: dict[int, tuple[int, int, Round, TableRoundRow]] = {}
         self._publics: dict[int, tuple[int, int, PublicRound]] = {}
         # (table id, rounds) → the table as its dealer sees it, its last rounds (its version
         # is the state's).
-        self._snapshots: dict[tuple[int, int], TableSnapshot] = {}
-        self._ids: dict[str, int] = {}
+        self.snapshots: dict[tuple[int, int], TableSnapshot] = {}
+        self.ids: dict[str, int] = {}
         """A table's id by its code (codes are never reused), once its snapshot is read."""
         # Settled rounds never change: every bet's settlement, once read (players' histories).
-        self._paid: dict[int, tuple[Mapping[str, str], ...]] = {}
+        self.paid: dict[int, tuple[Mapping[str, str], ...]] = {}
         # round id → its record as text, ready to be written again with one more step.
         self._records: dict[int, RecordText] = {}
-        self._rounds_paid: dict[int, SettledRound] = {}
+        self.rounds_paid: dict[int, SettledRound] = {}
         # Settled rounds never change: their centre card and markers, once read.
-        self._centres: dict[int, Card | None] = {}
-        self._markers: dict[int, dict[str, str]] = {}
+        self.centres: dict[int, Card | None] = {}
+        self.markers: dict[int, dict[str, str]] = {}
         # A table's id and version by its code, in the driver's own words (the hot read).
         version_of = select(ClubTableRow.id, ClubTableRow.version).where(
             ClubTableRow.code == bindparam("code")
         )
-        compiled = version_of.compile(dialect=self._peek.dialect)
+        compiled = version_of.compile(dialect=self.transactions.peek.dialect)
         self._version_sql, self._version_positional = str(compiled), compiled.positional
 
-    def _version_of(self, code: str) -> tuple[int, int] | None:
+    def version_of(self, code: str) -> tuple[int, int] | None:
         """(id, version) of table *code*, or ``None``: one indexed read of one row, in a
         read transaction of its own (what decides whether what is kept is still good)."""
-        with self.health.guard(), self._read_lock:
-            raw = self._peek.raw_connection()  # one statement: no session, no ORM
+        with self.transactions.health.guard(), self.transactions.read_lock:
+            raw = self.transactions.peek.raw_connection()  # one statement: no session, no ORM
             try:
                 cursor = raw.cursor()
                 key = code.strip().upper()
@@ -156,7 +159,7 @@ class Kept(Transactions):
 
     # -- the tables' rows kept in memory -----------------------------------------------
 
-    def _kept_table(self, session: Session, table_id: int, version: int) -> ClubTableRow | None:
+    def kept_table(self, session: Session, table_id: int, version: int) -> ClubTableRow | None:
         """The row of table *table_id* for this transaction, without reading it: the one this
         transaction holds already, or the one the last committed transaction of this process
         wrote, if the table is still at that *version* (just read, locked) — every change of
@@ -167,16 +170,16 @@ class Kept(Transactions):
         """
         present = session.identity_map.get(identity_key(ClubTableRow, (table_id,)))
         if isinstance(present, ClubTableRow):
-            self._keep_table(session, present)
+            self.keep_table(session, present)
             return present
         kept = self._tables.pop(table_id, None)
         if kept is None or kept[0] != version or not inspect(kept[1]).detached:
             return None
         session.add(kept[1])  # detached → this transaction's, no read
-        self._keep_table(session, kept[1])
+        self.keep_table(session, kept[1])
         return kept[1]
 
-    def _keep_table(self, session: Session, table: ClubTableRow) -> None:
+    def keep_table(self, session: Session, table: ClubTableRow) -> None:
         """Once committed, keep *table*'s row at its new version (once per transaction)."""
         keeping: set[int] = session.info.setdefault(TABLES, set())
         if table.id in keeping:
@@ -193,11 +196,11 @@ class Kept(Transactions):
 
         # Last: once kept, another thread's writer may take the row and change it (on
         # PostgreSQL the lock is gone by now), so this transaction's other steps read it first.
-        self._on_commit(session, keep, last=True)
+        self.transactions.on_commit(session, keep, last=True)
 
     # -- the rounds kept in memory -----------------------------------------------------
 
-    def _kept_round(
+    def kept_round(
         self, session: Session, table: ClubTableRow
     ) -> tuple[TableRoundRow, Round] | None:
         """The table's last round and its row, as this process kept them at the table's
@@ -224,10 +227,10 @@ class Kept(Transactions):
             session.add(row)  # detached → this transaction's, no read
             present = row
         del self._rounds[table.id]
-        self._keep_round(session, table, present, kept[2])
+        self.keep_round(session, table, present, kept[2])
         return present, kept[2]
 
-    def _round_of(self, session: Session, table: ClubTableRow, row: TableRoundRow) -> Round:
+    def round_of(self, session: Session, table: ClubTableRow, row: TableRoundRow) -> Round:
         """The round stored in *row*, for this transaction to change (it locked *table*).
 
         From memory when this process kept it at the table's current version, else
@@ -246,10 +249,10 @@ class Kept(Transactions):
             rnd = kept[2]
         else:
             rnd = Round.loads(row.record)
-        self._keep_round(session, table, row, rnd)
+        self.keep_round(session, table, row, rnd)
         return rnd
 
-    def _keep_round(
+    def keep_round(
         self, session: Session, table: ClubTableRow, row: TableRoundRow, rnd: Round
     ) -> None:
         """Once committed, keep *rnd* and its row (and what a page may see of it) at the new
@@ -276,7 +279,7 @@ class Kept(Transactions):
             if known is None or known[0] <= version:
                 self._rounds[table.id] = (version, row_id, rnd, row)
 
-        self._on_commit(session, keep)
+        self.transactions.on_commit(session, keep)
 
     def _moved_on(
         self,
@@ -296,22 +299,22 @@ class Kept(Transactions):
         elif list(kinds) == ["open"]:
             move = partial(_round_opened, public=public)
         elif list(kinds) == ["settle"] and _plain_win(public) and row.id in self._records:
-            if row.id not in self._rounds_paid:  # as Views._settled reads it: once
-                paid = self._paid[row.id] = settled_bets(self._records[row.id].text())
-                self._rounds_paid[row.id] = settled_round(
+            if row.id not in self.rounds_paid:  # as Reads._settled reads it: once
+                paid = self.paid[row.id] = settled_bets(self._records[row.id].text())
+                self.rounds_paid[row.id] = settled_round(
                     public.number, row.winner, row.cards_dealt, paid
                 )
-            move = partial(_round_settled, public=public, row=row, done=self._rounds_paid[row.id])
+            move = partial(_round_settled, public=public, row=row, done=self.rounds_paid[row.id])
         else:
             return
-        for key in [k for k in self._snapshots if k[0] == table_id]:
-            kept = self._snapshots[key]
+        for key in [k for k in self.snapshots if k[0] == table_id]:
+            kept = self.snapshots[key]
             if kept.state.version == version - 1:
                 moved = move(kept, version, key[1])
                 if moved is not None:
-                    self._snapshots[key] = moved
+                    self.snapshots[key] = moved
 
-    def _public_of(self, table: ClubTableRow, row: TableRoundRow) -> PublicRound:
+    def public_of(self, table: ClubTableRow, row: TableRoundRow) -> PublicRound:
         """What a page may see of the round in *row* at the version read with *table*."""
         kept = self._publics.get(table.id)
         if kept is not None and kept[0] == table.version and kept[1] == row.id:
@@ -321,7 +324,7 @@ class Kept(Transactions):
             self._publics[table.id] = (table.version, row.id, public)
         return public
 
-    def _save(self, session: Session, row: TableRoundRow, rnd: Round) -> None:
+    def save(self, session: Session, row: TableRoundRow, rnd: Round) -> None:
         """Write *rnd* into *row*: its record (see :class:`RecordText`), status and result.
 
         A row already in the database with nothing else changed is written by one UPDATE
@@ -340,14 +343,14 @@ class Kept(Transactions):
             values["cards_dealt"] = result.cards_dealt
         statement = SAVE_RECORD if len(values) == 1 else SAVE_FINISHED
         bound = {f"new_{name}": value for name, value in values.items()}
-        self._write(session, row, statement, {"row_id": row.id, **bound}, values)
+        self.transactions.update_row(session, row, statement, {"row_id": row.id, **bound}, values)
 
 
 # -- the table kept in memory, moved on by a change made here ----------------------------
 
 
 def _summary(public: PublicRound, settled_at: datetime | None) -> RoundSummary:
-    """The round in the last rounds, as :meth:`Views._recent` reads it back."""
+    """The round in the last rounds, as :meth:`Reads._recent` reads it back."""
     result = public.result
     winner = None
     if result is not None:
@@ -407,7 +410,7 @@ def _round_settled(
 ) -> TableSnapshot | None:
     """The round settled: every player's balance and night result moved by their ledger
     entries (the settlement's postings, stakes and returns, as
-    :meth:`TableStore._accounts` adds them up), one more round played, the round's line
+    :meth:`Store.accounts` adds them up), one more round played, the round's line
     in the last rounds, and the round first among the settled."""
     state = kept.state
     if state.teaching or state.round is None or state.round.number != public.number:

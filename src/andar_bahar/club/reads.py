@@ -1,7 +1,7 @@
 """What pages show of a table: its state, its last rounds, revealed decks, audit and ledger sums.
 
-A mixin of :class:`~andar_bahar.club.service.TableService`. Nothing here shows an
-undealt card: a deck is revealed only once its round is settled.
+:class:`Reads` is a part of :class:`~andar_bahar.club.service.TableService`. Nothing here
+shows an undealt card: a deck is revealed only once its round is settled.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from andar_bahar.club.cashier import PlayerStatement, player_account
-from andar_bahar.club.store import TableStore, ledger_sum
+from andar_bahar.club.store import Store, ledger_sum
 from andar_bahar.club.values import (
     PlayerRound,
     PlayerState,
@@ -45,12 +45,12 @@ from andar_bahar.storage.models import (
     TableRoundRow,
 )
 
-__all__ = ["NIGHT_PAGE", "RECENT", "Onlooker", "PlayerNight", "Views", "visible_to"]
+__all__ = ["NIGHT_PAGE", "RECENT", "Onlooker", "PlayerNight", "Reads", "visible_to"]
 
 RECENT = 10
 """How many of the last rounds pages show (SPEC §9: recall of the last ten)."""
 NIGHT_PAGE = 50
-"""A player's rounds on one page of their night (:meth:`Views.player_night`)."""
+"""A player's rounds on one page of their night (:meth:`Reads.player_night`)."""
 
 # The reads of a whole table, built once with bound parameters (see store.py).
 JOINED = select(TablePlayerRow.name, TablePlayerRow.token_hash).where(
@@ -162,15 +162,19 @@ def _round_for(rnd: PublicRound | None, player: str | None) -> PublicRound | Non
     )
 
 
-class Views(TableStore):
-    """The table as pages and the API show it."""
+class Reads:
+    """The table as pages and the API show it: reads only, none of which waits for the
+    writer (each in a read transaction of its own)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
 
     def view(self, code: str, *, dealer_token: str = "", player_token: str = "") -> TableState:
         """The table as the holder of a token sees it (see :func:`visible_to`)."""
-        with self._read() as session:
-            table = self._table(session, code, lock=False)
-            dealer = bool(dealer_token) and self._dealer_session(session, table, dealer_token)
-            name = self._player(session, table, player_token).name if player_token else None
+        with self.store.transactions.read() as session:
+            table = self.store.table(session, code, lock=False)
+            dealer = bool(dealer_token) and self.store.dealer_session(session, table, dealer_token)
+            name = self.store.player(session, table, player_token).name if player_token else None
         return visible_to(self.state(code), Onlooker(dealer=dealer, player=name))
 
     def state(self, code: str) -> TableState:
@@ -204,14 +208,14 @@ class Views(TableStore):
             kept = self._kept_at_least(code, limit, known)
             if kept is not None:
                 return kept
-        found = self._version_of(code)
+        found = self.store.kept.version_of(code)
         if found is not None:
-            kept = self._snapshots.get((found[0], limit))
+            kept = self.store.kept.snapshots.get((found[0], limit))
             if kept is not None and kept.state.version == found[1]:
                 return kept
-        with self._read() as session:
-            table = self._table(session, code, lock=False)
-            kept = self._snapshots.get((table.id, limit))
+        with self.store.transactions.read() as session:
+            table = self.store.table(session, code, lock=False)
+            kept = self.store.kept.snapshots.get((table.id, limit))
             if kept is not None and kept.state.version == table.version:
                 return kept
             state = self._state(session, table)
@@ -221,23 +225,23 @@ class Views(TableStore):
                 self._settled(session, table, limit),
             )
             if kept is None or kept.state.version < table.version:
-                self._snapshots[(table.id, limit)] = fresh
-            self._ids[table.code] = table.id
+                self.store.kept.snapshots[(table.id, limit)] = fresh
+            self.store.kept.ids[table.code] = table.id
             return fresh
 
     def _kept_at_least(self, code: str, limit: int, version: int) -> TableSnapshot | None:
         """Table *code* as kept, if kept at *version* or later (else ``None``: read it)."""
-        table_id = self._ids.get(code.strip().upper())
-        kept = self._snapshots.get((table_id, limit)) if table_id is not None else None
+        table_id = self.store.kept.ids.get(code.strip().upper())
+        kept = self.store.kept.snapshots.get((table_id, limit)) if table_id is not None else None
         return kept if kept is not None and kept.state.version >= version else None
 
     def _state(self, session: Session, table: ClubTableRow) -> TableState:
-        row = self._current(session, table)
-        public = self._public_of(table, row) if row is not None else None
+        row = self.store.current(session, table)
+        public = self.store.kept.public_of(table, row) if row is not None else None
         paytable = _paytable(table.paytable_toml)
-        settled = self._rounds_played(session, table)
+        settled = self.store.rounds_played(session, table)
         tokens = self._scores(session, table) if table.kind == "teaching" and table.scoring else {}
-        accounts = self._accounts(session, table)
+        accounts = self.store.accounts(session, table)
         joined = {
             name: token is not None for name, token in session.execute(JOINED, {"table": table.id})
         }
@@ -271,21 +275,21 @@ class Views(TableStore):
         for round_id, winner in rows:
             if winner not in ("andar", "bahar"):
                 continue
-            markers = self._markers.get(round_id)
+            markers = self.store.kept.markers.get(round_id)
             if markers is None:  # a settled round never changes: read its record once
                 record = session.scalar(
                     select(TableRoundRow.record).where(TableRoundRow.id == round_id)
                 )
                 markers = {n: r.value for n, r in Round.loads(record or "").markers.items()}
-                self._markers[round_id] = markers
+                self.store.kept.markers[round_id] = markers
             for name, marked in markers.items():
                 tokens[name] = tokens.get(name, 0) + int(marked == winner)
         return tokens
 
     def recent_rounds(self, code: str, limit: int = 10) -> list[RoundSummary]:
         """The table's last rounds, newest first (SPEC §9: recall of the last ten)."""
-        with self._read() as session:
-            return self._recent(session, self._table(session, code, lock=False), limit)
+        with self.store.transactions.read() as session:
+            return self._recent(session, self.store.table(session, code, lock=False), limit)
 
     def _recent(
         self, session: Session, table: ClubTableRow, limit: int, state: TableState | None = None
@@ -296,13 +300,13 @@ class Views(TableStore):
         for round_id, number, status, winner, dealt, commitment, settled_at in rows:
             if current is not None and current.number == number:
                 centre = current.centre
-            elif round_id in self._centres:  # a settled round never changes
-                centre = self._centres[round_id]
+            elif round_id in self.store.kept.centres:  # a settled round never changes
+                centre = self.store.kept.centres[round_id]
             else:
                 record = session.scalar(RECORD, {"round": round_id})
                 centre = centre_of_record(record or "{}")
                 if status == "settled":
-                    self._centres[round_id] = centre
+                    self.store.kept.centres[round_id] = centre
             summaries.append(
                 RoundSummary(number, status, winner, dealt, centre, commitment, settled_at)
             )
@@ -317,9 +321,9 @@ class Views(TableStore):
         """The night of the player whose phone holds *player_token*: every posting of theirs
         added up by the database (one aggregate), and page *page* of the rounds that have
         a posting of theirs (:data:`NIGHT_PAGE` a page) — the whole night, never a window."""
-        with self._read() as session:
-            table = self._table(session, code, lock=False)
-            player = self._player(session, table, player_token)
+        with self.store.transactions.read() as session:
+            table = self.store.table(session, code, lock=False)
+            player = self.store.player(session, table, player_token)
             sums = session.execute(ACCOUNT, {"player": player.id}).all()
             by_kind = {str(kind): Decimal(total) for kind, total in sums}
             account = player_account(printable(player.name), by_kind, released=False)
@@ -332,7 +336,7 @@ class Views(TableStore):
             ).all()
             self._read_paid(session, [row.id for row in rows])
         rounds = tuple(
-            player_round(number, winner, cards, self._paid[round_id], player.name)
+            player_round(number, winner, cards, self.store.kept.paid[round_id], player.name)
             for round_id, number, winner, cards in rows
         )
         return PlayerNight(account, rounds, page, pages)
@@ -340,12 +344,12 @@ class Views(TableStore):
     def _read_paid(self, session: Session, round_ids: list[int]) -> None:
         """Every bet's settlement in the settled rounds *round_ids*, from their records
         (each read once: a settled round never changes)."""
-        missing = [i for i in round_ids if i not in self._paid]
+        missing = [i for i in round_ids if i not in self.store.kept.paid]
         if missing:
             for round_id, record in session.execute(
                 select(TableRoundRow.id, TableRoundRow.record).where(TableRoundRow.id.in_(missing))
             ):
-                self._paid[round_id] = settled_bets(record)
+                self.store.kept.paid[round_id] = settled_bets(record)
 
     def _settled(
         self, session: Session, table: ClubTableRow, limit: int
@@ -358,17 +362,17 @@ class Views(TableStore):
     def _settled_round(
         self, round_id: int, number: int, winner: str | None, cards: int | None
     ) -> SettledRound:
-        kept = self._rounds_paid.get(round_id)  # a settled round never changes
+        kept = self.store.kept.rounds_paid.get(round_id)  # a settled round never changes
         if kept is None:
-            kept = self._rounds_paid[round_id] = settled_round(
-                number, winner, cards, self._paid[round_id]
+            kept = self.store.kept.rounds_paid[round_id] = settled_round(
+                number, winner, cards, self.store.kept.paid[round_id]
             )
         return kept
 
     def reveal(self, code: str, number: int) -> Reveal:
         """The deck and salt of a settled round, for anyone to check the commitment."""
-        with self._read() as session:
-            table = self._table(session, code, lock=False)
+        with self.store.transactions.read() as session:
+            table = self.store.table(session, code, lock=False)
             row = (
                 session.scalars(
                     select(TableRoundRow).where(
@@ -406,8 +410,8 @@ class Views(TableStore):
 
     def credentials(self, code: str) -> frozenset[str]:
         """The hashes of the tokens that hold a seat or a dealer's sign-in at *code* now."""
-        with self._read() as session:
-            table = self._table(session, code, lock=False)
+        with self.store.transactions.read() as session:
+            table = self.store.table(session, code, lock=False)
             seats = session.scalars(
                 select(TablePlayerRow.token_hash).where(
                     TablePlayerRow.table_id == table.id, TablePlayerRow.token_hash.is_not(None)
@@ -420,8 +424,8 @@ class Views(TableStore):
 
     def audit_log(self, code: str, dealer_token: str) -> list[AuditRow]:
         """Who changed what at the table, oldest first (for its dealer)."""
-        with self._read() as session:
-            table = self._dealer(session, code, dealer_token, lock=False)
+        with self.store.transactions.read() as session:
+            table = self.store.dealer(session, code, dealer_token, lock=False)
             return list(
                 session.scalars(
                     select(AuditRow).where(AuditRow.table_id == table.id).order_by(AuditRow.id)
@@ -430,8 +434,8 @@ class Views(TableStore):
 
     def round_ledger_sum(self, code: str, number: int) -> Decimal:
         """The sum of a round's ledger entries, house included: always zero."""
-        with self._read() as session:
-            table = self._table(session, code, lock=False)
+        with self.store.transactions.read() as session:
+            table = self.store.table(session, code, lock=False)
             round_id = select(TableRoundRow.id).where(
                 TableRoundRow.table_id == table.id, TableRoundRow.number == number
             )
@@ -439,6 +443,6 @@ class Views(TableStore):
 
     def ledger_total(self, code: str) -> Decimal:
         """The sum of every ledger entry of the table: always zero."""
-        with self._read() as session:
-            table = self._table(session, code, lock=False)
+        with self.store.transactions.read() as session:
+            table = self.store.table(session, code, lock=False)
             return ledger_sum(session, LedgerRow.table_id == table.id)

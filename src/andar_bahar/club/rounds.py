@@ -1,12 +1,12 @@
 """A round at a club table: open it, take bets and markers, deal, settle; the bet timer.
 
-A mixin of :class:`~andar_bahar.club.service.TableService`; each method is one
-short transaction (see :mod:`andar_bahar.club.store`). The shuffled deck is stored
+:class:`Rounds` is a part of :class:`~andar_bahar.club.service.TableService`; each
+method is one short transaction (see :mod:`andar_bahar.club.store`). The shuffled deck is stored
 when the round opens, with a random salt; only its SHA-256 commitment is shown
 until the round is settled.
 
 The hot path does not replay the round: the round of each table is kept in
-memory with the table's version (:meth:`~andar_bahar.club.store.TableStore._round_of`),
+memory with the table's version (:meth:`~andar_bahar.club.kept.Kept.round_of`),
 and used only while the version in the database is the same — so a change made by
 another process, or a transaction that failed half-way, is never missed.
 
@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 
 from andar_bahar.club.cashier import check_balanced, post_all
 from andar_bahar.club.limits import MAX_REASON, RequestConflict, check_bet_return, check_text
-from andar_bahar.club.store import PLAYERS_IN_ORDER, TableStore
+from andar_bahar.club.store import PLAYERS_IN_ORDER, Store
 from andar_bahar.club.values import (
     PlacedBet,
     PublicRound,
@@ -54,7 +54,7 @@ from andar_bahar.storage.models import (
     TableRoundRow,
 )
 
-__all__ = ["MAX_TIMER", "Dealing"]
+__all__ = ["MAX_TIMER", "Rounds"]
 
 MAX_TIMER = 3600
 """The longest bet timer, in seconds."""
@@ -67,8 +67,11 @@ KEEP_ANSWER = insert(_ANSWERS)
 """The first answer to a player's request key: read, and kept (plain statements, built once)."""
 
 
-class Dealing(TableStore):
+class Rounds:
     """Open a round, take the players' bets and markers, deal it, and settle it in the ledger."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
 
     def open_round(
         self, code: str, dealer_token: str, *, physical: bool = False, seconds: int | None = None
@@ -78,15 +81,15 @@ class Dealing(TableStore):
         *seconds*: a bet timer (see :meth:`set_timer`).
         """
         deadline = self._deadline(seconds) if seconds else None
-        with self._tx() as session:
-            table = self._dealer(session, code, dealer_token)
-            current = self._current(session, table)
+        with self.store.transactions.write() as session:
+            table = self.store.dealer(session, code, dealer_token)
+            current = self.store.current(session, table)
             if current is not None and current.status != "settled":
                 raise ActionError(
                     Message(N_("Round {n} is still in play: settle it first."), n=current.number)
                 )
             lesson = table.kind == "teaching"
-            if lesson and self._rounds_played(session, table) >= table.rounds_planned:
+            if lesson and self.store.rounds_played(session, table) >= table.rounds_planned:
                 raise ActionError(
                     Message(
                         N_("The lesson is over: {n} rounds have been played."),
@@ -95,11 +98,11 @@ class Dealing(TableStore):
                 )
             procedure = Procedure.from_dict(json.loads(table.procedure_json), source="table")
             paytable = load_paytable(table.paytable_toml, source="table")
-            balances = self._balances(session, table) if table.kind == "betting" else None
-            deck = None if physical else shuffled(self._rng)
+            balances = self.store.balances(session, table) if table.kind == "betting" else None
+            deck = None if physical else shuffled(self.store.rng)
             rnd = Round(procedure, paytable, deck=deck, balances=balances)
             if not procedure.has_centre and not physical:
-                rnd.choose_target(self._rng.choice(list(Rank)))
+                rnd.choose_target(self.store.rng.choice(list(Rank)))
             salt = commitment = None
             if deck is not None:
                 salt = secrets.token_hex(16)
@@ -113,42 +116,42 @@ class Dealing(TableStore):
                 commitment=commitment,
                 winner=None,
                 cards_dealt=None,
-                opened_at=self._now(),
+                opened_at=self.store.now(),
                 settled_at=None,
                 bets_deadline=deadline,
             )
             session.add(row)
             session.flush()
-            self._changed(session, table, "open")
+            self.store.transactions.changed(session, table, "open")
             if deadline is not None:
                 self._audit_timer(session, table, seconds)
-            self._keep_round(session, table, row, rnd)
+            self.store.kept.keep_round(session, table, row, rnd)
             return public_round(row, rnd)
 
     def set_timer(self, code: str, dealer_token: str, seconds: int) -> PublicRound:
         """Close the bets *seconds* from now (0: no timer); only while bets are open."""
         deadline = self._deadline(seconds) if seconds else None
-        with self._tx() as session:
-            table = self._dealer(session, code, dealer_token)
-            row, rnd = self._open_round(session, table)
+        with self.store.transactions.write() as session:
+            table = self.store.dealer(session, code, dealer_token)
+            row, rnd = self.store.round_in_play(session, table)
             self._expire(session, table, row, rnd)
             if row.status != "open" or not rnd.bets_open:
                 raise ActionError(Message(N_("Bets are closed: there is nothing to time.")))
             row.bets_deadline = deadline
             self._audit_timer(session, table, seconds)
-            self._changed(session, table, "timer", set())
+            self.store.transactions.changed(session, table, "timer", set())
             return public_round(row, rnd)
 
     def close_expired(self, code: str) -> bool:
         """Close the bets of *code* if their timer has run out; whether it did (idempotent)."""
-        with self._tx() as session:
-            table = self._table(session, code)
-            row = self._current(session, table)
+        with self.store.transactions.write() as session:
+            table = self.store.table(session, code)
+            row = self.store.current(session, table)
             if row is None or row.status != "open" or row.bets_deadline is None:
                 return False
-            if self._now() < row.bets_deadline:
+            if self.store.now() < row.bets_deadline:
                 return False
-            return self._expire(session, table, row, self._round_of(session, table, row))
+            return self._expire(session, table, row, self.store.kept.round_of(session, table, row))
 
     def _deadline(self, seconds: int) -> datetime:
         if not 0 <= seconds <= MAX_TIMER:
@@ -159,21 +162,21 @@ class Dealing(TableStore):
                     seconds=seconds,
                 )
             )
-        return self._now() + timedelta(seconds=seconds)
+        return self.store.now() + timedelta(seconds=seconds)
 
     def _audit_timer(self, session: Session, table: ClubTableRow, seconds: int | None) -> None:
-        self._audit(session, table, "dealer", "timer", None, str(seconds or 0), "bet timer")
+        self.store.audit(session, table, "dealer", "timer", None, str(seconds or 0), "bet timer")
 
     def _expire(
         self, session: Session, table: ClubTableRow, row: TableRoundRow, rnd: Round
     ) -> bool:
         """Close the bets now if their deadline has passed (in this transaction)."""
         deadline = row.bets_deadline
-        if deadline is None or self._now() < deadline or not rnd.bets_open:
+        if deadline is None or self.store.now() < deadline or not rnd.bets_open:
             return False
         rnd.close_bets()
-        self._save(session, row, rnd)
-        self._changed(session, table, "close")
+        self.store.kept.save(session, row, rnd)
+        self.store.transactions.changed(session, table, "close")
         return True
 
     def place_bet(
@@ -241,15 +244,15 @@ class Dealing(TableStore):
 
     def place_marker(self, code: str, player_token: str, row: str) -> None:
         late = False
-        with self._tx() as session:
-            table = self._table(session, code)
-            player = self._player(session, table, player_token)
-            round_row, rnd = self._open_round(session, table)
+        with self.store.transactions.write() as session:
+            table = self.store.table(session, code)
+            player = self.store.player(session, table, player_token)
+            round_row, rnd = self.store.round_in_play(session, table)
             late = self._expire(session, table, round_row, rnd)
             if not late:
                 rnd.place_marker(player.name, row)
-                self._save(session, round_row, rnd)
-                self._changed(session, table, "marker", {player.id})
+                self.store.kept.save(session, round_row, rnd)
+                self.store.transactions.changed(session, table, "marker", {player.id})
         if late:
             raise BetError(TIMER_OVER)
 
@@ -270,12 +273,12 @@ class Dealing(TableStore):
                 Message(N_("Every bet request needs its own key (1 to 80 printable characters)."))
             )
         try:
-            with self._tx() as session:
+            with self.store.transactions.write() as session:
                 placed = self._apply_bet(session, code, token, key, asked, action, audit)
         except IntegrityError:  # the same key raced in from a second request: answer as it did
-            with self._read() as session:
-                table = self._table(session, code, lock=False)
-                player = self._player(session, table, token)
+            with self.store.transactions.read() as session:
+                table = self.store.table(session, code, lock=False)
+                player = self.store.player(session, table, token)
                 done = session.execute(_first_answer(player.id, key)).one()
                 return replace(_answered(done[0], done[1], asked), player_id=player.id)
         if placed is None:
@@ -294,19 +297,19 @@ class Dealing(TableStore):
     ) -> PlacedBet | None:
         """The bet in this transaction: its answer (``None``: refused, the timer ran out).
         *audit*: the action's name in the audit log (a bet itself is kept in its round)."""
-        table = self._table(session, code)
-        player_id, player = self._seat(session, table, token)
+        table = self.store.table(session, code)
+        player_id, player = self.store.seat(session, table, token)
         # The statements of the bet itself go straight to the connection (no ORM on the way).
         connection = session.connection()
         done = connection.execute(FIRST_ANSWER, {"player_id": player_id, "key": key}).first()
         if done is not None:
             return replace(_answered(done[0], done[1], asked), player_id=player_id)
-        round_row, rnd = self._open_round(session, table)
+        round_row, rnd = self.store.round_in_play(session, table)
         if self._expire(session, table, round_row, rnd):
             return None
         record = action(rnd, player)
-        self._save(session, round_row, rnd)
-        self._changed(session, table, "bet", {player_id})
+        self.store.kept.save(session, round_row, rnd)
+        self.store.transactions.changed(session, table, "bet", {player_id})
         stake = getattr(record, "stake", Decimal(0))
         name = str(getattr(record, "bet", ""))
         total = sum((w.stake for w in rnd.wagers if w.player == player and str(w.bet) == name),
@@ -314,7 +317,9 @@ class Dealing(TableStore):
         placed = PlacedBet(player, name, stake, round_row.number, player_id, total)
         if audit:
             held = f"{name} {format_amount(total + stake)}"
-            self._audit(session, table, player, audit, held, f"{name} {format_amount(total)}", "")
+            self.store.audit(
+                session, table, player, audit, held, f"{name} {format_amount(total)}", ""
+            )
         response = {
             "player": placed.player,
             "bet": placed.bet,
@@ -329,7 +334,7 @@ class Dealing(TableStore):
                 "key": key,
                 "request": asked,
                 "response": json.dumps(response),
-                "created_at": self._now(),
+                "created_at": self.store.now(),
             },
         )
         return placed
@@ -377,31 +382,33 @@ class Dealing(TableStore):
         kind: str,
         audit: str | None = None,
     ) -> PublicRound:
-        with self._tx() as session:
-            table = self._dealer(session, code, token)
-            row, rnd = self._open_round(session, table)
+        with self.store.transactions.write() as session:
+            table = self.store.dealer(session, code, token)
+            row, rnd = self.store.round_in_play(session, table)
             if row.status != "open":
                 raise ActionError(Message(N_("The round is over: settle it.")))
             self._expire(session, table, row, rnd)
             step(rnd)
-            self._save(session, row, rnd)
+            self.store.kept.save(session, row, rnd)
             if audit is not None:
-                self._audit(session, table, "dealer", "void", str(row.number), None, audit)
+                self.store.audit(session, table, "dealer", "void", str(row.number), None, audit)
             # The players' own blocks change only when the round ends: the bets closing
             # changes the felt alone (live_keys.my_bets: the spots do not show it).
-            self._changed(session, table, kind, None if row.status != "open" else set())
+            self.store.transactions.changed(
+                session, table, kind, None if row.status != "open" else set()
+            )
             return public_round(row, rnd)
 
     def settle(self, code: str, dealer_token: str) -> PublicRound:
         """Settle the finished round: ledger entries for every stake and every return."""
-        with self._tx() as session:
-            table = self._dealer(session, code, dealer_token)
-            row, rnd = self._open_round(session, table)
+        with self.store.transactions.write() as session:
+            table = self.store.dealer(session, code, dealer_token)
+            row, rnd = self.store.round_in_play(session, table)
             settlement = rnd.settle().settlement
             assert settlement is not None
             found = session.execute(PLAYERS_IN_ORDER, {"table": table.id})
             players = {name: player_id for player_id, name in found}
-            now = self._now()
+            now = self.store.now()
             post_all(session, table, (
                 (players[player], player, amount, "stake" if amount < 0 else "return", reason)
                 for player, amount, reason in settlement.postings()
@@ -409,8 +416,8 @@ class Dealing(TableStore):
             check_balanced(session, table, row.id)  # in this transaction: else nothing is kept
             row.status = "settled"
             row.settled_at = now
-            self._save(session, row, rnd)
-            self._changed(session, table, "settle")
+            self.store.kept.save(session, row, rnd)
+            self.store.transactions.changed(session, table, "settle")
             return public_round(row, rnd)
 
 

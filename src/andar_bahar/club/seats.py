@@ -1,7 +1,7 @@
 """Tables and seats: creating a table, the dealer's sign-in, admitting and seating players.
 
-A mixin of :class:`~andar_bahar.club.service.TableService`; each method is one
-transaction (see :mod:`andar_bahar.club.store`) — except that a PIN is hashed between
+:class:`Seats` is a part of :class:`~andar_bahar.club.service.TableService`; each
+method is one transaction (see :mod:`andar_bahar.club.store`) — except that a PIN is hashed between
 two of them, never while the table is locked.
 
 - **The dealer** signs in with the table's PIN (at least 6 characters) on up to
@@ -26,7 +26,7 @@ from decimal import Decimal
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from andar_bahar.club.cashier import Cashier
+from andar_bahar.club.cashier import Cashier, has_acted
 from andar_bahar.club.limits import (
     MAX_NAME,
     MAX_PIN,
@@ -39,7 +39,7 @@ from andar_bahar.club.limits import (
     finish_attempt,
     reserve_attempt,
 )
-from andar_bahar.club.store import CODE_ALPHABET, pin_hash, pin_matches, token_hash
+from andar_bahar.club.store import CODE_ALPHABET, Store, pin_hash, pin_matches, token_hash
 from andar_bahar.club.values import CreatedTable
 from andar_bahar.engine.errors import AccessError, ActionError, BetError, ParameterError
 from andar_bahar.engine.money import format_amount, parse_stake
@@ -50,7 +50,7 @@ from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.models import AuditRow, ClubTableRow, DealerSessionRow, TablePlayerRow
 
-__all__ = ["IN_USE", "JOIN_REFUSED", "LOCAL", "MAX_DEALER_DEVICES", "Seating", "seat_code_text"]
+__all__ = ["IN_USE", "JOIN_REFUSED", "LOCAL", "MAX_DEALER_DEVICES", "Seats", "seat_code_text"]
 
 _CODE_LENGTH = 6
 _SEAT_LENGTH = 6
@@ -85,10 +85,17 @@ def _check_pin(pin: str) -> str:
     return stripped
 
 
-class Seating(Cashier):
-    """Create tables, sign the dealer in and out, admit players and give each phone its seat."""
+class Seats:
+    """Create tables, sign the dealer in and out, admit players and give each phone its seat.
 
-    limits: Limits = Limits()
+    A player admitted gets their buy-in from the :class:`~andar_bahar.club.cashier.Cashier`,
+    and a seat released is cashed out by it; guessing is counted by :attr:`limits`.
+    """
+
+    def __init__(self, store: Store, cashier: Cashier, limits: Limits | None = None) -> None:
+        self.store = store
+        self.cashier = cashier
+        self.limits = limits if limits is not None else Limits()
 
     def create_table(
         self,
@@ -114,8 +121,8 @@ class Seating(Cashier):
         rules = procedure.replace(markers_only=kind == "teaching")
         hashed = pin_hash(secret)  # slow: before the transaction, never inside it
         token = secrets.token_urlsafe(24)
-        with self._tx() as session:
-            reserve_attempt(session, "create", None, client, self._now(), self.limits)
+        with self.store.transactions.write() as session:
+            reserve_attempt(session, "create", None, client, self.store.now(), self.limits)
             code = self._new_code(session)
             table = ClubTableRow(
                 code=code,
@@ -126,12 +133,12 @@ class Seating(Cashier):
                 pin_hash=hashed,
                 rounds_planned=rounds,
                 scoring=scoring,
-                created_at=self._now(),
+                created_at=self.store.now(),
             )
             session.add(table)
             session.flush()
             self._sign_in(session, table, token, client)
-            self._audit(session, table, "dealer", "create", None, paytable.name, client)
+            self.store.audit(session, table, "dealer", "create", None, paytable.name, client)
         return CreatedTable(code, token)
 
     @staticmethod
@@ -152,14 +159,14 @@ class Seating(Cashier):
         ).all()
         for oldest in devices[: max(0, len(devices) - MAX_DEALER_DEVICES + 1)]:
             session.delete(oldest)
-            self._audit(
+            self.store.audit(
                 session, table, "dealer", "logout", oldest.client, client,
                 f"more than {MAX_DEALER_DEVICES} devices: the oldest is signed out",
             )  # fmt: skip
         session.add(
             DealerSessionRow(
                 table_id=table.id, token_hash=token_hash(token), client=client[:64],
-                created_at=self._now(),
+                created_at=self.store.now(),
             )
         )  # fmt: skip
 
@@ -171,17 +178,17 @@ class Seating(Cashier):
         adapter checked its proof); its attempts are counted on their own, so that no
         stranger's guessing locks it out. The PIN is hashed with no lock held.
         """
-        with self._tx() as session:
-            table = self._table(session, code)
-            now = self._now()
+        with self.store.transactions.write() as session:
+            table = self.store.table(session, code)
+            now = self.store.now()
             attempt = reserve_attempt(session, "login", table.id, client, now, self.limits, device)
             stored, table_code = table.pin_hash, table.code
         ok = len(pin.strip()) <= MAX_PIN and pin_matches(pin.strip(), stored)
         token = secrets.token_urlsafe(24)
-        with self._tx() as session:
-            table = self._table(session, table_code)
+        with self.store.transactions.write() as session:
+            table = self.store.table(session, table_code)
             finish_attempt(session, attempt, ok)
-            self._audit(
+            self.store.audit(
                 session, table, "dealer", "login" if ok else "login failed", None, client, ""
             )
             if ok:
@@ -194,20 +201,20 @@ class Seating(Cashier):
 
     def dealer_logout(self, code: str, dealer_token: str, client: str = LOCAL) -> None:
         """Sign this device out (the dealer's other devices stay signed in)."""
-        with self._tx() as session:
-            table = self._dealer(session, code, dealer_token)
+        with self.store.transactions.write() as session:
+            table = self.store.dealer(session, code, dealer_token)
             session.execute(
                 delete(DealerSessionRow).where(
                     DealerSessionRow.table_id == table.id,
                     DealerSessionRow.token_hash == token_hash(dealer_token),
                 )
             )
-            self._audit(session, table, "dealer", "logout", None, client, "")
+            self.store.audit(session, table, "dealer", "logout", None, client, "")
 
     def is_dealer(self, code: str, token: str) -> bool:
-        with self._read() as session:
-            table = self._table(session, code, lock=False)
-            return bool(token) and self._dealer_session(session, table, token)
+        with self.store.transactions.read() as session:
+            table = self.store.table(session, code, lock=False)
+            return bool(token) and self.store.dealer_session(session, table, token)
 
     # -- seats ---------------------------------------------------------------------------------
 
@@ -217,8 +224,8 @@ class Seating(Cashier):
         """Seat a player with their buy-in (a ledger posting); returns the new seat code."""
         player_name = check_text(check_name(name), "name", MAX_NAME)
         why = check_text(reason, "reason", MAX_REASON, required=False) or "buy-in"
-        with self._tx() as session:
-            table = self._dealer(session, code, dealer_token)
+        with self.store.transactions.write() as session:
+            table = self.store.dealer(session, code, dealer_token)
             amount = Decimal(0)
             if table.kind == "betting":
                 amount = parse_stake(balance)
@@ -244,21 +251,21 @@ class Seating(Cashier):
             ).one_or_none()
             if player is None:
                 player = TablePlayerRow(
-                    table_id=table.id, name=player_name, admitted_at=self._now()
+                    table_id=table.id, name=player_name, admitted_at=self.store.now()
                 )
                 session.add(player)
                 session.flush()
-            player.released_at, player.admitted_at = None, self._now()
+            player.released_at, player.admitted_at = None, self.store.now()
             seat = self._new_seat(session, table, player)
-            current = self._current(session, table)
+            current = self.store.current(session, table)
             rnd = Round.loads(current.record) if current and current.status == "open" else None
             if amount:
-                self.move_chips(session, table, player, amount, "buy-in", why, rnd, current)
+                self.cashier.move_chips(session, table, player, amount, "buy-in", why, rnd, current)
             elif rnd is not None and rnd.balances is not None and rnd.bets_open:
                 rnd.balances[player_name] = Decimal(0)  # seated while bets are open
                 assert current is not None
                 current.record = rnd.dumps()
-            self._audit(
+            self.store.audit(
                 session, table, "dealer", "admit", None,
                 f"{player_name}={format_amount(amount)}", why,
             )  # fmt: skip
@@ -281,9 +288,11 @@ class Seating(Cashier):
     def join(self, code: str, seat_code: str, client: str = LOCAL) -> str:
         """A phone takes the seat whose code it was given; returns the player's secret token."""
         key = _seat_key(seat_code)
-        with self._tx() as session:
-            table = self._table(session, code)
-            attempt = reserve_attempt(session, "join", table.id, client, self._now(), self.limits)
+        with self.store.transactions.write() as session:
+            table = self.store.table(session, code)
+            attempt = reserve_attempt(
+                session, "join", table.id, client, self.store.now(), self.limits
+            )
             player = None
             if 0 < len(key) <= 2 * _SEAT_LENGTH:
                 player = session.scalars(
@@ -306,11 +315,11 @@ class Seating(Cashier):
                 )
             elif not free:
                 refusal = Message(IN_USE)
-                self._audit(session, table, player.name, JOIN_REFUSED, None, client, "in use")
+                self.store.audit(session, table, player.name, JOIN_REFUSED, None, client, "in use")
             else:
                 token = secrets.token_urlsafe(24)
                 player.token_hash = token_hash(token)  # the code is kept: to say it is in use
-                self._audit(session, table, player.name, "join", None, client, "")
+                self.store.audit(session, table, player.name, "join", None, client, "")
                 return token
         raise AccessError(refusal)  # after the commit: the failed attempt is counted
 
@@ -318,8 +327,8 @@ class Seating(Cashier):
         """The seated players whose seat code was tried on another device since their phone
         joined (the audit log says so): the dealer may sign that device out with a new
         seat code (:meth:`reissue_seat`)."""
-        with self._read() as session:
-            table = self._dealer(session, code, dealer_token, lock=False)
+        with self.store.transactions.read() as session:
+            table = self.store.dealer(session, code, dealer_token, lock=False)
             rows = session.execute(
                 select(AuditRow.action, AuditRow.actor, AuditRow.new_value)
                 .where(AuditRow.table_id == table.id)
@@ -344,27 +353,27 @@ class Seating(Cashier):
     def reissue_seat(self, code: str, dealer_token: str, name: str, reason: str = "") -> str:
         """A new seat code for a player; the device that held the seat is signed out."""
         why = check_text(reason, "reason", MAX_REASON, required=False)
-        with self._tx() as session:
-            table = self._dealer(session, code, dealer_token)
-            player = self._admitted(session, table, name)
+        with self.store.transactions.write() as session:
+            table = self.store.dealer(session, code, dealer_token)
+            player = self.store.admitted(session, table, name)
             if player.token_hash is not None:
                 player.previous_token_hash = player.token_hash
             player.token_hash = None
             seat = self._new_seat(session, table, player)
-            self._audit(session, table, "dealer", "reissue", None, player.name, why)
+            self.store.audit(session, table, "dealer", "reissue", None, player.name, why)
             return seat
 
     def release_seat(self, code: str, dealer_token: str, name: str, reason: str = "") -> Decimal:
         """The player leaves: their chips are cashed out and the seat is freed (the amount)."""
         why = check_text(reason, "reason", MAX_REASON, required=False) or "seat released"
-        with self._tx() as session:
-            table = self._dealer(session, code, dealer_token)
-            player = self._admitted(session, table, name)
-            current = self._current(session, table)
+        with self.store.transactions.write() as session:
+            table = self.store.dealer(session, code, dealer_token)
+            player = self.store.admitted(session, table, name)
+            current = self.store.current(session, table)
             rnd = None
             if current is not None and current.status != "settled":
                 rnd = Round.loads(current.record)
-                if self._has_acted(rnd, player.name):
+                if has_acted(rnd, player.name):
                     raise ActionError(
                         Message(
                             N_(
@@ -374,21 +383,25 @@ class Seating(Cashier):
                             n=current.number,
                         )
                     )
-            balance = self._balances(session, table).get(player.name, Decimal(0))
+            balance = self.store.balances(session, table).get(player.name, Decimal(0))
             if balance:
-                self.move_chips(session, table, player, -balance, "cash-out", why, rnd, current)
+                self.cashier.move_chips(
+                    session, table, player, -balance, "cash-out", why, rnd, current
+                )
             if player.token_hash is not None:
                 player.previous_token_hash = player.token_hash
             player.token_hash = player.seat_code_hash = None
-            player.released_at = self._now()
-            self._audit(
+            player.released_at = self.store.now()
+            self.store.audit(
                 session, table, "dealer", "release", format_amount(balance), player.name, why
             )
             return balance
 
     def player_name(self, code: str, token: str) -> str:
-        with self._read() as session:
-            return self._player(session, self._table(session, code, lock=False), token).name
+        with self.store.transactions.read() as session:
+            return self.store.player(
+                session, self.store.table(session, code, lock=False), token
+            ).name
 
     def change_paytable(
         self, code: str, dealer_token: str, paytable: Paytable, reason: str
@@ -398,12 +411,12 @@ class Seating(Cashier):
         if not reason.strip():
             raise ParameterError(Message(N_("Give a reason for changing the paytable.")))
         why = check_text(reason, "reason", MAX_REASON)
-        with self._tx() as session:
-            table = self._dealer(session, code, dealer_token)
-            current = self._current(session, table)
+        with self.store.transactions.write() as session:
+            table = self.store.dealer(session, code, dealer_token)
+            current = self.store.current(session, table)
             applies = f"# from round {current.number + 1 if current is not None else 1}\n"
             old = table.paytable_toml
             table.paytable_toml = paytable.to_toml()
-            self._audit(
+            self.store.audit(
                 session, table, "dealer", "paytable", old, applies + table.paytable_toml, why
             )

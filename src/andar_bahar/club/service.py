@@ -37,10 +37,17 @@ Decimal('0')
 
 from __future__ import annotations
 
-from andar_bahar.club.reads import Views
-from andar_bahar.club.rounds import Dealing
-from andar_bahar.club.seats import Seating
-from andar_bahar.club.store import CODE_ALPHABET
+import random
+from collections.abc import Callable
+from datetime import datetime
+
+from andar_bahar.club.cashier import Cashier
+from andar_bahar.club.health import Health
+from andar_bahar.club.limits import Limits
+from andar_bahar.club.reads import Reads
+from andar_bahar.club.rounds import Rounds
+from andar_bahar.club.seats import Seats
+from andar_bahar.club.store import CODE_ALPHABET, Store
 from andar_bahar.club.values import (
     CreatedTable,
     PlacedBet,
@@ -51,6 +58,7 @@ from andar_bahar.club.values import (
     TableState,
     commitment_of,
 )
+from andar_bahar.storage import Storage, utc_now
 
 __all__ = [
     "CODE_ALPHABET",
@@ -66,12 +74,94 @@ __all__ = [
 ]
 
 
-class TableService(Seating, Dealing, Views):
+class TableService:
     """The club tables, their players, rounds, ledger and audit log, in one database.
 
-    Its parts: :mod:`~andar_bahar.club.store` (transactions and checks),
-    :mod:`~andar_bahar.club.seats` (tables, the dealer, seats),
-    :mod:`~andar_bahar.club.cashier` (chips in and out, the statement),
-    :mod:`~andar_bahar.club.rounds` (a round from opening to settlement) and
-    :mod:`~andar_bahar.club.reads` (what pages show).
+    Made of parts that share one :class:`~andar_bahar.club.store.Store` (the transactions,
+    what is kept in memory, the rows and the checks of who asks): :attr:`seats` (tables,
+    the dealer, seats), :attr:`cashier` (chips in and out, the statement), :attr:`rounds`
+    (a round from opening to settlement) and :attr:`reads` (what pages show). Its methods
+    are theirs, named below part by part.
     """
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        rng: random.Random | None = None,
+        now: Callable[[], datetime] = utc_now,
+        limits: Limits | None = None,
+    ) -> None:
+        self.storage = storage
+        self.store = Store(storage, rng=rng, now=now)
+        self.cashier = Cashier(self.store)
+        self.seats = Seats(self.store, self.cashier, limits)
+        self.rounds = Rounds(self.store)
+        self.reads = Reads(self.store)
+
+        transactions = self.store.transactions
+        self.health: Health = transactions.health
+        self.on_change = transactions.on_change
+        # tables, the dealer, seats
+        self.create_table = self.seats.create_table
+        self.dealer_login = self.seats.dealer_login
+        self.dealer_logout = self.seats.dealer_logout
+        self.is_dealer = self.seats.is_dealer
+        self.admit_player = self.seats.admit_player
+        self.join = self.seats.join
+        self.seats_in_use = self.seats.seats_in_use
+        self.reissue_seat = self.seats.reissue_seat
+        self.release_seat = self.seats.release_seat
+        self.player_name = self.seats.player_name
+        self.change_paytable = self.seats.change_paytable
+        self.player_seat = self.store.player_seat
+        self.table_version = self.store.table_version
+        # chips in and out, the statement
+        self.top_up = self.cashier.top_up
+        self.cash_out = self.cashier.cash_out
+        self.statement = self.cashier.statement
+        self.statement_local = self.cashier.statement_local
+        self.audit_local = self.cashier.audit_local
+        # a round
+        self.open_round = self.rounds.open_round
+        self.set_timer = self.rounds.set_timer
+        self.close_expired = self.rounds.close_expired
+        self.place_bet = self.rounds.place_bet
+        self.withdraw_bet = self.rounds.withdraw_bet
+        self.take_back_bet = self.rounds.take_back_bet
+        self.double_bets = self.rounds.double_bets
+        self.place_bets = self.rounds.place_bets
+        self.place_marker = self.rounds.place_marker
+        self.close_bets = self.rounds.close_bets
+        self.turn_centre = self.rounds.turn_centre
+        self.choose_target = self.rounds.choose_target
+        self.deal = self.rounds.deal
+        self.void = self.rounds.void
+        self.settle = self.rounds.settle
+        # what pages show
+        self.view = self.reads.view
+        self.state = self.reads.state
+        self.snapshot = self.reads.snapshot
+        self.table_snapshot = self.reads.table_snapshot
+        self.recent_rounds = self.reads.recent_rounds
+        self.player_rounds = self.reads.player_rounds
+        self.player_night = self.reads.player_night
+        self.reveal = self.reads.reveal
+        self.credentials = self.reads.credentials
+        self.audit_log = self.reads.audit_log
+        self.round_ledger_sum = self.reads.round_ledger_sum
+        self.ledger_total = self.reads.ledger_total
+
+    @property
+    def limits(self) -> Limits:
+        """The limits on guessing and on new tables (:attr:`Seats.limits`)."""
+        return self.seats.limits
+
+    @limits.setter
+    def limits(self, limits: Limits) -> None:
+        self.seats.limits = limits
+
+    @property
+    def notify_channel(self) -> str | None:
+        """The PostgreSQL channel the changes are announced on (``None`` on SQLite)."""
+        return self.store.transactions.notify_channel

@@ -1,9 +1,10 @@
 """The club table's storage machinery: lookups, checks of who asks, balances, the audit log.
 
-:class:`TableStore` is the base of :class:`~andar_bahar.club.service.TableService`:
-every action is one database transaction (:mod:`andar_bahar.club.transactions`) that
-reads the table (locking its row), checks who is asking, and writes what changed —
-the round's exact record, the ledger, the audit log — before it commits.
+:class:`Store` is what every part of :class:`~andar_bahar.club.service.TableService`
+shares: every action is one database transaction (its
+:class:`~andar_bahar.club.transactions.Transactions`) that reads the table (locking its
+row), checks who is asking, and writes what changed — the round's exact record, the
+ledger, the audit log — before it commits.
 
 What is read over and over is kept in memory with the table's **version**
 (:mod:`andar_bahar.club.kept`): used only while the version in the database is the one
@@ -26,8 +27,10 @@ from sqlalchemy import ColumnElement, bindparam, func, select
 from sqlalchemy.orm import Session, defer
 
 from andar_bahar.club.kept import Kept
+from andar_bahar.club.transactions import Transactions
 from andar_bahar.engine.errors import AccessError, ActionError
 from andar_bahar.engine.money import as_decimal
+from andar_bahar.engine.names import normalised_name
 from andar_bahar.engine.round import Round
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage import Storage, utc_now
@@ -42,7 +45,7 @@ from andar_bahar.storage.models import (
 
 __all__ = [
     "CODE_ALPHABET",
-    "TableStore",
+    "Store",
     "ledger_sum",
     "pin_hash",
     "pin_matches",
@@ -166,8 +169,13 @@ def pin_matches(pin: str, stored: str) -> bool:
     return hmac.compare_digest(pin_hash(pin, bytes.fromhex(salt)), stored)
 
 
-class TableStore(Kept):
-    """The database of the club tables, and the checks every action starts with."""
+class Store:
+    """The database of the club tables, and the checks every action starts with.
+
+    It holds the tables' :attr:`transactions` (every write and read goes through them),
+    what is :attr:`kept` in memory with each table's version, the ledger's sums kept
+    between reads, the source of the decks' randomness and the clock.
+    """
 
     def __init__(
         self,
@@ -176,20 +184,22 @@ class TableStore(Kept):
         rng: random.Random | None = None,
         now: Callable[[], datetime] = utc_now,
     ) -> None:
-        super().__init__(storage)
+        self.storage = storage
+        self.transactions = Transactions(storage)
+        self.kept = Kept(self.transactions)
         # table id → (ledger entries summed, the last entry's id, player id → their sums:
         # the balance, and the result of the night's rounds).
         self._sums: dict[int, tuple[int, int, dict[int, tuple[Decimal, Decimal]]]] = {}
         # Live dealing uses the operating system's secure source; tests may seed one.
-        self._rng = rng if rng is not None else secrets.SystemRandom()
-        self._now = now
+        self.rng = rng if rng is not None else secrets.SystemRandom()
+        self.now = now
 
     # -- lookups ----------------------------------------------------------------------------
 
-    def _table(self, session: Session, code: str, *, lock: bool = True) -> ClubTableRow:
+    def table(self, session: Session, code: str, *, lock: bool = True) -> ClubTableRow:
         """The table *code* (else why not, in one sentence). *lock*: a writer's, locked (on
         PostgreSQL ``FOR UPDATE``; SQLite has one writer): its row as kept at its version
-        when it is (:meth:`~andar_bahar.club.kept.Kept._kept_table`), else read."""
+        when it is (:meth:`~andar_bahar.club.kept.Kept.kept_table`), else read."""
         sqlite = session.get_bind().dialect.name == "sqlite"
         key = code.strip().upper() if "\x00" not in code else None  # no code holds a NUL
         table: ClubTableRow | None = None
@@ -200,10 +210,10 @@ class TableStore(Kept):
                 .one_or_none()
             )
             if found is not None:
-                table = self._kept_table(session, found[0], found[1])
+                table = self.kept.kept_table(session, found[0], found[1])
                 if table is None:
                     table = session.scalars(TABLE_BY_CODE, {"code": key}).one()
-                    self._keep_table(session, table)
+                    self.kept.keep_table(session, table)
         elif key is not None:
             table = session.scalars(TABLE_BY_CODE, {"code": key}).one_or_none()
         if table is None:
@@ -211,23 +221,23 @@ class TableStore(Kept):
                 Message(N_("There is no table with the code {code}: check the code."), code=code)
             )
         if lock:
-            self._locked(session, table)
+            self.transactions.locked(session, table)
         return table
 
     def table_version(self, code: str) -> int:
         """The version of table *code* (an error if there is no such table)."""
-        found = self._version_of(code)
+        found = self.kept.version_of(code)
         if found is not None:
             return found[1]
-        with self._read() as session:  # there is none: say so, in one sentence
-            return self._table(session, code, lock=False).version
+        with self.transactions.read() as session:  # there is none: say so, in one sentence
+            return self.table(session, code, lock=False).version
 
     def player_seat(self, code: str, token: str) -> tuple[int, str] | None:
         """The id and name of the player whose token is *token* (``None``: nobody's)."""
         if not token:
             return None
-        with self._read() as session:
-            table = self._table(session, code, lock=False)
+        with self.transactions.read() as session:
+            table = self.table(session, code, lock=False)
             found = session.execute(
                 select(TablePlayerRow.id, TablePlayerRow.name).where(
                     TablePlayerRow.table_id == table.id,
@@ -236,19 +246,17 @@ class TableStore(Kept):
             ).one_or_none()
             return (found[0], found[1]) if found is not None else None
 
-    def _dealer(
-        self, session: Session, code: str, token: str, *, lock: bool = True
-    ) -> ClubTableRow:
+    def dealer(self, session: Session, code: str, token: str, *, lock: bool = True) -> ClubTableRow:
         """The table, if *token* is one of its signed-in dealer devices' (else AccessError)."""
-        table = self._table(session, code, lock=lock)
-        if not token or not self._dealer_session(session, table, token):
+        table = self.table(session, code, lock=lock)
+        if not token or not self.dealer_session(session, table, token):
             raise AccessError(
                 Message(N_("Only the dealer can do this at table {code}."), code=table.code)
             )
         return table
 
     @staticmethod
-    def _dealer_session(session: Session, table: ClubTableRow, token: str) -> bool:
+    def dealer_session(session: Session, table: ClubTableRow, token: str) -> bool:
         found = (
             session.connection()  # one plain statement: no ORM on the way
             .execute(DEALER_SESSION, {"table": table.id, "hash": token_hash(token)})
@@ -256,9 +264,9 @@ class TableStore(Kept):
         )
         return found is not None
 
-    def _seat(self, session: Session, table: ClubTableRow, token: str) -> tuple[int, str]:
+    def seat(self, session: Session, table: ClubTableRow, token: str) -> tuple[int, str]:
         """The id and name of the seated player whose phone holds *token* (else why not, in
-        one sentence), as :meth:`_player`, without the row (one plain statement)."""
+        one sentence), as :meth:`player`, without the row (one plain statement)."""
         found = None
         if token:
             found = (
@@ -270,7 +278,7 @@ class TableStore(Kept):
             raise AccessError(signed_out(session, table, token))
         return int(found[0]), str(found[1])
 
-    def _player(self, session: Session, table: ClubTableRow, token: str) -> TablePlayerRow:
+    def player(self, session: Session, table: ClubTableRow, token: str) -> TablePlayerRow:
         """The seated player whose phone holds *token* (else why not, in one sentence)."""
         player = None
         if token:
@@ -282,31 +290,29 @@ class TableStore(Kept):
         return player
 
     @staticmethod
-    def _current(session: Session, table: ClubTableRow) -> TableRoundRow | None:
+    def current(session: Session, table: ClubTableRow) -> TableRoundRow | None:
         # The record is read only if it is needed (the round is not kept in memory).
         return session.scalars(CURRENT_ROUND, {"table": table.id}).one_or_none()
 
     @staticmethod
-    def _rounds_played(session: Session, table: ClubTableRow) -> int:
+    def rounds_played(session: Session, table: ClubTableRow) -> int:
         """The rounds settled at *table*, the void ones not counted (a lesson's progress)."""
         return session.scalar(ROUNDS_PLAYED, {"table": table.id}) or 0
 
-    def _open_round(self, session: Session, table: ClubTableRow) -> tuple[TableRoundRow, Round]:
-        found = self._kept_round(session, table)
+    def round_in_play(self, session: Session, table: ClubTableRow) -> tuple[TableRoundRow, Round]:
+        found = self.kept.kept_round(session, table)
         if found is None:
-            row = self._current(session, table)
-            found = (row, self._round_of(session, table, row)) if row is not None else None
+            row = self.current(session, table)
+            found = (row, self.kept.round_of(session, table, row)) if row is not None else None
         if found is None or found[0].status == "settled":
             raise ActionError(Message(N_("No round is open: the dealer opens the next round.")))
         return found
 
-    def _balances(self, session: Session, table: ClubTableRow) -> dict[str, Decimal]:
+    def balances(self, session: Session, table: ClubTableRow) -> dict[str, Decimal]:
         """Every player's balance (the sum of their ledger entries), in the order admitted."""
-        return {name: balance for name, (balance, _) in self._accounts(session, table).items()}
+        return {name: balance for name, (balance, _) in self.accounts(session, table).items()}
 
-    def _accounts(
-        self, session: Session, table: ClubTableRow
-    ) -> dict[str, tuple[Decimal, Decimal]]:
+    def accounts(self, session: Session, table: ClubTableRow) -> dict[str, tuple[Decimal, Decimal]]:
         """Every player's balance and result of the night (their stakes and returns: what
         the rounds changed), from the whole ledger, in the order admitted.
 
@@ -335,7 +341,30 @@ class TableStore(Kept):
             for balance, result in (sums.get(pid, zero),)
         }
 
-    def _audit(
+    @staticmethod
+    def admitted(session: Session, table: ClubTableRow, name: str) -> TablePlayerRow:
+        """The player called *name* who holds a seat at *table* (else one sentence): as
+        typed, or as a name is kept (:func:`~andar_bahar.engine.names.normalised_name`)."""
+        player = None
+        if "\x00" not in name:  # no name holds one (and PostgreSQL could not compare it)
+            found = session.scalars(
+                select(TablePlayerRow).where(
+                    TablePlayerRow.table_id == table.id,
+                    TablePlayerRow.name.in_({name.strip(), normalised_name(name)}),
+                    TablePlayerRow.released_at.is_(None),
+                )
+            ).all()
+            player = next((p for p in found if p.name == name.strip()), None) or next(
+                iter(found), None
+            )
+        if player is None:
+            raise ActionError(
+                Message(N_("{name} is not at table {code}."), name=name.strip() or "—",
+                        code=table.code)
+            )  # fmt: skip
+        return player
+
+    def audit(
         self,
         session: Session,
         table: ClubTableRow,
@@ -353,6 +382,6 @@ class TableStore(Kept):
                 old_value=old,
                 new_value=new,
                 reason=reason,
-                created_at=self._now(),
+                created_at=self.now(),
             )
         )

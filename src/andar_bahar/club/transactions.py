@@ -1,12 +1,12 @@
 """The club tables' transactions: versions and events of every change, group commit.
 
-:class:`Transactions` is the base of :class:`~andar_bahar.club.store.TableStore`.
+:class:`Transactions` belong to the :class:`~andar_bahar.club.store.Store`.
 Every transaction that changes a table also adds one to the table's **version**
 and makes a :class:`~andar_bahar.club.events.TableEvent` (what happened, whose own
 blocks changed): on PostgreSQL it is sent with ``pg_notify`` inside the
 transaction; on SQLite it goes to :meth:`Transactions.on_change`'s listeners right
-after the commit. A method names the change with :meth:`Transactions._changed`; a
-transaction that locked a table (``_locked``) and wrote anything without naming it
+after the commit. A method names the change with :meth:`Transactions.changed`; a
+transaction that locked a table (:meth:`Transactions.locked`) and wrote anything without naming it
 counts as a change of everything (``"change"``, every player), so no change goes
 unseen.
 
@@ -18,7 +18,7 @@ thread returns — no request is answered — before that commit, so no answered
 can be lost; one whose own step fails is rolled back to its savepoint (the first: the
 whole transaction, begun again) and changes nothing. A thread alone commits at once.
 
-Reads (:meth:`Transactions._read`) do not take the table's lock: on SQLite they are
+Reads (:meth:`Transactions.read`) do not take the table's lock: on SQLite they are
 plain (deferred) transactions that see one snapshot of the WAL while the writer
 goes on.
 """
@@ -60,7 +60,7 @@ COMMITTED: ContextVar[Mapping[str, int]] = ContextVar(
 )
 """The tables that this context's last write transaction changed, by code: the version it
 committed each at (the answer to the request that made the change is drawn from the table
-at that version or a later one: :meth:`~andar_bahar.club.reads.Views.table_snapshot`)."""
+at that version or a later one: :meth:`~andar_bahar.club.reads.Reads.table_snapshot`)."""
 
 
 NEXT_VERSION = (
@@ -122,12 +122,12 @@ class Transactions:
         one_snapshot = (
             {"isolation_level": "REPEATABLE READ"} if engine.dialect.name == "postgresql" else {}
         )
-        self._peek = engine.execution_options(**{READ_ONLY_OPTION: True}, **one_snapshot)
+        self.peek = engine.execution_options(**{READ_ONLY_OPTION: True}, **one_snapshot)
         """The engine of reads: short ones that need no session (a table's version, say),
         and the read transactions, each of which sees one committed state of the database
         (PostgreSQL: repeatable read — a table read at version V holds nothing of V + 1, as
         the live pages, which order blocks by version, need; SQLite: WAL's own snapshot)."""
-        self._readers = sessionmaker(self._peek, expire_on_commit=False)
+        self._readers = sessionmaker(self.peek, expire_on_commit=False)
         event.listen(self._sessions, "after_flush", _wrote)
         sqlite = engine.dialect.name == "sqlite"
         shared = isinstance(engine.pool, StaticPool)
@@ -135,7 +135,7 @@ class Transactions:
         # one at a time, no group. A file: writers take turns in groups (see above).
         self._lock = threading.Lock() if sqlite and shared else None
         self._group = _Group() if sqlite and not shared else None
-        self._read_lock: AbstractContextManager[Any] = self._lock or nullcontext()
+        self.read_lock: AbstractContextManager[Any] = self._lock or nullcontext()
         self._channel = channel_of(engine)
         self._listeners: list[Callable[[TableEvent], None]] = []
         self.health = Health(self._ping)
@@ -160,7 +160,7 @@ class Transactions:
     # -- writing --------------------------------------------------------------------------
 
     @contextmanager
-    def _tx(self) -> Iterator[Session]:
+    def write(self) -> Iterator[Session]:
         """A write transaction: the table's version and event go with what it changed."""
         with self.health.guard():
             if self._group is not None:
@@ -253,9 +253,9 @@ class Transactions:
             group.turn.release()
 
     @contextmanager
-    def _read(self) -> Iterator[Session]:
+    def read(self) -> Iterator[Session]:
         """A read-only transaction: no table lock, and on SQLite no writer's turn."""
-        with self.health.guard(), self._read_lock, self._readers.begin() as session:
+        with self.health.guard(), self.read_lock, self._readers.begin() as session:
             yield session
 
     def _ping(self) -> None:
@@ -267,7 +267,7 @@ class Transactions:
     # -- versions and events ----------------------------------------------------------------
 
     @staticmethod
-    def _locked(session: Session, table: ClubTableRow) -> None:
+    def locked(session: Session, table: ClubTableRow) -> None:
         """*table* was read to be changed by the writer at work."""
         session.info.setdefault(LOCKED, {})[table.id] = table
 
@@ -279,9 +279,9 @@ class Transactions:
             named = session.info.get(NAMED, set())
             for table in session.info.get(LOCKED, {}).values():
                 if table.id not in named:
-                    self._changed(session, table, "change")
+                    self.changed(session, table, "change")
 
-    def _changed(
+    def changed(
         self, session: Session, table: ClubTableRow, kind: str, players: set[int] | None = None
     ) -> None:
         """Name this transaction's change of *table*: *kind*, and whose own blocks it changes.
@@ -302,7 +302,7 @@ class Transactions:
             known.actors.add(actor)
 
     @staticmethod
-    def _write(
+    def update_row(
         session: Session,
         row: object,
         statement: Executable,
@@ -324,7 +324,7 @@ class Transactions:
             set_committed_value(row, name, value)
 
     @staticmethod
-    def _on_commit(session: Session, callback: Callable[[], None], *, last: bool = False) -> None:
+    def on_commit(session: Session, callback: Callable[[], None], *, last: bool = False) -> None:
         """Run *callback* once this transaction has committed (never if it rolls back), in
         the order given; *last*: after every other one (one that hands an object this
         transaction used to other threads: nothing of the transaction may read it after)."""
@@ -339,7 +339,7 @@ class Transactions:
             table = change.table
             version = (table.version or 0) + 1
             params = {"table_id": table.id, "next_version": version}
-            self._write(session, table, NEXT_VERSION, params, {"version": version})
+            self.update_row(session, table, NEXT_VERSION, params, {"version": version})
             players = None if change.players is None else frozenset(change.players)
             actors = frozenset(change.actors)
             events.append(TableEvent(table.code, table.version, change.kind, players, actors))
