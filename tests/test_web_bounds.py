@@ -146,7 +146,7 @@ def test_a_socket_sending_too_much_is_closed_and_a_page_s_ping_answered(
 @pytest.mark.timeout(30)
 def test_the_heartbeat_reaches_quiet_sockets_only() -> None:
     """A socket sent nothing for half a beat gets HEARTBEAT at the next half beat; one that
-    was just sent a message gets none (live.py)."""
+    was just sent a message gets none (live/hub.py)."""
 
     async def scenario() -> tuple[str | None, bool]:
         hub = Hub(CountRenderer({"K7": 1}), beat=0.2)  # a table at version 1, unchanging

@@ -329,7 +329,7 @@ def test_the_timer_task_closes_the_bets_at_the_deadline(database_url: str) -> No
 
 
 def test_a_rounds_record_written_step_by_step_is_the_whole_record() -> None:
-    """The record kept as text and added to after each step (web/kept.RecordText) is, after
+    """The record kept as text and added to after each step (club/kept.RecordText) is, after
     every step, exactly ``Round.to_dict()`` as compact JSON — what Round.loads reads."""
     import json
 

@@ -490,7 +490,7 @@ def test_hub_renders_once_and_sends_what_changed_to_followers_of_that_table_only
 def test_a_message_drawn_after_the_table_moved_on_says_how_new_its_html_is() -> None:
     """The render for event 1 reads the table at version 3 (two more changes committed
     meanwhile): its message stands for event 1 (``v``) with HTML of version 3 (``h``), so
-    that a page orders its blocks by what they show (live.py)."""
+    that a page orders its blocks by what they show (live/hub.py)."""
     counts = {"K7": 0}
 
     async def scenario() -> list[dict[str, Any]]:
@@ -565,7 +565,7 @@ class SlowRenderer(CountRenderer):
 def test_a_live_render_gives_way_to_requests_in_flight_and_only_then(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """live.py: a render lets the GIL go (PAUSE) after every SLICE of its work while the
+    """live/hub.py: a render lets the GIL go (PAUSE) after every SLICE of its work while the
     process serves requests, so that a bet never waits behind a whole settlement; with no
     request in flight it never pauses."""
     pauses: list[float] = []

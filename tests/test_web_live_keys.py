@@ -127,7 +127,7 @@ def viewers(ids: dict[str, int], lang: str) -> list[Viewer]:
 
 def check_keys(snapshots: list[Snapshot], ids: dict[str, int]) -> int:
     """Every block, for every viewer of a page kind, role and language (the renderer keeps
-    blocks for all of them alike, and some for several page kinds: live_keys.alike_group):
+    blocks for all of them alike, and some for several page kinds: live.keys.alike_group):
     equal keys, equal HTML. The number of blocks compared."""
     renderer = TableRenderer(TableService(Storage.open("sqlite://")), make_environment())
     compared = 0
@@ -334,7 +334,7 @@ def test_a_settled_rounds_row_is_drawn_once_per_language() -> None:
 
 
 def test_blocks_drawn_alike_across_pages_have_one_text() -> None:
-    """A block kept once for several page kinds (live_keys.ALIKE_ACROSS: the felt, for the
+    """A block kept once for several page kinds (live.keys.ALIKE_ACROSS: the felt, for the
     phones and the dealer) must be the same template text on each: dealer-only content
     added to one copy would otherwise reach the phones (found by review)."""
     from pathlib import Path

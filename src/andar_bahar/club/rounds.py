@@ -393,7 +393,7 @@ class Rounds:
             if audit is not None:
                 self.store.audit(session, table, "dealer", "void", str(row.number), None, audit)
             # The players' own blocks change only when the round ends: the bets closing
-            # changes the felt alone (live_keys.my_bets: the spots do not show it).
+            # changes the felt alone (live.keys.my_bets: the spots do not show it).
             self.store.transactions.changed(
                 session, table, kind, None if row.status != "open" else set()
             )

@@ -1,4 +1,5 @@
-"""The club table's live pages: which blocks each page has, who sees them, how they render.
+"""The live blocks of the club's table pages: which blocks each page has, who sees them,
+what each block sees.
 
 :data:`LIVE_PAGES` is the registry (the protocol: :mod:`~andar_bahar.web.live.hub`): per
 page kind its template, its **shared** blocks (the same for every viewer of that kind,
@@ -9,9 +10,7 @@ from :func:`block_context` alone (the state, the round, the last rounds, the
 viewer, the language) — never from the request, which a live render does not have.
 
 The renderer of the club's tables is :class:`~andar_bahar.web.live.renderer.TableRenderer`;
-:func:`add_table_socket` adds ``/ws/{code}?page=KIND&v=N&lang=LL``, whose
-identity comes from the page's own cookies (the dealer's, a player's seat, or none:
-a public viewer).
+the route the pages follow their table on is :mod:`~andar_bahar.web.pages.live`.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from andar_bahar.club.reads import Onlooker, visible_to
 from andar_bahar.club.values import RoundSummary, TableSnapshot, TableState
@@ -30,9 +29,6 @@ from andar_bahar.web.live.hub import SERVER_NOW, Viewer, with_now
 from andar_bahar.web.pages.drawing import common_context
 from andar_bahar.web.pages.screens import dealer_view, player_view
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = [
     "LIVE_PAGES",
     "SERVER_NOW",
@@ -42,9 +38,6 @@ __all__ = [
     "page_extras",
     "with_now",
 ]
-
-LIVE_HEADER = "X-Live"
-"""Marks an answer whose JSON body is a live message for ``live.js`` to apply."""
 
 
 @dataclass(frozen=True, slots=True)
