@@ -328,7 +328,7 @@ class Kept:
         """Write *rnd* into *row*: its record (see :class:`RecordText`), status and result.
 
         A row already in the database with nothing else changed is written by one UPDATE
-        of its own, without the unit of work (a bet's hot path: :meth:`_write`).
+        of its own, without the unit of work (a bet's hot path: :meth:`Transactions.update_row`).
         """
         kept = self._records.get(row.id)
         if kept is None or kept.rnd is not rnd:
