@@ -12,7 +12,7 @@ Its rooms, each importing only the ones above it in this list:
   followers, the WebSocket route, the live blocks of the table pages, their keys and
   their renderer;
 - :mod:`~andar_bahar.web.pages` — the pages and the JSON API, their view models and the
-  :class:`~andar_bahar.web.pages.club.Club` they share;
+  :class:`~andar_bahar.web.pages.shared.Club` they share;
   :func:`~andar_bahar.web.pages.routes.register` adds them all;
 - :mod:`~andar_bahar.web.app` — :func:`create_app`, the middleware, the error handlers;
 - ``templates/`` and ``static/`` (``app.css``, ``live.js``, ``vendor/htmx.min.js`` …).

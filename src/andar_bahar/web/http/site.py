@@ -20,7 +20,8 @@ __all__ = ["Site", "site_of"]
 
 @dataclass(frozen=True, slots=True)
 class Site:
-    """What the page routes share: given to ``pages.register(app, site)``, kept in ``app.state.site``."""
+    """What the page routes share: given to the pages' ``register(app, site)``
+    (:func:`andar_bahar.web.pages.routes.register`), kept in ``app.state.site``."""
 
     env: Environment
     """The Jinja environment (templates in ``andar_bahar/web/templates``)."""

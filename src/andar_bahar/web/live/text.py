@@ -1,7 +1,7 @@
 """The text of a live message: JSON whose blocks are encoded once, and the server's time.
 
 A live message (:mod:`~andar_bahar.web.live.hub`) or an answer to a page's own action
-(:func:`~andar_bahar.web.pages.club.answer`) is ``{"v", "kind", …, "blocks", "data"}``.
+(:func:`~andar_bahar.web.pages.shared.answer`) is ``{"v", "kind", …, "blocks", "data"}``.
 The same blocks go to many pages (the renderer keeps them: the same text is the same
 object), so :func:`message_text` encodes each block's HTML once; a block that shows the
 server's time holds :data:`SERVER_NOW`, and every message is sent with the time it was

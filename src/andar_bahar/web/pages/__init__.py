@@ -1,6 +1,6 @@
 """The club's pages and its JSON API, their view models, and what they share.
 
-- :mod:`~andar_bahar.web.pages.club` — the :class:`~andar_bahar.web.pages.club.Club`
+- :mod:`~andar_bahar.web.pages.shared` — the :class:`~andar_bahar.web.pages.shared.Club`
   every page route gets (the table service, the cookies' signers, the live renderer);
 - the pages, one module each with a ``register(app, club)``:
   :mod:`~andar_bahar.web.pages.player` (home, join, the phone),

@@ -31,7 +31,7 @@ from andar_bahar.web.http.forms import (
 from andar_bahar.web.pages import trust_api
 
 if TYPE_CHECKING:
-    from andar_bahar.web.pages.club import Club
+    from andar_bahar.web.pages.shared import Club
 
 __all__ = ["bearer", "register", "round_json"]
 

@@ -34,7 +34,7 @@ from andar_bahar.web.live.hub import Viewer
 from andar_bahar.web.pages.trust import remember_seat, seats_context
 
 if TYPE_CHECKING:
-    from andar_bahar.web.pages.club import Club
+    from andar_bahar.web.pages.shared import Club
 
 __all__ = ["register"]
 

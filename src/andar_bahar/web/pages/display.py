@@ -14,7 +14,7 @@ from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 if TYPE_CHECKING:
-    from andar_bahar.web.pages.club import Club
+    from andar_bahar.web.pages.shared import Club
 
 __all__ = ["register"]
 

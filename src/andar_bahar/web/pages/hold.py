@@ -34,7 +34,7 @@ from andar_bahar.web.http.context import translator
 from andar_bahar.web.http.responses import render
 
 if TYPE_CHECKING:
-    from andar_bahar.web.pages.club import Club
+    from andar_bahar.web.pages.shared import Club
 
 __all__ = ["register"]
 

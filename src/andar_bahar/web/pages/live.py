@@ -1,7 +1,7 @@
 """The live route of the club's table pages: ``/ws/{code}?page=KIND&v=N&lang=LL``.
 
 Its identity comes from the page's own cookies (the dealer's, a player's seat, or none: a
-public viewer, :func:`~andar_bahar.web.pages.club.viewer_of`); what it is sent, from the
+public viewer, :func:`~andar_bahar.web.pages.shared.viewer_of`); what it is sent, from the
 hub (:mod:`~andar_bahar.web.live.hub`) and the renderer of the table's blocks.
 """
 
@@ -15,7 +15,7 @@ from andar_bahar.club.health import DatabaseUnavailable
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.web.live.hub import Viewer
 from andar_bahar.web.live.sockets import add_live_route
-from andar_bahar.web.pages.club import Club, viewer_of
+from andar_bahar.web.pages.shared import Club, viewer_of
 
 __all__ = ["register"]
 

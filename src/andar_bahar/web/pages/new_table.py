@@ -46,7 +46,7 @@ from andar_bahar.web.http.responses import redirect, render
 from andar_bahar.web.http.security import set_cookie
 
 if TYPE_CHECKING:
-    from andar_bahar.web.pages.club import Club
+    from andar_bahar.web.pages.shared import Club
 
 __all__ = ["register"]
 

@@ -37,7 +37,7 @@ from andar_bahar.web.pages.drawing import ROAD_LENGTH, bet_labels, faces, signed
 from andar_bahar.web.pages.screens import last_bets, repeat_times
 
 if TYPE_CHECKING:
-    from andar_bahar.web.pages.club import Club
+    from andar_bahar.web.pages.shared import Club
 
 __all__ = ["register"]
 

@@ -21,7 +21,7 @@ under ``/api/`` takes ``Authorization: Bearer <token>`` (the dealer's or a playe
 and no cookies, so it needs no CSRF token.
 
 A page module has a ``register(app, club)`` that adds its routes, and one line below
-calls it; the :class:`~andar_bahar.web.pages.club.Club` it gets holds what they share.
+calls it; the :class:`~andar_bahar.web.pages.shared.Club` it gets holds what they share.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from andar_bahar.web.pages import (
     player,
     trust,
 )
-from andar_bahar.web.pages.club import Club
+from andar_bahar.web.pages.shared import Club
 
 __all__ = ["register"]
 
@@ -62,9 +62,8 @@ LISTEN_WAIT = 10.0
 def register(app: FastAPI, site: Site) -> None:
     """Add the pages, the JSON API and the live route to *app*."""
     storage = Storage.open(site.database_url, connections=site.connections, wait=DATABASE_WAIT)
-    service = TableService(storage)
-    if isinstance(app.state.limits, Limits):
-        service.limits = app.state.limits
+    limits = app.state.limits if isinstance(app.state.limits, Limits) else None
+    service = TableService(storage, limits=limits)
     app.state.service = service
     renderer = TableRenderer(service, site.env)
     club = Club(site, service, site.signer("seat"), site.signer("dealer"), renderer)

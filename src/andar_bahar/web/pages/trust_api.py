@@ -29,7 +29,7 @@ from andar_bahar.web.http.forms import read_amount, read_json
 
 if TYPE_CHECKING:
     from andar_bahar.club.cashier import Statement
-    from andar_bahar.web.pages.club import Club
+    from andar_bahar.web.pages.shared import Club
 
 __all__ = ["register", "statement_json"]
 
