@@ -1,8 +1,8 @@
 """Tables and seats: creating a table, the dealer's sign-in, admitting and seating players.
 
 :class:`Seats` is a part of :class:`~andar_bahar.club.service.TableService`; each
-method is one transaction (see :mod:`andar_bahar.club.store`) — except that a PIN is hashed between
-two of them, never while the table is locked.
+method is one transaction (see :mod:`andar_bahar.club.store`) — except that a PIN is
+hashed between two of them, never while the table is locked.
 
 - **The dealer** signs in with the table's PIN (at least 6 characters) on up to
   :data:`MAX_DEALER_DEVICES` devices side by side (one more signs the oldest out); each
