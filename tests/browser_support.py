@@ -24,7 +24,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect, sync_playwright
 
 from andar_bahar.web.app import create_app
-from andar_bahar.web.live import Hub
+from andar_bahar.web.live.hub import Hub
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -60,7 +60,7 @@ class ClubServer:
         self.database = f"sqlite:///{database}"
         self.app = create_app(database_url=self.database, secret=b"b" * 32, hub=self.hub)
         if seed is not None:  # reproducible shuffles (screenshots); live play uses the OS
-            self.app.state.service._rng = random.Random(seed)
+            self.app.state.service.store.rng = random.Random(seed)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(

@@ -22,6 +22,7 @@ try:
 except ImportError:  # pragma: no cover - playwright is a dev dependency
     pytest.skip("Playwright is not installed", allow_module_level=True)
 
+from andar_bahar.club.values import commitment_of
 from andar_bahar.engine.bets import Bet, Wager
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import Row
@@ -29,8 +30,7 @@ from andar_bahar.engine.settlement import Outcome, settle
 from andar_bahar.i18n import format_number
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow, TableRoundRow
-from andar_bahar.web.records import commitment_of
-from andar_bahar.web.table_view import signed_amount
+from andar_bahar.web.pages.drawing import signed_amount
 from browser_support import (  # noqa: F401 - club, browser, people: the fixtures
     LAPTOP,
     PHONE,

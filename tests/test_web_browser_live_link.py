@@ -30,8 +30,8 @@ import pytest
 from playwright.sync_api import Browser
 
 from andar_bahar.web.app import create_app
-from andar_bahar.web.connections import server_settings
-from andar_bahar.web.live import BEAT, Hub
+from andar_bahar.web.http.connections import server_settings
+from andar_bahar.web.live.hub import BEAT, Hub
 from browser_support import PHONE, free_port, join, launch
 
 CURRENT_WITHIN = 2.0

@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - playwright is a dev dependency
     pytest.skip("Playwright is not installed", allow_module_level=True)
 
 from andar_bahar.engine.paytables import find_paytable
-from andar_bahar.web.table_view import chip_values
+from andar_bahar.web.pages.drawing import chip_values
 from browser_support import (  # noqa: F401 - club, browser, people: the fixtures
     BROKEN_WORDS,
     PHONE,
@@ -478,7 +478,7 @@ def test_live_messages_send_no_request_and_a_page_catches_up_after_a_drop(
     assert requests == [], f"live messages made the page ask for {requests}"
     # The page's version is the v of the last message it was sent: the second deal's (the
     # table's), or the first deal's when one render, started after the second deal was
-    # committed, drew both cards (live.py: a message's HTML may be newer than its v, never
+    # committed, drew both cards (live/hub.py: a message's HTML may be newer than its v, never
     # older; the next render then had nothing new for this page and sent it nothing).
     version = int(phone.evaluate("() => document.body.dataset.liveVersion"))
     assert version in (club.api(code)["version"] - 1, club.api(code)["version"])
