@@ -95,6 +95,8 @@ class Plan:
     """After round n: (top-up or cash-out, player, amount as typed — or "all but 20")."""
     refusal: int
     """The round in which Nino, left with 20 chips, taps a 25 chip."""
+    stranger: int
+    """The round in which someone with only the table's code tries the table."""
 
 
 def plan_of(rounds: int) -> Plan:
@@ -112,6 +114,7 @@ def plan_of(rounds: int) -> Plan:
             at(0.9): [("cash-out", "Olga", "1,000")],
         },
         refusal=at(0.3) + 1,
+        stranger=at(0.2),
     )
 
 
@@ -343,6 +346,52 @@ def cut_mid_round(night: Night, kind: str, cards: list[str]) -> None:
     expect(phone.locator("#live-status")).to_be_hidden()
 
 
+# -- a stranger with the table's code -----------------------------------------------------------
+
+
+def a_stranger_tries(night: Night) -> None:
+    """A second browser with only the table's code (no cookies), while bets are on the
+    table: it sees no player, balance or bet, takes no seat, and does nothing a dealer or a
+    player does (each refused with a sentence); the table is as it was."""
+    before = night.club.table()
+    stranger = night.people.page(PHONE)
+    url, code, names = night.club.url, night.code, list(night.phones)
+    stranger.goto(f"{url}/play/{code}")  # no seat: the form to join, the code filled in
+    expect(stranger.locator("input[name=code]")).to_have_value(code)
+    stranger.fill("input[name=seat]", "ABC-DEF")  # a guess
+    stranger.click("button[type=submit]")
+    expect(stranger.locator("[role=alert]")).to_contain_text("is not right for table")
+    stranger.goto(f"{url}/display/{code}")  # the room's screen: the cards, no one's money
+    wait_current(stranger, night.club.felt())
+    expect(stranger.locator(".spot-stake, #balance, table.bets, table.players")).to_have_count(0)
+    stranger.goto(f"{url}/dealer/{code}")  # the dealer's PIN first: a guess is refused
+    stranger.fill("input[name=pin]", "000000")
+    stranger.click("button[type=submit]")
+    expect(stranger.locator("[role=alert]")).to_contain_text("The PIN is not right")
+    token = stranger.locator("input[name=csrf_token]").first.get_attribute("value") or ""
+    tries = {
+        f"/dealer/{code}/round/close": {}, f"/dealer/{code}/players": {"name": "Mallory"},
+        f"/dealer/{code}/cash": {"name": names[0], "amount": "100", "action": "cash-out"},
+        f"/dealer/{code}/seats/reissue": {"name": names[0]},
+        f"/play/{code}/bet": {"bet": "andar", "stake": "5", "key": "stranger-1"},
+        f"/play/{code}/clear": {"key": "stranger-2"},
+    }  # fmt: skip
+    for path, form in tries.items():
+        answer = stranger.request.post(
+            f"{url}{path}", form={**form, "csrf_token": token},
+            headers={"Origin": url, "X-CSRF-Token": token}, max_redirects=0,
+        )  # fmt: skip
+        assert answer.status == 403, (path, answer.status)
+    for path in ("/dealer/{}/statement", "/dealer/{}/audit", "/play/{}/night"):
+        assert stranger.request.get(url + path.format(code)).status == 403, path
+    seen = stranger.request.get(f"{url}/api/tables/{code}").json()
+    assert seen["players"] == [] and seen["round"]["bets"] == []
+    for path in ("/", "/play/{}", "/display/{}", "/dealer/{}/login", "/api/tables/{}"):
+        text = stranger.request.get(url + path.format(code)).text()
+        assert not [name for name in names if name in text], path
+    assert night.club.table() == before  # nothing changed, not even the table's version
+
+
 # -- the night -------------------------------------------------------------------------------------
 
 
@@ -354,6 +403,8 @@ def play_round(night: Night, plan: Plan, number: int, rng: random.Random) -> Non
     cards = real_deck(rng, 12 if cut else rng.randint(0, 6)) if kind != "server" else []
     open_round(night, number, kind, number in plan.timers)
     place_bets(night, rng, refusal=number == plan.refusal)
+    if number == plan.stranger:
+        a_stranger_tries(night)
     if cut:
         deal(night, kind, cards, stop_after=1)
         cut_mid_round(night, kind, cards)
