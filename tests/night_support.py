@@ -36,6 +36,7 @@ __all__ = [
     "press",
     "signed",
     "wait_current",
+    "wait_live",
 ]
 
 TURNED = "[data-centre], [data-row] [data-card]"
@@ -174,6 +175,7 @@ class Phone:
         expect(stake).to_contain_text(self.amount(total))
         expect(self.page.locator("[data-tap-note]")).not_to_have_text("")
         self.bets[spot] = total
+        expect(self.page.locator("#available")).to_have_text(self.amount(self.available))
         self.no_message_covers()
 
     def refused(self, chip: int, spot: str) -> None:
@@ -243,3 +245,11 @@ def wait_current(page: Page, want: dict[str, Any], timeout: float = 20.0) -> flo
     started = time.perf_counter()
     page.wait_for_function(CURRENT, arg=want, timeout=timeout * 1000, polling=20)
     return time.perf_counter() - started
+
+
+def wait_live(page: Page, timeout: float = 20.0) -> None:
+    """Until *page* no longer says "reconnecting…": its socket is open again (and has what
+    it missed: the server sends that first)."""
+    page.wait_for_function(
+        "() => document.getElementById('live-status').hidden", timeout=timeout * 1000, polling=20
+    )
