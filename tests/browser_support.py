@@ -41,6 +41,7 @@ TV: ViewportSize = {"width": 1920, "height": 1080}
 
 PIN = "135792"
 """The PIN of the tables the dealer's screen makes (:func:`create_table`)."""
+
 # A setup request (a table's PIN is hashed with scrypt) may wait behind other test
 # workers on a busy 2-core CI host; a test fails on what it checks, not on the host's load.
 SETUP_TIMEOUT = 30

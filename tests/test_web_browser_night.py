@@ -51,7 +51,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -246,7 +245,7 @@ def deal(night: Night, kind: str, cards: list[str], *, stop_after: int | None = 
             press(dealer, (None, " ")[dealt % 2])
 
 
-def settle(night: Night, number: int) -> dict[str, Any]:
+def settle(night: Night, number: int) -> None:
     """Settle the round; add each bet's return less its stake to the player's account."""
     assert press(night.dealer) == "settle"
     played = night.club.table()["round"]
@@ -263,7 +262,6 @@ def settle(night: Night, number: int) -> dict[str, Any]:
             )
             phone.no_message_covers()
         phone.bets = {}
-    return dict(played)
 
 
 def check_the_night(night: Night) -> None:
