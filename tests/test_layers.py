@@ -183,11 +183,6 @@ def test_the_club_imports_no_web(path: Path) -> None:
     assert not web, f"{module_name(path)} imports the web or the terminal: {web}"
 
 
-CIRCLES_ALLOWED_FOR_NOW = ("tui",)
-"""Layers whose modules may still import each other round a loop — only until the terminal
-app's own circle (``tui/common.py`` ↔ ``tui/app.py``) is gone; then this is empty."""
-
-
 def import_circle(modules: dict[str, set[str]]) -> list[str] | None:
     """A loop of imports among *modules* (module → the modules it imports), or None."""
     state: dict[str, int] = {}  # 1: on the current path, 2: done
@@ -223,12 +218,7 @@ def test_no_import_circle_in_the_package() -> None:
     # the app imports the pages' registration; paytables read their files through
     # paytable_files, the round its records through round_records (TYPE_CHECKING and lazy
     # imports count too)
-    graph = {
-        module: targets
-        for module, targets in import_graph().items()
-        if layer_of(module) not in CIRCLES_ALLOWED_FOR_NOW
-    }
-    circle = import_circle(graph)
+    circle = import_circle(import_graph())
     assert circle is None, "an import circle: " + " → ".join(circle or [])
 
 

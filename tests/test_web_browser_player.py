@@ -32,7 +32,10 @@ from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.web.pages.drawing import chip_values
 from browser_support import (  # noqa: F401 - club, browser, people: the fixtures
     BROKEN_WORDS,
+    CARDS,
+    OVERLAPS,
     PHONE,
+    TAPPED,
     ClubServer,
     People,
     browser,
@@ -108,29 +111,6 @@ def test_a_bet_is_two_taps_and_every_spot_and_chip_is_in_the_first_screen(
     expect(phone.locator(".spot-stake")).to_have_count(0)
     assert bets_of(club, code, token) == set()
     expect(phone.locator('[data-chip="5"] input')).to_be_checked()
-
-
-OVERLAPS = """(selector) => {
-    // Pairs of shown messages, and of a shown message and an element of the selector, whose
-    // boxes overlap.
-    const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 1 && r.height > 1; };
-    const messages = Array.from(document.querySelectorAll(
-        '[data-banner], [data-tap-error], [data-tap-note]')).filter(shown);
-    const meet = (a, b) => { const r = a.getBoundingClientRect(), s = b.getBoundingClientRect();
-        return r.left < s.right && s.left < r.right && r.top < s.bottom && s.top < r.bottom; };
-    const found = [];
-    messages.forEach((m, i) => {
-        messages.slice(i + 1).forEach((n) => { if (meet(m, n)) found.push([m.className, n.className]); });
-        document.querySelectorAll(selector).forEach((o) => {
-            if (meet(m, o)) found.push([m.className, o.outerHTML.slice(0, 40)]);
-        });
-    });
-    return found;
-}"""
-"""In the page: messages that overlap another message or an element of a selector."""
-TAPPED = "[data-bet], [data-chip], [data-action]"
-"""What a player taps: the spots, the chips, the buttons under them."""
-CARDS = ".felt .card"
 
 
 def test_a_refused_bet_says_why_under_the_felt_never_over_a_spot(

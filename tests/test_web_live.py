@@ -317,3 +317,27 @@ def test_a_read_sees_one_state_of_the_database(database_url: str) -> None:
         assert session.scalar(select(TableRoundRow.id)) is None  # its round: not seen here
         assert session.scalar(version) == before
     assert service.table_version(table.code) == before + 1
+
+
+def test_a_refused_seat_code_or_pin_changes_nothing_a_page_shows(site: TestClient) -> None:
+    """A wrong seat code or PIN is counted (for the limits on guessing) and a wrong PIN is in
+    the audit log, but the table has not changed: its version stays, and no page following
+    it is drawn again or sent anything — a stranger's guesses are not changes of the table."""
+    table = Table(site)
+    code, stranger = table.code, table.stranger
+    v = table.version()
+    with table.follow(table.dealer, "dealer", v) as dealer:
+        table.first_look_done()
+        token = csrf(stranger)
+        guesses = [
+            stranger.post("/join", data={"code": code, "seat": "ABC-DEF", "csrf_token": token}),
+            stranger.post(f"/dealer/{code}/login", data={"pin": "000000", "csrf_token": token}),
+            stranger.post(f"/api/tables/{code}/join", json={"seat_code": "ABCDEF"}),
+            stranger.post(f"/api/tables/{code}/login", json={"pin": "000001"}),
+        ]
+        assert [guess.status_code for guess in guesses] == [403] * 4
+        assert table.version() == v
+        table.do("rounds")  # the next change is the first thing the dealer's page is sent
+        assert next_message(dealer, 0)["v"] == v + 1
+    audit = site.get(f"/api/tables/{code}/audit", headers=table.api).json()
+    assert [row["action"] for row in audit].count("login failed") == 2

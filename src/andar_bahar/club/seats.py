@@ -182,6 +182,9 @@ class Seats:
             table = self.store.table(session, code)
             now = self.store.now()
             attempt = reserve_attempt(session, "login", table.id, client, now, self.limits, device)
+            self.store.transactions.unseen(
+                session, table
+            )  # an attempt counted: no change of the table
             stored, table_code = table.pin_hash, table.code
         ok = len(pin.strip()) <= MAX_PIN and pin_matches(pin.strip(), stored)
         token = secrets.token_urlsafe(24)
@@ -193,6 +196,8 @@ class Seats:
             )
             if ok:
                 self._sign_in(session, table, token, client)
+            else:  # counted and audited, but nothing anyone's page shows has changed
+                self.store.transactions.unseen(session, table)
         if not ok:
             raise AccessError(
                 Message(N_("The PIN is not right for table {code}."), code=table_code)
@@ -305,6 +310,9 @@ class Seats:
             free = player is not None and player.token_hash is None
             finish_attempt(session, attempt, free)  # a code in use is no seat taken: counted
             if player is None:
+                self.store.transactions.unseen(
+                    session, table
+                )  # a wrong code, counted: no change of the table
                 refusal = Message(
                     N_(
                         "The seat code '{seat}' is not right for table {code}: check it, or ask"

@@ -281,6 +281,12 @@ class Transactions:
                 if table.id not in named:
                     self.changed(session, table, "change")
 
+    @staticmethod
+    def unseen(session: Session, table: ClubTableRow) -> None:
+        """What this writer wrote at *table* is no change of it (a refused guess, counted for
+        the limits): no new version, no event — unless a change of it is named too."""
+        session.info.setdefault(NAMED, set()).add(table.id)
+
     def changed(
         self, session: Session, table: ClubTableRow, kind: str, players: set[int] | None = None
     ) -> None:
