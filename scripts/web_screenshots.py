@@ -116,7 +116,7 @@ def main() -> None:
         tablet.goto(f"{club.url}/dealer/{code}?lang=en")
         shoot(tablet, "dealer-tablet.en.png")
 
-        # The result: the phone's banner.
+        # The result: the net of the round for the player, under the felt.
         while club.post(f"/api/tables/{code}/actions/deal", {}, token)["status"] == "open":
             pass
         club.post(f"/api/tables/{code}/actions/settle", {}, token)

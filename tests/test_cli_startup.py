@@ -73,8 +73,21 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (SETTLE, set()),  # Babel writes the amounts in the reader's language
         (["procedures"], {"babel"}),
         (["serve", "--help"], {"babel"}),
+        (["history", "hold", "--help"], {"babel"}),
+        (["history", "shuffle", "--help"], {"babel"}),
+        (["paytable", "design", "--help"], {"babel"}),
     ],
-    ids=["help", "deal", "odds", "settle", "procedures", "serve-help"],
+    ids=[
+        "help",
+        "deal",
+        "odds",
+        "settle",
+        "procedures",
+        "serve-help",
+        "hold-help",
+        "shuffle-help",
+        "design-help",
+    ],
 )
 def test_a_command_imports_only_what_it_uses(
     args: list[str], also_not: set[str], cache: Path

@@ -37,13 +37,13 @@ from andar_bahar.chance.fairness import (
     AuditReport,
     TestResult,
     _adjacency_weights,
-    _pooled,
     _scaled_chi2_sf,
     audit,
     broken_decks,
     live_decks,
     simulator_decks,
 )
+from andar_bahar.chance.significance import pooled
 from andar_bahar.cli import app
 
 runner = CliRunner()
@@ -141,9 +141,9 @@ def test_andar_rate_and_runs_by_hand() -> None:
 
 
 def test_pooling_keeps_every_class_at_five_expected() -> None:
-    observed, expected = _pooled([10, 3, 1, 1, 0], [9.0, 4.0, 2.0, 0.5, 0.4])
+    observed, expected = pooled([10, 3, 1, 1, 0], [9.0, 4.0, 2.0, 0.5, 0.4])
     assert observed == [10, 5] and expected == pytest.approx([9.0, 6.9])
-    assert _pooled([1, 1], [1.0, 2.0]) == ([2], [3.0])
+    assert pooled([1, 1], [1.0, 2.0]) == ([2], [3.0])
 
 
 @pytest.mark.parametrize("n", [5, 6])

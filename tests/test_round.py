@@ -256,6 +256,83 @@ def test_bets_added_up_settle_as_one_bet_of_the_sum(parts, bet: str, rng) -> Non
     assert split.settlement.bets[0].stake == sum(parts)  # type: ignore[union-attr]
 
 
+SPOTS = ["andar", "bahar", "cards:1-5", "cards:6-10"]
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.just("place"), st.sampled_from(SPOTS), st.integers(1, 30)),
+            st.tuples(st.just("change"), st.sampled_from(SPOTS), st.integers(1, 60)),
+            st.tuples(st.just("withdraw"), st.sampled_from(SPOTS), st.just(0)),
+            st.tuples(st.just("take back"), st.just(""), st.just(0)),
+        ),
+        max_size=12,
+    )
+)
+@settings(max_examples=150)
+def test_taking_back_undoes_the_placements_in_reverse_order(steps) -> None:
+    # Property: whatever was placed, changed, withdrawn or taken back, taking back the last
+    # placement again and again empties the table, each time leaving what was on it just
+    # before that placement (replayed from the start without it), and an empty table has
+    # nothing to take back.
+    rnd = Round(find_procedure("classic"), WIZARD)
+    for action, spot, stake in steps:
+        if action == "place":
+            rnd.place_bet("a", spot, stake)
+        elif action == "change" and rnd.can_change_bet("a", spot, stake):
+            rnd.change_bet("a", spot, stake)
+        elif action == "withdraw" and rnd.can_withdraw_bet("a", spot):
+            rnd.withdraw_bet("a", spot)
+        elif action == "take back" and rnd.wagers:
+            rnd.take_back("a")
+    while rnd.wagers:
+        last = rnd.last_placement("a")
+        assert last is not None
+        held = {str(w.bet): w.stake for w in rnd.wagers}
+        rnd.take_back("a")
+        after = {str(w.bet): w.stake for w in rnd.wagers}
+        held[str(last.bet)] -= last.stake  # exactly the last placement came off its spot
+        assert after == {bet: stake for bet, stake in held.items() if stake}
+    assert rnd.last_placement("a") is None
+    with pytest.raises(BetError, match="no bet on the table to take back"):
+        rnd.take_back("a")
+
+
+def test_taking_back_and_doubling_are_refused_once_bets_close() -> None:
+    rnd = Round(find_procedure("classic"), WIZARD, deck=stacked_deck(Card.parse_many("7♣ 2♦")))
+    rnd.place_bet("a", "andar", 10)
+    rnd.turn_centre()
+    rnd.deal()  # the first card closes the bets
+    for refused in (rnd.take_back, rnd.double_bets):
+        with pytest.raises(BetError, match="Bets are closed"):
+            refused("a")
+    assert [(str(w.bet), w.stake) for w in rnd.wagers] == [("andar", Decimal(10))]
+
+
+def test_doubling_is_all_or_nothing_within_the_maximum_and_the_balance() -> None:
+    # By hand: 60 on Andar and 10 on 1–5 double to 120 and 20; a maximum of 100 refuses the
+    # 120, a balance of 130 refuses the 140 in all — and neither changes anything.
+    table = replace(WIZARD, max_stake=Decimal(100))
+    rnd = Round(find_procedure("classic"), table, balances={"a": Decimal(130)})
+    with pytest.raises(BetError, match="no bet on the table to double"):
+        rnd.double_bets("a")
+    rnd.place_bet("a", "andar", 60)
+    rnd.place_bet("a", "cards:1-5", 10)
+    before = (rnd.operations, rnd.wagers)
+    with pytest.raises(BetError, match="put 120 on Andar, above the table maximum of 100"):
+        rnd.double_bets("a")
+    assert (rnd.operations, rnd.wagers) == before
+    rnd.change_bet("a", "andar", 50)
+    before = (rnd.operations, rnd.wagers)
+    rnd.balances = {"a": Decimal(110)}
+    with pytest.raises(BetError, match="needs 60 more chips and a has 50 available"):
+        rnd.double_bets("a")
+    assert (rnd.operations, rnd.wagers) == before
+    rnd.balances = {"a": Decimal(130)}
+    assert [str(p.total) for p in rnd.double_bets("a")] == ["100", "20"]
+
+
 def test_a_round_recorded_before_bets_added_up_replays_as_it_was_paid() -> None:
     # tests/data/round_replaced_bet.json was written by engine 0.1.0 before issue 13, when a
     # repeated bet replaced the stake: asha bet andar=100, cards:6-10=20, then andar=50, on

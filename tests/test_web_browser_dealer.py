@@ -18,27 +18,31 @@ import pytest
 from sqlalchemy import select, update
 
 try:
-    from playwright.sync_api import Page, expect
+    from playwright.sync_api import Page, ViewportSize, expect
 except ImportError:  # pragma: no cover - playwright is a dev dependency
     pytest.skip("Playwright is not installed", allow_module_level=True)
 
+from andar_bahar.club.values import commitment_of
 from andar_bahar.engine.bets import Bet, Wager
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import Row
-from andar_bahar.engine.settlement import settle
+from andar_bahar.engine.settlement import Outcome, settle
 from andar_bahar.i18n import format_number
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow, TableRoundRow
-from andar_bahar.web.records import commitment_of
+from andar_bahar.web.pages.drawing import signed_amount
 from browser_support import (  # noqa: F401 - club, browser, people: the fixtures
     LAPTOP,
     PHONE,
     TV,
     ClubServer,
     People,
+    admit,
     browser,
     club,
+    create_table,
     dealer_token,
+    in_first_screen,
     join,
     people,
     row_cards,
@@ -47,39 +51,7 @@ from browser_support import (  # noqa: F401 - club, browser, people: the fixture
 expect.set_options(timeout=10_000)
 
 CONTRAST = Path(__file__).with_name("contrast.js").read_text(encoding="utf-8")
-PIN = "135792"
 MATCHES = "the deck matches the commitment"
-
-
-def create_table(dealer: Page, club: ClubServer, **fields: str) -> str:
-    """Fill in /tables/new (after looking at the odds of the pairing); the table's code."""
-    dealer.goto(f"{club.url}/tables/new")
-    form = dealer.locator("#new-table")
-    form.locator("input[name=name]").fill(fields["name"])
-    form.locator("select[name=kind]").select_option(fields.get("kind", "betting"))
-    form.locator("select[name=procedure]").select_option(fields.get("procedure", "classic"))
-    form.locator("select[name=paytable]").select_option(fields.get("paytable", "wizard"))
-    if "rounds" in fields:
-        form.locator("input[name=rounds]").fill(fields["rounds"])
-    form.locator("input[name=pin]").fill(PIN)
-    form.get_by_role("button", name="Show the odds of this pairing").click()  # in place
-    expect(dealer.locator("#preview h2")).to_contain_text(fields.get("procedure", "classic"))
-    form.locator("button[type=submit]").click()
-    dealer.wait_for_url(re.compile(r"/dealer/[A-Z0-9]{6}$"))
-    return dealer.url.rsplit("/", 1)[-1]
-
-
-def admit(dealer: Page, name: str, chips: str | None = None) -> str:
-    """Admit *name* from the dealer's screen; the seat code it shows for them."""
-    dealer.fill("#admit input[name=name]", name)
-    if chips is not None:
-        dealer.fill("#admit input[name=balance]", chips)
-    with dealer.expect_navigation():  # the page comes back with the new seat code
-        dealer.click("#admit button")
-    seat = dealer.locator(f'[data-seat-for="{name}"]')
-    expect(seat).to_have_count(1)
-    expect(seat.locator("xpath=../..").locator("svg")).to_have_count(1)  # its QR code
-    return seat.inner_text()
 
 
 def space(dealer: Page) -> str:
@@ -116,6 +88,12 @@ def test_the_space_bar_plays_a_round_and_the_room_display_follows(
     dealer.fill("#admit input[name=name]", "Asha")  # a refusal shows next to the form
     dealer.click("#admit button")
     expect(dealer.locator("#admit-alert")).to_have_text("Asha is already at the table.")
+    # A seat code is read aloud: grouped (ABC-DEF), monospaced, 24 px or more.
+    assert re.fullmatch(r"[A-Z0-9]{3}-[A-Z0-9]{3}", seats["Asha"])
+    size, face = dealer.locator('[data-seat-for="Asha"]').evaluate(
+        "(el) => [parseFloat(getComputedStyle(el).fontSize), getComputedStyle(el).fontFamily]"
+    )
+    assert size >= 24 and "Mono" in face, (size, face)
     asha, ravi = people.page(PHONE), people.page(PHONE)
     join(asha, club, code, seats["Asha"], "Asha")
     join(ravi, club, code, seats["Ravi"], "Ravi")
@@ -157,7 +135,8 @@ def test_the_space_bar_plays_a_round_and_the_room_display_follows(
             expect(room.locator(f'[data-row="{row}"] [data-card]')).to_have_count(len(cards))
             assert row_cards(room, row) == cards
         count = len(row_cards(dealer, "andar") + row_cards(dealer, "bahar"))
-        expect(room.locator(".dealt-count")).to_contain_text(str(count))
+        said = ".felt-status" if dealer.locator("[data-winner]").count() else ".dealt-count"
+        expect(room.locator(said)).to_contain_text(f"{count} card")  # the verdict says it
     andar, bahar = row_cards(dealer, "andar"), row_cards(dealer, "bahar")
     assert space(dealer) == "settle"
     expect(dealer.locator("[data-next-step]")).to_have_attribute("data-step", "open")
@@ -177,17 +156,22 @@ def test_the_space_bar_plays_a_round_and_the_room_display_follows(
         ],
     )
     balances = {"Asha": Decimal(500), "Ravi": Decimal(300)}
-    won = {"Asha": Decimal(0), "Ravi": Decimal(0)}
     for settled in expected.bets:
         balances[settled.player] += settled.returned - settled.stake
-        won[settled.player] += settled.win
     for phone, name in ((asha, "Asha"), (ravi, "Ravi")):
         expect(phone.locator("#balance")).to_have_text(format_number(balances[name], "en"))
-        banner = phone.locator("[data-banner]")
-        if won[name]:
-            expect(banner).to_contain_text(f"You won {format_number(won[name], 'en')}.")
-        else:
-            expect(banner).to_contain_text("No win for you this round.")
+        # the result: the round's net for the player, with its parts (won …, lost …)
+        net = balances[name] - {"Asha": 500, "Ravi": 300}[name]
+        parts = [
+            f"won {b.win} on {b.bet.localized(None)}"
+            if b.outcome is Outcome.WIN
+            else f"lost {b.stake} on {b.bet.localized(None)}"
+            for b in sorted(expected.bets, key=lambda b: b.outcome is not Outcome.WIN)
+            if b.player == name
+        ]
+        expect(phone.locator("[data-banner]")).to_have_text(
+            f"{signed_amount(net, 'en')}: {', '.join(parts)}"
+        )
         assert same_document(phone), "a player's page was reloaded"
     expect(dealer.locator("table.players td.balance")).to_have_text(
         [format_number(balances["Asha"], "en"), format_number(balances["Ravi"], "en")]
@@ -296,6 +280,81 @@ def test_a_real_deck_by_tapping_rank_and_suit(club: ClubServer, people: People) 
     expect(dealer.locator(".felt-status")).to_have_text("Andar wins with 1 card dealt.")
 
 
+def test_the_new_table_form_shows_the_fields_of_the_game_chosen(
+    club: ClubServer, people: People
+) -> None:
+    for scripts in (True, False):  # app.css does it: the same without a script
+        page = people.page(LAPTOP, java_script_enabled=scripts)
+        page.goto(f"{club.url}/tables/new")
+        lesson = page.locator("input[name=rounds], input[name=scoring]")
+        for kind, shown in (("betting", False), ("teaching", True), ("betting", False)):
+            page.select_option("select[name=kind]", kind)
+            for field in lesson.all():
+                if shown:
+                    expect(field).to_be_visible()
+                else:
+                    expect(field).to_be_hidden()
+
+
+# -- the dealer never scrolls: the current step's controls in the first screen -------------------
+
+
+@pytest.mark.parametrize(
+    "size",
+    [
+        {"width": 1280, "height": 680},  # a 1280×800 laptop less the browser's bars
+        {"width": 768, "height": 1024},  # a tablet upright: one column
+        # the same two columns as at 1280×680, on other screens: the slow tier
+        pytest.param({"width": 1366, "height": 768}, marks=pytest.mark.slow),
+        pytest.param({"width": 1024, "height": 768}, marks=pytest.mark.slow),
+    ],
+    ids=lambda size: f"{size['width']}x{size['height']}",
+)
+def test_the_dealer_never_scrolls_to_the_next_step(
+    club: ClubServer, people: People, size: ViewportSize
+) -> None:
+    """A round from the server's deck and one from a real deck, every kind of step with its
+    controls in the first screen (the space bar and the picks never scroll); a card picked
+    with the mouse is dealt with Space or Enter."""
+    dealer = people.page(size)
+    code = create_table(dealer, club, name="No scrolling")
+    admit(dealer, "Asha", "100")
+    dealer.goto(f"{club.url}/dealer/{code}")
+    step = dealer.locator("[data-next-step]")
+    for _ in range(6):  # the server's deck: open, centre, close and (up to) three cards
+        in_first_screen(dealer)
+        if space(dealer) == "deal" and step.get_attribute("data-step") == "settle":
+            break
+    token = dealer_token(dealer, code)
+    status = club.api(code, token)["round"]["status"]
+    while status == "open":  # the rest of the cards, shown live
+        status = club.post(f"/api/tables/{code}/actions/deal", {}, token)["status"]
+    expect(step).to_have_attribute("data-step", "settle")
+    in_first_screen(dealer)
+    space(dealer)
+    in_first_screen(dealer)
+    dealer.check("input[name=physical]")
+    dealer.locator("h1").click()  # the space bar would tick the box off again
+    space(dealer)
+    expect(dealer.locator(".timer-row")).to_be_visible()  # bets open: the timer too
+    turned = dealer.locator("[data-centre], [data-row] [data-card]")
+    for card, key in (("Q♥", " "), (None, " "), ("2♣", "Enter"), ("Q♠", " ")):
+        in_first_screen(dealer)
+        before, count = step.get_attribute("data-step"), turned.count()
+        if card is None:
+            dealer.keyboard.press(key)
+            expect(step).not_to_have_attribute("data-step", str(before))
+            continue
+        dealer.click(f'[data-pick-rank="{card[0]}"]')  # with the mouse, then a key
+        dealer.click(f'[data-pick-suit="{card[1]}"]')
+        expect(step).to_be_focused()
+        dealer.keyboard.press(key)
+        expect(turned).to_have_count(count + 1)
+    assert row_cards(dealer, "bahar") == ["Q♠"]
+    in_first_screen(dealer)
+    assert space(dealer) == "settle"
+
+
 # -- a teaching round: markers and tokens ---------------------------------------------------------
 
 
@@ -378,6 +437,53 @@ def test_the_dealer_and_the_room_screens_have_contrast(
         assert home.evaluate(CONTRAST) == [], path
 
 
+# -- the room's display: fills its screen, legible from across the room --------------------------
+
+LEGIBLE = """(selector) => Array.from(document.querySelectorAll(selector)).flatMap((el) => {
+    // Texts drawn smaller than 28 px (not those only screen readers hear).
+    const box = el.getBoundingClientRect();
+    const texts = Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.data.trim());
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    return texts && box.width > 1 && size < 28 ? [`${el.textContent.trim()}: ${size}px`] : [];
+})"""
+CORNERS = """() => Array.from(document.querySelectorAll('[data-row] .slot')).flatMap((slot) => {
+    // Cards whose corner (the rank) the next card covers, or that lie outside the screen.
+    const rank = slot.querySelector('.rank').getBoundingClientRect();
+    const next = slot.nextElementSibling;
+    const card = slot.firstElementChild.getBoundingClientRect();
+    const outside = card.bottom > innerHeight || card.right > innerWidth;
+    const over = next && next.getBoundingClientRect().top < rank.bottom
+        && next.getBoundingClientRect().left < rank.right;
+    return outside || over ? [slot.firstElementChild.dataset.card] : [];
+})"""
+
+
+def test_the_room_display_fills_its_screen_at_any_round_length(
+    club: ClubServer, people: People
+) -> None:
+    code, token = club.table("Long round")
+    rooms = [people.page(TV), people.page({"width": 1280, "height": 720})]
+    for room in rooms:
+        room.goto(f"{club.url}/display/{code}")
+    club.post(f"/api/tables/{code}/rounds", {"physical": True, "seconds": 600}, token)
+    tv = rooms[0]  # 1080p: 28 px or more, read at 3 m (720p: the same picture, smaller)
+    expect(tv.locator(".countdown")).to_be_visible()
+    assert tv.evaluate(LEGIBLE, ".display-side *, .countdown *, .display-head *") == []
+    # 46 cards (a real deck: the centre K♥, 45 cards of no king, then K♠): 23 in each row
+    club.post(f"/api/tables/{code}/actions/centre", {"card": "KH"}, token)
+    no_king = [rank + suit for rank in "23456789TJQA" for suit in "SHDC"][:45]
+    for card in [*no_king, "KS"]:
+        club.post(f"/api/tables/{code}/actions/deal", {"card": card}, token)
+    for room in rooms:
+        expect(room.locator("[data-row] [data-card]")).to_have_count(46)
+        expect(room.locator(".felt-status")).to_have_text("Bahar wins with 46 cards dealt.")
+        assert room.evaluate(CORNERS) == [], room.viewport_size  # "10" shows whole
+        size = room.evaluate("() => [document.documentElement.scrollWidth,"
+                             " document.documentElement.scrollHeight]")  # fmt: skip
+        assert size == [room.viewport_size["width"], room.viewport_size["height"]]  # type: ignore[index]
+    assert tv.evaluate(LEGIBLE, ".display-side *") == []
+
+
 # -- fairness ------------------------------------------------------------------------------------
 
 
@@ -395,23 +501,27 @@ def test_the_browser_checks_the_deck_without_crypto_subtle(
     phone.goto(f"{club.url}/verify/{code}/1")
     assert phone.evaluate("() => window.crypto.subtle === undefined")
     expect(phone.locator("#browser-check")).to_have_text(MATCHES)
-    # The deck wraps between cards, never inside one (Q♠ stays whole): every line of the
-    # deck's text starts with a rank.
-    lines = phone.evaluate(
-        """() => {
-            const code = document.querySelector('#verify code');
-            const range = document.createRange();
-            const tops = new Map();
-            const text = code.firstChild;
-            for (let i = 0; i < text.length; i += 1) {
-                range.setStart(text, i); range.setEnd(text, i + 1);
-                const top = Math.round(range.getBoundingClientRect().top);
-                if (!tops.has(top)) tops.set(top, text.data[i]);
-            }
-            return Array.from(tops.values());
-        }"""
-    )
-    assert len(lines) > 1 and all(first in "23456789JQKA1 " for first in lines), lines
+    # Written for a player: what was checked in words, the by-hand steps folded away (no
+    # path in the project's files, no command to copy), a way back to the table.
+    expect(phone.locator(".checks li")).to_have_count(3)
+    expect(phone.locator(".checks li").first).to_contain_text("The cards dealt are the deck's")
+    expect(phone.locator("#hashed-text")).to_be_hidden()  # in the closed <details>
+    page = phone.locator("main").inner_text() + phone.locator("details").inner_text()
+    assert "docs/" not in page and "sha256sum" not in page and "printf" not in page
+    expect(phone.locator("a.back-link")).to_have_attribute("href", f"/play/{code}")
+    back = phone.locator("a.back-link").bounding_box()
+    assert back is not None and back["height"] >= 44
+    # The deck in the felt's own card names: a queen is Д in Russian, each card whole.
+    deck = (phone.locator("#verify").get_attribute("data-deck") or "").split()
+    phone.goto(f"{club.url}/verify/{code}/1?lang=ru")
+    shown = phone.locator("#deck-cards .mini-card")
+    expect(shown).to_have_count(52)
+    queen = deck.index("Q♠")
+    expect(shown.nth(queen)).to_have_text("Д")
+    expect(shown.nth(queen)).to_have_attribute("aria-label", "дама пик")
+    heights = {round(box["height"]) for box in (c.bounding_box() for c in shown.all()) if box}
+    assert len(heights) == 1  # no card broken across two lines
+    expect(phone.locator("#browser-check")).to_have_text("колода соответствует хешу")
 
 
 # -- issue 10: the verify page compares with what the player saw while betting ---------------------

@@ -11,14 +11,14 @@ from decimal import Decimal
 
 import pytest
 
+from andar_bahar.club.limits import RequestConflict
+from andar_bahar.club.service import CreatedTable, TableService, commitment_of
 from andar_bahar.engine.cards import Card, shuffled
 from andar_bahar.engine.errors import AccessError, ActionError, AndarBaharError, BetError, DeckError
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
-from andar_bahar.web.limits import RequestConflict
-from andar_bahar.web.service import CreatedTable, TableService, commitment_of
 
 SEED = 21
 
@@ -274,3 +274,50 @@ def test_betting_a_spot_again_adds_to_its_stake_and_settles_as_one_bet(service) 
     expected = Decimal(500) + (Decimal(27) if andar_won else Decimal(-30))
     assert {p.name: p.balance for p in service.state(table.code).players}["Asha"] == expected
     assert service.round_ledger_sum(table.code, 1) == 0
+
+
+def test_taking_back_the_last_chip_is_audited_and_posts_nothing(service) -> None:  # type: ignore[no-untyped-def]
+    table, asha, ravi = betting_table(service)
+    service.open_round(table.code, table.dealer_token)
+    service.place_bet(table.code, asha, "andar", "10", key="a1")
+    service.place_bet(table.code, asha, "cards:1-5", "5", key="a2")
+    service.place_bet(table.code, asha, "andar", "25", key="a3")
+    service.place_bet(table.code, ravi, "bahar", "50", key="r1")  # another's last bet
+    postings = len(service.statement_local(table.code).postings)
+    taken = service.take_back_bet(table.code, asha, key="u1")
+    assert (taken.bet, taken.stake, taken.total) == ("andar", Decimal(25), Decimal(10))
+    assert service.take_back_bet(table.code, asha, key="u1") == taken  # the same key: once
+    taken = service.take_back_bet(table.code, asha, key="u2")
+    assert (taken.bet, taken.stake, taken.total) == ("cards:1-5", Decimal(5), Decimal(0))
+    wagers = service.state(table.code).round.wagers  # type: ignore[union-attr]
+    assert wagers == (("Asha", "andar", Decimal(10)), ("Ravi", "bahar", Decimal(50)))
+    assert len(service.statement_local(table.code).postings) == postings  # no ledger entry
+    audited = [
+        (r.actor, r.old_value, r.new_value)
+        for r in service.audit_local(table.code)
+        if r.action == "take back"
+    ]
+    assert audited == [("Asha", "andar 35", "andar 10"), ("Asha", "cards:1-5 5", "cards:1-5 0")]
+    service.close_bets(table.code, table.dealer_token)
+    with pytest.raises(BetError, match="Bets are closed"):
+        service.take_back_bet(table.code, asha, key="u3")
+    assert service.state(table.code).round.wagers == wagers  # type: ignore[union-attr]
+
+
+def test_double_and_repeat_place_every_bet_or_none(service) -> None:  # type: ignore[no-untyped-def]
+    table, asha, _ = betting_table(service)  # Asha has 500
+    service.open_round(table.code, table.dealer_token)
+    service.place_bet(table.code, asha, "andar", "100", key="a1")
+    service.place_bet(table.code, asha, "cards:6-10", "100", key="a2")
+    doubled = service.double_bets(table.code, asha, key="d1")
+    assert (doubled.bet, doubled.total) == ("cards:6-10", Decimal(200))
+    before = service.state(table.code)
+    # 400 at stake of 500: doubling again needs 400 more, only 100 are free
+    with pytest.raises(BetError, match="Doubling needs 400 more chips and Asha has 100 available"):
+        service.double_bets(table.code, asha, key="d2")
+    # a repeat whose second bet passes the balance places neither
+    with pytest.raises(BetError, match="too much"):
+        service.place_bets(
+            table.code, asha, (("bahar", Decimal(50)), ("cards:1-5", Decimal(60))), key="p1"
+        )
+    assert service.state(table.code) == before

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from andar_bahar.web.app import create_app
 
-__all__ = ["csrf", "served"]
+__all__ = ["csrf", "served", "served_by_command"]
 
 CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 
@@ -33,3 +36,27 @@ def csrf(client: TestClient, path: str = "/") -> str:
     match = CSRF_FIELD.search(client.get(path).text)
     assert match is not None, f"{path} has no CSRF field"
     return match.group(1)
+
+
+def served_by_command(
+    monkeypatch: pytest.MonkeyPatch, folder: Path, limits: object, *options: str
+) -> tuple[Any, Any]:
+    """The app as ``andar-bahar serve OPTIONS`` hands it to uvicorn (with *limits*), and as
+    uvicorn wraps it: (the app, what uvicorn serves). Close ``app.state.service.storage``."""
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from andar_bahar.cli import app as cli_app
+    from andar_bahar.web import app as web_app
+
+    runs: list[tuple[Any, dict[str, Any]]] = []
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder / "data"))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: runs.append((app, kwargs)))
+    monkeypatch.setattr(web_app, "create_app", functools.partial(create_app, limits=limits))
+    db = str(folder / "club.sqlite3")
+    result = CliRunner().invoke(cli_app, ["serve", "--db", db, "--lang", "en", *options])
+    assert result.exit_code == 0, result.output
+    application, kwargs = runs[-1]
+    config = uvicorn.Config(application, **kwargs)
+    config.load()
+    return application, config.loaded_app

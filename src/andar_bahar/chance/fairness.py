@@ -46,6 +46,7 @@ from numpy.typing import NDArray
 
 from andar_bahar.chance.fairness_options import ALPHA, CARDS, Source
 from andar_bahar.chance.odds import outcome_distribution
+from andar_bahar.chance.significance import pooled
 from andar_bahar.engine.cards import FULL_DECK, shuffled
 from andar_bahar.engine.money import decimal_sign
 from andar_bahar.engine.rules import Row, find_procedure
@@ -63,7 +64,6 @@ __all__ = [
 ]
 
 _CHUNK = 1 << 14  # decks tallied (and shuffled) at a time: bounded memory, a moving progress bar
-_MIN_EXPECTED = 5.0  # cells of the cards-dealt chi-square are pooled up to this expectation
 
 
 def _stats() -> Any:
@@ -374,33 +374,13 @@ def _dealt_probabilities() -> dict[int, Fraction]:
     return outcome_distribution(find_procedure("classic")).cards_dealt
 
 
-def _pooled(observed: list[int], expected: list[float]) -> tuple[list[int], list[float]]:
-    """Adjacent cells merged until each expects at least 5 (a short tail joins the last)."""
-    groups_o: list[int] = []
-    groups_e: list[float] = []
-    run_o, run_e = 0, 0.0
-    for o, e in zip(observed, expected, strict=True):
-        run_o, run_e = run_o + o, run_e + e
-        if run_e >= _MIN_EXPECTED:
-            groups_o.append(run_o)
-            groups_e.append(run_e)
-            run_o, run_e = 0, 0.0
-    if run_e > 0 or run_o > 0:
-        if groups_o:
-            groups_o[-1] += run_o
-            groups_e[-1] += run_e
-        else:
-            groups_o, groups_e = [run_o], [run_e]
-    return groups_o, groups_e
-
-
 def _cards_dealt(tally: _Tally) -> TestResult:
     assert tally.dealt is not None
     probabilities = _dealt_probabilities()
     counts = list(probabilities)
     observed = [int(tally.dealt[k]) for k in counts]
     expected = [tally.decks * float(probabilities[k]) for k in counts]
-    groups_o, groups_e = _pooled(observed, expected)
+    groups_o, groups_e = pooled(observed, expected)
     x2 = sum((o - e) ** 2 / e for o, e in zip(groups_o, groups_e, strict=True))
     df = len(groups_o) - 1
     p = float(_stats().chi2.sf(x2, df)) if df > 0 else 1.0

@@ -57,7 +57,8 @@ COMMANDS = {
         "andar_bahar.cli.tables", "Show a paytable or check a club's paytable file."
     ),
     "history": Subcommand(
-        "andar_bahar.cli.history", "The stored rounds: list them, or verify every settlement."
+        "andar_bahar.cli.history",
+        "The stored rounds: list them, verify every settlement, a table's hold and shuffle check.",
     ),
 }
 """Every command of ``andar-bahar``: its module and the summary ``--help`` shows (the

@@ -25,6 +25,7 @@ from andar_bahar.cli.common import (
     commands_app,
     echo_json,
     guarded,
+    language_for,
     progress_bar,
     require_extra,
     translator_for,
@@ -93,7 +94,9 @@ def odds(
     rules = build_procedure(procedure, start, target_mode, window)
     table = read_paytable(paytable or rules.paytable)
     report = odds_report(rules, table)
-    at_stake = stake_odds(report, _stake(stake, table)) if stake is not None else ()
+    amount = _stake(stake, table, language_for(lang)) if stake is not None else None
+    at_stake = stake_odds(report, amount) if amount is not None else ()
+    outside = table.limits_problem(amount) if amount is not None else None
     rounding = rounding_check(report)
     if plot is not None:
         require_extra("sim", "matplotlib")
@@ -104,6 +107,8 @@ def odds(
         data = report.to_dict()
         if at_stake:
             data["stake"] = str(at_stake[0].stake)
+            data["stake_allowed"] = outside is None
+            data["stake_warning"] = str(outside) if outside is not None else None
             for item, odds in zip(data["bets"], at_stake, strict=True):  # type: ignore[call-overload]
                 item["at_stake"] = odds.to_dict()
         data["rounding"] = {
@@ -115,13 +120,18 @@ def odds(
         echo_json(data)
     elif output is OddsFormat.CSV:
         typer.echo(odds_csv(report, at_stake), nl=False)
+        if outside is not None:
+            typer.echo(outside.localized(translator), err=True)
     else:
-        typer.echo(render_odds(report, translator, stake=at_stake, rounding=rounding))
+        typer.echo(
+            render_odds(report, translator, stake=at_stake, rounding=rounding, outside=outside)
+        )
 
 
-def _stake(text: str, table: Paytable) -> Decimal:
-    """A stake for ``--stake``: a positive whole number of the table's chips."""
-    amount = parse_stake(text)
+def _stake(text: str, table: Paytable, lang: str) -> Decimal:
+    """A stake for ``--stake`` (as people of *lang* write amounts): a positive whole
+    number of the table's chips."""
+    amount = parse_stake(text, lang=lang)
     table.check_chips(amount)
     return amount
 
@@ -188,8 +198,8 @@ def simulate_command(
         typer.echo(render_simulation(result, translator))
 
 
-def _units(text: str, table: Paytable, option: str) -> int:
-    amount = parse_stake(text)
+def _units(text: str, table: Paytable, option: str, lang: str) -> int:
+    amount = parse_stake(text, lang=lang)
     table.check_stake(amount) if option == "--stake" else None
     units = amount / table.chip
     if amount <= 0 or units != units.to_integral_value():
@@ -243,8 +253,8 @@ def sessions(
         table,
         bet=the_bet,
         system=system,
-        bankroll=_units(bankroll, table, "--bankroll"),
-        stake=_units(stake, table, "--stake"),
+        bankroll=_units(bankroll, table, "--bankroll", language_for(lang)),
+        stake=_units(stake, table, "--stake", language_for(lang)),
         rounds=rounds,
         sessions=count,
         seed=seed,

@@ -35,6 +35,7 @@ __all__ = [
     "echo_json",
     "extra_of",
     "guarded",
+    "language_for",
     "progress_bar",
     "require_extra",
     "translator_for",
@@ -86,9 +87,14 @@ FormatOption = Annotated[
 ]
 
 
+def language_for(lang: Lang | None) -> str:
+    """The chosen language, or the environment's (how amounts given on the line are read)."""
+    return lang.value if lang is not None else detect_language()
+
+
 def translator_for(lang: Lang | None) -> Translator:
     """The catalogue of the chosen language, or of the environment's."""
-    return translations(lang.value if lang is not None else detect_language())
+    return translations(language_for(lang))
 
 
 def fail(error: AndarBaharError, translator: Translator) -> typer.Exit:

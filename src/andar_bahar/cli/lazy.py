@@ -132,10 +132,15 @@ class _PlainReader:
 
 
 def _whole_number(value: Any) -> int | None:
+    """*value* as a whole number written in the digits 0 to 9 (``int()`` alone would read
+    other scripts' digits too, such as ١٠), or ``None``."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
+    text = str(value).strip()
+    if not text.isascii():
+        return None
     try:
-        return int(str(value).strip())
+        return int(text)
     except ValueError:
         return None
 

@@ -1,10 +1,11 @@
 """``andar-bahar serve``: the club table in the browser (the dealer's laptop serves it).
 
-One process by default. ``--workers N`` (PostgreSQL only) runs N worker processes
-that share the port and every table: each one LISTENs for the changes the others
-make (:mod:`andar_bahar.web.notify`). Several ``serve`` commands on other ports or
-hosts against the same database behave the same, given the same secret
-(``--secret-file``): see docs/deployment.md.
+One process by default, with the uvicorn protocols and settings of
+:mod:`andar_bahar.web.http.connections` (slow and noisy clients are closed). ``--workers N``
+(PostgreSQL only) runs N worker processes that share the port and every table: each one
+LISTENs for the changes the others make (:mod:`andar_bahar.club.events`). Several
+``serve`` commands on other ports or hosts against the same database behave the same,
+given the same secret (``--secret-file``): see docs/deployment.md.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -29,21 +31,12 @@ __all__ = ["address_line", "serve", "tell_workers", "worker_app"]
 
 app = commands_app()
 
-UVICORN: dict[str, Any] = {
-    "log_level": "warning",
-    "ws": "auto",
-    "ws_per_message_deflate": False,
-    "ws_max_size": 4096,
-}
-"""uvicorn's settings: live messages are small and many, so they are not compressed
-(compressing each one for each phone would cost more CPU than the Wi-Fi saves); a page
-only ever sends ``ping`` over its socket, so a message over 4 KiB closes the socket
-(1009) instead of being read into memory (uvicorn's default allows 16 MiB)."""
 WORKER_DB = "ANDAR_BAHAR_SERVE_DB"
 WORKER_KEY = "ANDAR_BAHAR_SERVE_KEY"
 WORKER_CONNECTIONS = "ANDAR_BAHAR_SERVE_CONNECTIONS"
-"""How the parent of ``--workers`` tells its workers the database, the secret and the
-connections each may open."""
+WORKER_PROXIES = "ANDAR_BAHAR_SERVE_PROXIES"
+"""How the parent of ``--workers`` tells its workers the database, the secret, the
+connections each may open and the trusted proxies."""
 DB_CONNECTIONS = 40
 """``--db-connections``: a ``serve`` command opens at most this many connections to
 PostgreSQL in all (one per thread that reads or writes at once), split among its
@@ -105,20 +98,27 @@ def _secret_path() -> Path:
     return Path(default_database_url().removeprefix("sqlite:///")).parent / APP_KEY_FILE
 
 
-def tell_workers(url: str, secret: bytes, workers: int, connections: int = DB_CONNECTIONS) -> int:
-    """Set what each worker process reads (:func:`worker_app`): the database, the secret
-    and its share of *connections*; return that share.
+def tell_workers(
+    url: str,
+    secret: bytes,
+    workers: int,
+    connections: int = DB_CONNECTIONS,
+    proxies: Sequence[str] = (),
+) -> int:
+    """Set what each worker process reads (:func:`worker_app`): the database, the secret,
+    its share of *connections* and the trusted *proxies*; return that share.
 
     >>> tell_workers("postgresql+psycopg://club@db.example/club", b"k", workers=4, connections=40)
     10
     >>> os.environ[WORKER_CONNECTIONS]
     '10'
-    >>> for name in (WORKER_DB, WORKER_KEY, WORKER_CONNECTIONS):
+    >>> for name in (WORKER_DB, WORKER_KEY, WORKER_CONNECTIONS, WORKER_PROXIES):
     ...     del os.environ[name]
     """
     each = max(1, connections // workers)
     os.environ[WORKER_DB], os.environ[WORKER_KEY] = url, secret.hex()
     os.environ[WORKER_CONNECTIONS] = str(each)
+    os.environ[WORKER_PROXIES] = ",".join(proxies)
     return each
 
 
@@ -131,6 +131,7 @@ def worker_app() -> FastAPI:
         secret=bytes.fromhex(os.environ[WORKER_KEY]),
         serving=True,
         connections=int(os.environ[WORKER_CONNECTIONS]),
+        proxies=[p for p in os.environ.get(WORKER_PROXIES, "").split(",") if p],
     )
 
 
@@ -184,7 +185,7 @@ ProxyOption = Annotated[
     list[str] | None,
     typer.Option(
         "--proxy",
-        help="Behind a reverse proxy: its address (or network); the limits on guessing and on new tables then count the client's address from X-Forwarded-For, believed only from the proxy.",
+        help="Behind a reverse proxy: its address or network (several: comma-separated); the limits on guessing and on new tables then count the rightmost address of X-Forwarded-For that is no trusted proxy, believed only from a proxy (an entry that is no address counts as the proxy's own).",
     ),
 ]
 
@@ -208,8 +209,9 @@ def serve(
 
     from andar_bahar.storage import Storage, default_database_url
     from andar_bahar.web.app import create_app
-    from andar_bahar.web.limits import trusted_proxies
-    from andar_bahar.web.security import load_or_create_secret, new_secret
+    from andar_bahar.web.http.clients import trusted_proxies
+    from andar_bahar.web.http.connections import server_settings
+    from andar_bahar.web.http.security import load_or_create_secret, new_secret
 
     url = database_url(db) or default_database_url()
     if workers > 1 and make_url(url).get_backend_name() == "sqlite":
@@ -222,8 +224,8 @@ def serve(
                 n=workers,
             )
         )
-    proxies = trusted_proxies(proxy or ())
-    settings = {**UVICORN, "proxy_headers": bool(proxies), "forwarded_allow_ips": proxies or None}
+    proxies = [str(network) for network in trusted_proxies(proxy or ())]  # refused here if bad
+    settings = {**server_settings(), "proxy_headers": False}  # the app reads X-Forwarded-For
     try:
         secret = load_or_create_secret(secret_file or _secret_path())
     except OSError:  # a read-only folder: tokens then last until the server stops
@@ -233,13 +235,14 @@ def serve(
     line = address_line(host, port).localized(translator_for(lang))
     if workers == 1:
         application = create_app(
-            database_url=url, secret=secret, serving=True, connections=db_connections
-        )
+            database_url=url, secret=secret, serving=True, connections=db_connections,
+            proxies=proxies,
+        )  # fmt: skip
         typer.echo(line)
         uvicorn.run(application, host=host, port=port, **settings)
         return
     Storage.open(url).close()  # the schema brought up to date once, before the workers start
-    tell_workers(url, secret, workers, db_connections)
+    tell_workers(url, secret, workers, db_connections, proxies)
     typer.echo(line)
     uvicorn.run(
         "andar_bahar.cli.serve:worker_app", factory=True, workers=workers, host=host,

@@ -1,8 +1,8 @@
-"""Bets on the table: placing, adding to, changing and taking back a stake (SPEC §6).
+"""Bets on the table: placing, adding to, changing and taking back a stake.
 
 The betting steps of :class:`~andar_bahar.engine.round.Round`, kept apart so that the
-state machine stays readable. Betting a spot a player already holds **adds** to it
-(issue 13): the record says how much was added and the total on the spot; the limits
+state machine stays readable. Betting a spot a player already holds **adds** to it:
+the record says how much was added and the total on the spot; the limits
 bound the total; changing or taking back a stake are their own explicit steps.
 
 >>> from andar_bahar.engine.paytables import find_paytable
@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING
 from andar_bahar.engine.bets import Bet, Wager
 from andar_bahar.engine.errors import AndarBaharError, BetError
 from andar_bahar.engine.money import Amount, as_decimal, parse_stake
-from andar_bahar.engine.operations import BetChanged, BetPlaced, BetWithdrawn, OperationT
+from andar_bahar.engine.operations import (
+    BetChanged,
+    BetPlaced,
+    BetWithdrawn,
+    Operation,
+    OperationT,
+)
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
@@ -36,6 +42,7 @@ class Betting:
     paytable: Paytable
     balances: dict[str, Decimal] | None
     _wagers: dict[tuple[str, Bet], Decimal]
+    _operations: list[Operation]
 
     if TYPE_CHECKING:
 
@@ -221,6 +228,137 @@ class Betting:
         key = self._verify_withdraw(player, bet)
         del self._wagers[key]
         return self._log(BetWithdrawn(*key))
+
+    def last_placement(self, player: str) -> Wager | None:
+        """The player's last chips placed that are still on the table (``None``: none).
+
+        Read from the round's operations: each placement goes on its spot's pile; a
+        spot taken back is emptied; a stake changed down comes off its spot's latest
+        placements first, a stake changed up is placed on top. The piles of a spot add
+        up to its stake, so taking back the last placement again and again takes the
+        bets off in the opposite order to their placing.
+
+        >>> from andar_bahar.engine.paytables import find_paytable
+        >>> from andar_bahar.engine.round import Round
+        >>> from andar_bahar.engine.rules import find_procedure
+        >>> rnd = Round(find_procedure("classic"), find_paytable("wizard"))
+        >>> for bet, stake in (("andar", 5), ("bahar", 10), ("andar", 25)):
+        ...     _ = rnd.place_bet("asha", bet, stake)
+        >>> rnd.last_placement("asha")
+        Wager(player='asha', bet=MainBet(row=<Row.ANDAR: 'andar'>), stake=Decimal('25'))
+        """
+        name = player.strip()
+        piles: list[tuple[Bet, Decimal]] = []
+        for done in self._operations:
+            if getattr(done, "player", None) != name:
+                continue
+            if isinstance(done, BetPlaced):
+                piles.append((done.bet, done.stake))
+            elif isinstance(done, BetWithdrawn):
+                piles = [(bet, stake) for bet, stake in piles if bet != done.bet]
+            elif isinstance(done, BetChanged) and done.stake > done.previous:
+                piles.append((done.bet, done.stake - done.previous))
+            elif isinstance(done, BetChanged):
+                piles = _taken_off(piles, done.bet, done.previous - done.stake)
+        return Wager(name, *piles[-1]) if piles else None
+
+    def take_back(self, player: str) -> BetWithdrawn | BetChanged:
+        """Take the player's last placement (:meth:`last_placement`) off the table while
+        bets are open: the spot keeps what was on it before.
+
+        >>> from andar_bahar.engine.paytables import find_paytable
+        >>> from andar_bahar.engine.round import Round
+        >>> from andar_bahar.engine.rules import find_procedure
+        >>> rnd = Round(find_procedure("classic"), find_paytable("wizard"))
+        >>> for bet, stake in (("andar", 5), ("bahar", 10), ("andar", 25)):
+        ...     _ = rnd.place_bet("asha", bet, stake)
+        >>> _ = rnd.take_back("asha")
+        >>> [(str(w.bet), str(w.stake)) for w in rnd.wagers]
+        [('andar', '5'), ('bahar', '10')]
+        >>> _ = rnd.take_back("asha")
+        >>> [(str(w.bet), str(w.stake)) for w in rnd.wagers]
+        [('andar', '5')]
+        """
+        self._check_window()
+        last = self.last_placement(player)
+        if last is None:
+            raise BetError(
+                Message(
+                    N_("{player} has no bet on the table to take back."),
+                    player=player.strip(),
+                )
+            )
+        held = self._wagers[(last.player, last.bet)]
+        if last.stake >= held:
+            return self.withdraw_bet(last.player, last.bet)
+        return self.change_bet(last.player, last.bet, held - last.stake)
+
+    def double_bets(self, player: str) -> tuple[BetPlaced, ...]:
+        """Put the same stake again on every spot the player holds: all of them, or none
+        (refused when a spot would pass the table maximum or the stakes the balance).
+
+        >>> from andar_bahar.engine.paytables import find_paytable
+        >>> from andar_bahar.engine.round import Round
+        >>> from andar_bahar.engine.rules import find_procedure
+        >>> rnd = Round(find_procedure("classic"), find_paytable("wizard"),
+        ...             balances={"asha": Decimal(50)})
+        >>> _ = rnd.place_bet("asha", "andar", 10), rnd.place_bet("asha", "cards:1-5", 5)
+        >>> [str(placed.total) for placed in rnd.double_bets("asha")]
+        ['20', '10']
+        >>> rnd.double_bets("asha")
+        Traceback (most recent call last):
+        ...
+        andar_bahar.engine.errors.BetError: Doubling needs 30 more chips and asha has 20 available: nothing was doubled.
+        """
+        self._check_window()
+        name = check_player(player)
+        mine = [(bet, stake) for (who, bet), stake in self._wagers.items() if who == name]
+        if not mine:
+            raise BetError(Message(N_("{player} has no bet on the table to double."), player=name))
+        limit = self.paytable.max_stake
+        for bet, stake in mine:
+            if limit is not None and 2 * stake > limit:
+                raise BetError(
+                    Message(
+                        N_(
+                            "Doubling would put {total} on {bet}, above the table maximum"
+                            " of {limit}: nothing was doubled."
+                        ),
+                        total=Amount(2 * stake),
+                        bet=bet,
+                        limit=Amount(limit),
+                    )
+                )
+        staked = self._staked(name)
+        balance = self.balances.get(name) if self.balances is not None else None
+        if balance is not None and 2 * staked > balance:
+            raise BetError(
+                Message(
+                    N_(
+                        "Doubling needs {stake} more chips and {player} has {available}"
+                        " available: nothing was doubled."
+                    ),
+                    stake=Amount(staked),
+                    player=name,
+                    available=Amount(balance - staked),
+                )
+            )
+        return tuple(self.place_bet(name, bet, stake) for bet, stake in mine)
+
+
+def _taken_off(
+    piles: list[tuple[Bet, Decimal]], bet: Bet, amount: Decimal
+) -> list[tuple[Bet, Decimal]]:
+    """*piles* less *amount* taken off *bet*'s latest piles first."""
+    kept: list[tuple[Bet, Decimal]] = []
+    for pile, stake in reversed(piles):
+        if pile == bet and amount > 0:
+            taken = min(stake, amount)
+            amount -= taken
+            stake -= taken
+        if stake > 0:
+            kept.append((pile, stake))
+    return kept[::-1]
 
 
 def check_player(player: str) -> str:

@@ -2,8 +2,8 @@
 
 >>> parse_stake("120")
 Decimal('120')
->>> parse_stake("12,5")
-Decimal('12.5')
+>>> parse_stake("12,5", lang="ru"), parse_stake("1,000", lang="en")
+(Decimal('12.5'), Decimal('1000'))
 >>> parse_stake("abc")
 Traceback (most recent call last):
 ...
@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from functools import lru_cache
 
 from andar_bahar.engine.errors import BetError
 from andar_bahar.i18n.messages import N_, Message, Translator
@@ -28,6 +29,7 @@ __all__ = [
     "Amount",
     "as_decimal",
     "check_amount",
+    "foreign_digits",
     "format_amount",
     "parse_stake",
     "to_decimal",
@@ -72,11 +74,30 @@ def check_amount(value: Decimal, text: object) -> Decimal:
     return value
 
 
-def parse_stake(text: str | int | Decimal) -> Decimal:
-    """Read a stake written by a person (a decimal point or comma); refuse anything else.
+def parse_stake(text: str | int | Decimal, *, lang: str | None = None) -> Decimal:
+    """Read an amount written by a person in language *lang*; refuse anything else.
 
-    >>> parse_stake("1 000"), parse_stake("-5")
-    (Decimal('1000'), Decimal('-5'))
+    The language's own grouping of thousands and decimal mark are read as its people write
+    them (Babel's locale data: ``1,000.5`` in English, ``1 000,5`` in Russian and Georgian,
+    where a point is read as a decimal mark too); groups of three apart by a space (or a
+    no-break or thin space) are read in every language. An amount that could be two
+    numbers — one comma or point before exactly three digits that is not the language's
+    own grouping (``1,000`` in Russian, ``1.000`` in English) — is refused with a sentence
+    that shows how to write it, never read as one of them. *lang* ``None``: no language's
+    grouping, so a single comma or point before three digits is refused in any case.
+
+    >>> parse_stake("1,000", lang="en"), parse_stake("1 000,5", lang="ru"), parse_stake("-5")
+    (Decimal('1000'), Decimal('1000.5'), Decimal('-5'))
+    >>> parse_stake("12,5", lang="ka"), parse_stake("12.5", lang="ru"), parse_stake("1.000,5")
+    (Decimal('12.5'), Decimal('12.5'), Decimal('1000.5'))
+    >>> parse_stake("1,000", lang="ru")
+    Traceback (most recent call last):
+    ...
+    andar_bahar.engine.errors.BetError: The amount '1,000' could be 1 or 1000: write 1000, or 1 without the decimals.
+    >>> parse_stake("1,00,0", lang="en")
+    Traceback (most recent call last):
+    ...
+    andar_bahar.engine.errors.BetError: The amount '1,00,0' has a separator out of place: group the thousands in threes, as in 1,000,000, and write the decimals after '.', as in 12.5.
     >>> parse_stake("１０")
     Traceback (most recent call last):
     ...
@@ -95,9 +116,9 @@ def parse_stake(text: str | int | Decimal) -> Decimal:
     written = text.strip()
     if len(written) > 40:
         return check_amount(Decimal("NaN"), text)
-    if not _WRITTEN_AMOUNT.fullmatch(written):
-        try:  # Python reads other digits (١٠, １０), exponents and "1 0": a person does not
-            value = Decimal(written.replace(",", ".").translate(_SPACES))
+    if not _WRITTEN.fullmatch(written):
+        try:  # Python reads other digits (١٠, １０), exponents and "1_0": a person does not
+            value = Decimal(written.replace(",", ".").translate(_NO_SPACES))
         except InvalidOperation:
             value = Decimal("NaN")
         if not value.is_finite():
@@ -111,15 +132,117 @@ def parse_stake(text: str | int | Decimal) -> Decimal:
                 text=text,
             )
         )
-    return check_amount(Decimal(written.replace(",", ".").translate(_SPACES)), text)
+    return check_amount(_read(written, _notation(lang), text), text)
 
 
-_WRITTEN_AMOUNT = re.compile(
-    r"[+-]?(?:[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+|[0-9]+)(?:[.,][0-9]*)?|[+-]?[.,][0-9]+",
-    re.ASCII,
-)
-"""An amount as people write it: ASCII digits, groups of three apart (1 000), a point or comma."""
-_SPACES = str.maketrans("", "", " \u00a0\u202f")
+_SPACES = " \u00a0\u202f\u2009"
+"""What groups thousands apart in every language: a space, a no-break, narrow no-break or
+thin space (Babel writes Russian and Georgian amounts with the no-break one)."""
+_NO_SPACES = str.maketrans("", "", _SPACES)
+_WRITTEN = re.compile(r"[+-]?[0-9 \u00a0\u202f\u2009.,]*[0-9][0-9 \u00a0\u202f\u2009.,]*", re.ASCII)
+"""An amount as people write it: ASCII digits, spaces, points and commas (placed anyhow:
+:func:`_read` says where one is out of place)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Notation:
+    """How a language writes amounts: its decimal mark, and its mark between thousands
+    (``None``: a space, or no language's own, for an amount read without a language)."""
+
+    decimal: str
+    group: str | None
+
+    def decimals(self, mark: str) -> bool:
+        """Whether *mark* may be a decimal mark (a point always is, besides the language's)."""
+        return mark != self.group and (mark in (self.decimal, ".") or self.group is None)
+
+
+@lru_cache(maxsize=8)
+def _notation(lang: str | None) -> _Notation:
+    """The notation of *lang* from Babel's locale data (``None``: no language's)."""
+    if lang is None:
+        return _Notation(".", None)
+    from babel.numbers import get_decimal_symbol, get_group_symbol
+
+    group = get_group_symbol(lang)
+    return _Notation(get_decimal_symbol(lang), None if group in _SPACES else group)
+
+
+def _read(written: str, notation: _Notation, text: str) -> Decimal:
+    """The amount *written* (sign, digits, marks) in *notation*, or why not (a BetError)."""
+    sign, body = (written[0], written[1:]) if written[0] in "+-" else ("", written)
+    marks = [c for c in body if c in ".,"]
+    kinds = set(marks)
+    decimal = None
+    if len(kinds) == 2:  # both: the last one is the decimal mark (1,000.5 or 1.000,5)
+        decimal = marks[-1]
+    elif len(kinds) == 1 and len(marks) == 1 and notation.decimals(marks[0]):
+        decimal = marks[0]
+    whole, _, fraction = body.rpartition(decimal) if decimal else (body, "", "")
+    if decimal and (marks.count(decimal) > 1 or (fraction and not fraction.isdigit())):
+        raise _misplaced(text, notation)
+    digits = _grouped(whole, text, notation)
+    if decimal and len(kinds) == 1 and len(fraction) == 3 and _could_group(whole):
+        raise _ambiguous(text, sign, digits, fraction, notation)
+    return Decimal(f"{sign}{digits or '0'}.{fraction}" if fraction else f"{sign}{digits}")
+
+
+def _could_group(whole: str) -> bool:
+    """Whether *whole* could be the first group of thousands (1 to 3 digits, not 0…)."""
+    return whole.isdigit() and len(whole) <= 3 and not whole.startswith("0")
+
+
+def _grouped(whole: str, text: str, notation: _Notation) -> str:
+    """The digits of the whole part *whole*, its groups of thousands checked."""
+    separators = {c for c in whole if not c.isdigit()}
+    if not separators:
+        return whole
+    if len(separators - set(_SPACES)) > 1 or (
+        separators - set(_SPACES) and separators & set(_SPACES)
+    ):  # two kinds of separators at once (1 000,000)
+        raise _misplaced(text, notation)
+    groups = re.split(f"[{re.escape(''.join(separators))}]", whole)
+    if not _could_group(groups[0]) or any(len(g) != 3 for g in groups[1:]):
+        raise _misplaced(text, notation)
+    return "".join(groups)
+
+
+def _misplaced(text: str, notation: _Notation) -> BetError:
+    return BetError(
+        Message(
+            N_(
+                "The amount '{text}' has a separator out of place: group the thousands in"
+                " threes, as in {grouped}, and write the decimals after '{mark}', as in"
+                " {fraction}."
+            ),
+            text=text,
+            grouped=_written(Decimal(1_000_000), notation, grouping=True),
+            mark=notation.decimal,
+            fraction=_written(Decimal("12.5"), notation),
+        )
+    )
+
+
+def _ambiguous(text: str, sign: str, whole: str, fraction: str, notation: _Notation) -> BetError:
+    small = as_decimal(Decimal(f"{sign}{whole}.{fraction}"))
+    large = f"{sign}{whole}{fraction}".lstrip("+")
+    shown = _written(small, notation)
+    if small == small.to_integral_value():
+        message = N_(
+            "The amount '{text}' could be {small} or {large}: write {large}, or {small}"
+            " without the decimals."
+        )
+        return BetError(Message(message, text=text, small=shown, large=large))
+    plain = shown + "0" if len(fraction.rstrip("0")) == 3 else shown  # 2.125 as 2.1250
+    message = N_("The amount '{text}' could be {small} or {large}: write {large} or {plain}.")
+    return BetError(Message(message, text=text, small=shown, large=large, plain=plain))
+
+
+def _written(value: Decimal, notation: _Notation, *, grouping: bool = False) -> str:
+    """*value* as *notation* writes it (its groups apart by its mark, or a space)."""
+    if grouping:
+        return f"{value:,f}".replace(",", notation.group or " ")
+    return format_amount(value).replace(".", notation.decimal)
 
 
 def to_decimal(value: Fraction) -> Decimal:
@@ -178,3 +301,13 @@ class Amount:
 
     def __str__(self) -> str:
         return self.localized(None)
+
+
+def foreign_digits(text: object) -> bool:
+    """Whether *text* holds a digit other than 0 to 9 (``١``, ``５``): every number the
+    program reads is written with the digits 0 to 9, as stakes are (:func:`parse_stake`).
+
+    >>> foreign_digits("٠.٩ to 1"), foreign_digits("0.9 to 1")
+    (True, False)
+    """
+    return any(ch.isdigit() and not "0" <= ch <= "9" for ch in str(text))

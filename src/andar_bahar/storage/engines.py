@@ -4,12 +4,15 @@ commits, the pools a web server needs) and the Alembic migrations that bring it 
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
@@ -18,6 +21,7 @@ from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.records import StorageError
 
 __all__ = [
+    "DATABASE_WAIT",
     "MIGRATIONS",
     "MIGRATION_LOCK",
     "POOL_OVERFLOW",
@@ -26,6 +30,7 @@ __all__ = [
     "alembic_config",
     "cannot_open",
     "create_database_engine",
+    "migrating",
     "upgrade",
 ]
 
@@ -35,9 +40,19 @@ MIGRATION_LOCK = 0x616E646172
 POOL_SIZE, POOL_OVERFLOW = 16, 24
 """Connections an engine keeps open, and how many more it opens (and closes) at a peak:
 a web server's threads (up to 40) read and write at once."""
+DATABASE_WAIT = 1.5
+"""The web server's patience (``Storage.open(wait=…)``), in seconds: a statement
+(PostgreSQL's ``statement_timeout``, lock waits included), SQLite's busy timeout, a free
+connection of the pool; connecting to PostgreSQL: 2 s (libpq's least). Past it the
+request is answered "not answering" — within 2 s."""
+KEEPALIVE = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2, "keepalives_count": 2}
+"""libpq's TCP keepalives with a patience: a PostgreSQL server that vanished from the
+network (no reset) is given up about 9 s after it last answered, not hours."""
 
 
-def create_database_engine(url: str, *, connections: int | None = None) -> Engine:
+def create_database_engine(
+    url: str, *, connections: int | None = None, wait: float | None = None
+) -> Engine:
     """An engine for *url*; SQLite gets its folder, WAL, full sync and foreign keys.
 
     PostgreSQL's commits are durable whatever the server's default says
@@ -45,18 +60,33 @@ def create_database_engine(url: str, *, connections: int | None = None) -> Engin
     server's connections this engine opens at once (default ``POOL_SIZE + POOL_OVERFLOW``);
     a thread that needs one more waits for one to be given back — the server's own limit
     (``max_connections``, 100 by default) is shared by every process that uses it.
+    *wait*: the most seconds anything waits for the database (:data:`DATABASE_WAIT` for
+    the web server; ``None``: the drivers' own patience, and 30 s for SQLite's lock).
 
     >>> engine = create_database_engine("postgresql+psycopg://club@db.example/club", connections=10)
     >>> engine.pool.size(), engine.pool._max_overflow  # type: ignore[attr-defined]
     (10, 0)
+    >>> create_database_engine("postgresql+psycopg://club@db.example/club", wait=1.5).pool.timeout()
+    1.5
     """
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         most = connections if connections is not None else POOL_SIZE + POOL_OVERFLOW
         kept = min(POOL_SIZE, most)
-        engine = create_engine(parsed, pool_pre_ping=True, pool_size=kept, max_overflow=most - kept)
-        if parsed.get_backend_name() == "postgresql":
+        options: dict[str, Any] = {}
+        if wait is not None:
+            options["pool_timeout"] = wait
+        postgresql = parsed.get_backend_name() == "postgresql"
+        if postgresql and wait is not None:
+            patience = {"connect_timeout": max(2, math.ceil(wait)), **KEEPALIVE}
+            options["connect_args"] = {k: v for k, v in patience.items() if k not in parsed.query}
+        engine = create_engine(
+            parsed, pool_pre_ping=True, pool_size=kept, max_overflow=most - kept, **options
+        )
+        if postgresql:
             event.listen(engine, "connect", _postgresql_connect)
+        if postgresql and wait is not None:
+            event.listen(engine, "connect", _statement_timeout(round(wait * 1000)))
         return engine
     database = parsed.database or ""
     if database in ("", ":memory:") or parsed.query.get("mode") == "memory":
@@ -67,12 +97,16 @@ def create_database_engine(url: str, *, connections: int | None = None) -> Engin
     else:
         if not database.startswith("file:"):
             Path(database).parent.mkdir(parents=True, exist_ok=True)
-        # Wait up to 30 s for another program's write (the trainer and the server may
-        # share one file) rather than fail at once.
+        # Wait for another program's write (the trainer and the server may share one
+        # file) rather than fail at once: up to 30 s, or the web server's *wait*.
         # The web server's threads read at once (WAL: readers never wait): keep enough
         # connections open that none is opened and closed again per request.
         engine = create_engine(
-            parsed, connect_args={"timeout": 30}, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
+            parsed,
+            connect_args={"timeout": 30 if wait is None else wait},
+            pool_size=POOL_SIZE,
+            max_overflow=POOL_OVERFLOW,
+            pool_timeout=30 if wait is None else wait,
         )
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
@@ -86,6 +120,21 @@ def _postgresql_connect(connection: DBAPIConnection, record: ConnectionPoolEntry
     finally:
         cursor.close()
     connection.commit()
+
+
+def _statement_timeout(milliseconds: int) -> Callable[[DBAPIConnection, ConnectionPoolEntry], None]:
+    """A ``connect`` listener: no statement of the connection runs (or waits for a lock)
+    longer than *milliseconds* (the migrations lift it: :func:`upgrade`)."""
+
+    def bounded(connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:
+        cursor = connection.cursor()
+        try:
+            cursor.execute(f"SET statement_timeout = {int(milliseconds)}")
+        finally:
+            cursor.close()
+        connection.commit()
+
+    return bounded
 
 
 def _sqlite_connect(connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:
@@ -125,11 +174,47 @@ def alembic_config() -> Config:
 def upgrade(engine: Engine) -> None:
     """Run the migrations to every head on one connection, in one transaction."""
     config = alembic_config()
-    with engine.begin() as connection:
-        if engine.dialect.name == "postgresql":  # servers starting together migrate in turn
-            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+    with migrating(engine) as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "heads")
+
+
+@contextmanager
+def migrating(engine: Engine) -> Iterator[Connection]:
+    """A connection in one transaction to change the schema in, committed at the end.
+
+    PostgreSQL: servers starting together migrate in turn (an advisory lock). SQLite: its
+    foreign keys are off meanwhile (SQLite's own way of changing a table, which copies it:
+    dropping the old copy must not cascade nor be refused), and once the schema has changed
+    every reference is checked before the commit — a migration that leaves one dangling is
+    rolled back (a database already up to date is not read through).
+    """
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as connection:
+        driver: Any = connection.connection.driver_connection
+        if sqlite:  # outside any transaction: SQLite ignores the pragma inside one
+            driver.execute("PRAGMA foreign_keys=OFF")
+        try:
+            with connection.begin():
+                if engine.dialect.name == "postgresql":  # a migration takes long: no limit
+                    connection.execute(text("SET LOCAL statement_timeout = 0"))
+                    connection.execute(
+                        text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
+                    )
+                before = _schema_version(connection) if sqlite else None
+                yield connection
+                if sqlite and _schema_version(connection) != before:  # a migration ran
+                    dangling = connection.exec_driver_sql("PRAGMA foreign_key_check").first()
+                    if dangling is not None:
+                        raise SQLAlchemyError(f"a reference left dangling: {tuple(dangling)}")
+        finally:
+            if sqlite:
+                driver.execute("PRAGMA foreign_keys=ON")
+
+
+def _schema_version(connection: Connection) -> int:
+    """SQLite's count of the schema's changes (each migration step moves it on)."""
+    return int(connection.exec_driver_sql("PRAGMA schema_version").scalar_one())
 
 
 def cannot_open(url: str, error: BaseException) -> StorageError:

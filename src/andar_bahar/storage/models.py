@@ -6,6 +6,10 @@ exactly these tables (a test compares them).
 
 Times are timezone-aware UTC on the way in and on the way out, on every
 backend: SQLite keeps them as UTC text, PostgreSQL as ``timestamptz``.
+
+Nothing of a club table cascades: every reference to a table, a player or a round is
+``ON DELETE RESTRICT``, so that a table with any history (its audit log above all) can
+never be deleted with it.
 Drill times are whole milliseconds, so sums and means stay exact.
 
 >>> sorted(Base.metadata.tables)  # doctest: +NORMALIZE_WHITESPACE
@@ -218,7 +222,7 @@ class DealerSessionRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("club_tables.id", ondelete="CASCADE"), index=True
+        Integer, ForeignKey("club_tables.id", ondelete="RESTRICT"), index=True
     )
     token_hash: Mapped[str] = mapped_column(String(64))
     """SHA-256 of the dealer's token (the token itself is never stored)."""
@@ -248,7 +252,7 @@ class AttemptRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(8))
     table_id: Mapped[int | None] = mapped_column(
-        Integer, ForeignKey("club_tables.id", ondelete="CASCADE"), index=True
+        Integer, ForeignKey("club_tables.id", ondelete="RESTRICT"), index=True
     )
     client: Mapped[str] = mapped_column(String(64), index=True)
     outcome: Mapped[str] = mapped_column(String(8))
@@ -266,7 +270,7 @@ class TablePlayerRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("club_tables.id", ondelete="CASCADE"), index=True
+        Integer, ForeignKey("club_tables.id", ondelete="RESTRICT"), index=True
     )
     name: Mapped[str] = mapped_column(Text)
     token_hash: Mapped[str | None] = mapped_column(String(64), index=True)
@@ -295,7 +299,7 @@ class TableRoundRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("club_tables.id", ondelete="CASCADE"), index=True
+        Integer, ForeignKey("club_tables.id", ondelete="RESTRICT"), index=True
     )
     number: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(10))
@@ -355,7 +359,7 @@ stake taken at settlement, a return paid (a win with its stake, or a void's stak
 
 class LedgerRow(Base):
     """One change of one balance, mirrored by the house: every round and every cash
-    movement sums to zero. Nothing is ever deleted through a cascade (RESTRICT)."""
+    movement sums to zero."""
 
     __tablename__ = "ledger"
     __table_args__ = (CheckConstraint(_one_of("kind", LEDGER_KINDS), name="kind"),)
@@ -386,7 +390,7 @@ class IdempotencyRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     player_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("table_players.id", ondelete="CASCADE"), index=True
+        Integer, ForeignKey("table_players.id", ondelete="RESTRICT"), index=True
     )
     key: Mapped[str] = mapped_column(String(80))
     request: Mapped[str | None] = mapped_column(String(64))
@@ -402,7 +406,7 @@ class AuditRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("club_tables.id", ondelete="CASCADE"), index=True
+        Integer, ForeignKey("club_tables.id", ondelete="RESTRICT"), index=True
     )
     actor: Mapped[str] = mapped_column(Text)
     action: Mapped[str] = mapped_column(Text)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Mapping, Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from andar_bahar.engine.bets import Bet
-from andar_bahar.engine.errors import AndarBaharError
+from andar_bahar.engine.errors import AndarBaharError, BetError
+from andar_bahar.engine.money import parse_stake
 from andar_bahar.engine.rules import Row
 from andar_bahar.games.drills.questions import Answer, AnswerKind, Drill, DrillResult, Question
 
@@ -27,7 +28,6 @@ _ROW_ALIASES: dict[str, Row] = {
     for alias in aliases
 }
 _TRIM = " \t\r\n.!?,;:'\"«»„“”()"
-_SPACES = (" ", "\u00a0", "\u202f", "\u2009", "_", "'", "’")
 
 
 def _clean(text: object) -> str:
@@ -43,28 +43,19 @@ def parse_row(text: object) -> Row | None:
     return _ROW_ALIASES.get(" ".join(_clean(text).split()))
 
 
-def parse_amount(text: object) -> Decimal | None:
-    """A number written with a decimal point or comma; ``None`` if it is not one.
+def parse_amount(text: object, lang: str | None = None) -> Decimal | None:
+    """An amount as :func:`~andar_bahar.engine.money.parse_stake` reads it in *lang* (a
+    sentence's full stop after it allowed); ``None`` if it is not one, or is ambiguous.
 
-    >>> parse_amount("13,5"), parse_amount(" 108 "), parse_amount("1 250.5"), parse_amount("lots")
+    >>> parse_amount("13,5"), parse_amount(" 108. "), parse_amount("1 250.5"), parse_amount("lots")
     (Decimal('13.5'), Decimal('108'), Decimal('1250.5'), None)
+    >>> parse_amount("1,080", "en"), parse_amount("1,080", "ru")
+    (Decimal('1080'), None)
     """
-    cleaned = str(text).strip().rstrip(".")
-    for space in _SPACES:
-        cleaned = cleaned.replace(space, "")
-    if "," in cleaned and "." in cleaned:
-        # Both signs: the last one is the decimal sign, the other groups thousands.
-        grouping = "," if cleaned.rfind(",") < cleaned.rfind(".") else "."
-        cleaned = cleaned.replace(grouping, "").replace(",", ".")
-    else:
-        cleaned = cleaned.replace(",", ".")
-    if not cleaned or len(cleaned) > 40:
-        return None
     try:
-        value = Decimal(cleaned)
-    except InvalidOperation:
+        return parse_stake(str(text).strip().rstrip("."), lang=lang)
+    except BetError:
         return None
-    return value if value.is_finite() else None
 
 
 def _choice(text: object, options: Sequence[str]) -> int | None:
@@ -90,19 +81,20 @@ def _choice(text: object, options: Sequence[str]) -> int | None:
     return None
 
 
-def _is_correct(question: Question, given: str) -> bool:
+def _is_correct(question: Question, given: str, lang: str | None) -> bool:
     if question.answer is AnswerKind.ROW:
         row = parse_row(given)
         return row is not None and row is parse_row(question.expected)
     if question.answer is AnswerKind.CHOICE:
         index = _choice(given, question.options)
         return index is not None and str(index + 1) == question.expected.strip()
-    amount, expected = parse_amount(given), parse_amount(question.expected)
-    return amount is not None and amount == expected
+    amount = parse_amount(given, lang)
+    return amount is not None and amount == Decimal(question.expected)
 
 
-def check_answers(drill: Drill, answers: Mapping[str, str]) -> DrillResult:
-    """Check *answers* (question key → text as typed); a missing or unreadable one is wrong.
+def check_answers(drill: Drill, answers: Mapping[str, str], lang: str | None = None) -> DrillResult:
+    """Check *answers* (question key → text as typed, amounts as written in *lang*); a
+    missing, unreadable or ambiguous one is wrong.
 
     >>> import random
     >>> from andar_bahar.engine.rules import find_procedure
@@ -120,5 +112,7 @@ def check_answers(drill: Drill, answers: Mapping[str, str]) -> DrillResult:
     for question in drill.questions:
         raw = answers.get(question.key, "")
         given = raw if isinstance(raw, str) else str(raw)
-        checked.append(Answer(question.key, given, question.expected, _is_correct(question, given)))
+        checked.append(
+            Answer(question.key, given, question.expected, _is_correct(question, given, lang))
+        )
     return DrillResult(all(answer.correct for answer in checked), tuple(checked), drill.explanation)

@@ -46,11 +46,11 @@ def run_migrations() -> None:
         with context.begin_transaction():
             context.run_migrations()
     else:
-        from andar_bahar.storage.engines import create_database_engine as _create_engine
+        from andar_bahar.storage.engines import create_database_engine, migrating
 
-        engine = _create_engine(_url())
+        engine = create_database_engine(_url())
         try:
-            with engine.begin() as connection:
+            with migrating(engine) as connection:
                 _configure(connection)
         finally:
             engine.dispose()

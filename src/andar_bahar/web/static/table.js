@@ -1,17 +1,19 @@
 /* andar-bahar: the table pages (the player's phone, the dealer's screen, the room's display).
    No inline scripts, no eval (see the CSP). The live regions are elements with
-   data-live-block="NAME" (web/live_pages.py); static/live.js keeps the socket and fires
+   data-live-block="NAME" (web/live/blocks.py); static/live.js keeps the socket and fires
    "live:update" on document after it replaced regions. This script listens to it and:
 
-   - sends the player's taps (a spot with the chosen chip, repeat, clear, a marker) and the
-     dealer's steps with fetch, applies the page's new blocks from the answer at once, and
-     shows a refusal next to what was tapped (role="alert", until it is dismissed) — or, when
-     the server does not answer, says so;
+   - sends the player's taps (a spot with the chosen chip, repeat, double, undo, clear, a
+     marker) and the dealer's steps with fetch, applies the page's new blocks from the answer
+     at once, and says what a tap did, or why it was refused (role="alert") — or, when the
+     server does not answer, says so — in the phone's one place for messages under the felt,
+     where the newest message replaces the last (the round's result too);
    - keeps the chosen chip across updates; lets the spots take bets while the felt says they
-     are open; ticks the bet timer's countdown; shows the result banner until it is dismissed;
-     announces new cards politely (aria-live) for screen readers;
+     are open; ticks the bet timer's countdown; announces new cards politely (aria-live) for
+     screen readers;
    - the dealer: the space bar presses the next-step button; a real deck's card is picked
-     by tapping (or typing) its rank and suit.
+     by tapping (or typing) its rank and suit, and then the focus is on the next-step button
+     (Space or Enter presses it).
 
    The answer to a tap is a live message too (the blocks it changed): this script applies
    it as live.js applies the socket's, and takes its version only when it is "complete". */
@@ -33,7 +35,7 @@
 
   function focusKey(element) {
     var names = ["data-bet", "data-chip", "data-marker", "data-action", "data-next-step",
-      "data-pick-rank", "data-pick-suit", "data-dismiss"];
+      "data-pick-rank", "data-pick-suit"];
     for (var i = 0; i < names.length; i += 1) {
       var target = element.closest("[" + names[i] + "]");
       if (target) {
@@ -141,31 +143,31 @@
     return { text: text("offline", "The table did not answer (" + status + ")."), offline: true };
   }
 
-  function place(box, anchor) {
-    var area = box.offsetParent || box.parentElement;
-    var base = area.getBoundingClientRect();
-    var at = (anchor || area).getBoundingClientRect();
-    box.style.top = (at.bottom - base.top + 6) + "px";
-    var rect = box.getBoundingClientRect();
-    if (rect.bottom > window.innerHeight && at.top - rect.height - 6 > 0) {
-      box.style.top = (at.top - base.top - rect.height - 6) + "px";
+  // The phone's one place for messages (under the felt, never over the spots): a tap's
+  // note or refusal replaces what was there — the round's result too, until the next one.
+  var noteTimer = null;
+
+  function say(which, sentence) {
+    var area = document.querySelector("[data-messages]");
+    if (!area) {
+      return false;
     }
-    rect = box.getBoundingClientRect();
-    if (rect.top < 0 || rect.bottom > window.innerHeight) {
-      box.scrollIntoView({ block: "nearest" });
+    clearTimeout(noteTimer);
+    ["error", "note"].forEach(function (name) {
+      var box = area.querySelector("[data-tap-" + name + "]");
+      box.textContent = name === which ? sentence : "";
+      box.classList.toggle("shown", name === which && Boolean(sentence));
+    });
+    if (which === "note" && sentence) {
+      noteTimer = setTimeout(function () {
+        say(null, "");
+      }, 4000);
     }
+    return true;
   }
 
-  function showError(form, anchor, sentence) {
-    var box = form.hasAttribute("data-bet-form") ? document.querySelector("[data-tap-error]") : null;
-    if (box) {
-      box.querySelector("[role=alert]").textContent = sentence;
-      box.classList.add("shown");
-      place(box, anchor);
-      var ok = box.querySelector("button");
-      if (ok) {
-        ok.focus({ preventScroll: true });
-      }
+  function showError(form, sentence) {
+    if (form.hasAttribute("data-bet-form") && say("error", sentence)) {
       return;
     }
     var target = document.querySelector(form.getAttribute("data-alert") || "#errors");
@@ -182,32 +184,13 @@
   }
 
   function clearErrors(form) {
-    var box = document.querySelector("[data-tap-error]");
-    if (box) {
-      box.classList.remove("shown");
-      box.querySelector("[role=alert]").textContent = "";
+    if (form.hasAttribute("data-bet-form")) {
+      say(null, "");
     }
     var target = document.querySelector(form.getAttribute("data-alert") || "#errors");
     if (target) {
       target.replaceChildren();
     }
-  }
-
-  var noteTimer = null;
-
-  function showNote(anchor, sentence) {
-    var note = document.querySelector("[data-tap-note]");
-    if (!note || !sentence) {
-      return;
-    }
-    note.textContent = sentence;
-    note.classList.add("shown");
-    place(note, anchor);
-    clearTimeout(noteTimer);
-    noteTimer = setTimeout(function () {
-      note.classList.remove("shown");
-      note.textContent = "";
-    }, 3000);
   }
 
   var queue = [];   // taps made while one is on its way go after it, in order
@@ -242,7 +225,6 @@
     if (data.has("key")) {
       data.set("key", retryKeys[signature] || newKey());
     }
-    var anchor = submitter || form;
     clearErrors(form);
     busy = true;
     body.classList.add("sending");
@@ -264,8 +246,9 @@
             if (form.hasAttribute("data-reset")) {
               form.reset();
             }
-            var again = anchor && focusKey(anchor) ? document.querySelector(focusKey(anchor)) : null;
-            showNote(again || anchor, message.data && message.data.note);
+            if (message.data && message.data.note) {
+              say("note", message.data.note);
+            }
           });
         }
         var redirect = response.headers.get("HX-Redirect");
@@ -273,17 +256,18 @@
           location.href = redirect;
           return null;
         }
-        if (response.status >= 500) {   // it may have changed the table all the same
+        var unserved = response.status === 503;   // the database is not answering: not done
+        if (response.status >= 500 && !unserved) {   // it may have changed the table all the same
           document.dispatchEvent(new CustomEvent("live:resync"));
         }
         return response.text().then(function (html) {
           var problem = errorOf(html, response.status);
-          if (problem.offline) {
+          if (problem.offline || unserved) {   // sent again, with the same key
             retryKeys[signature] = data.get("key");
           } else {
             delete retryKeys[signature];
           }
-          showError(form, anchor, problem.text);
+          showError(form, problem.text);
         });
       })
       .catch(function () {
@@ -291,7 +275,7 @@
           retryKeys[signature] = data.get("key");
         }
         document.dispatchEvent(new CustomEvent("live:resync"));   // as above: unknown
-        showError(form, anchor, text("offline", "The table did not answer."));
+        showError(form, text("offline", "The table did not answer."));
       })
       .then(function () {
         busy = false;
@@ -310,15 +294,6 @@
     }
     event.preventDefault();
     send(form, event.submitter || null);
-  });
-
-  document.addEventListener("click", function (event) {
-    var ok = event.target.closest(".tap-error-ok");
-    if (ok) {
-      var box = ok.closest("[data-tap-error]");
-      box.classList.remove("shown");
-      box.querySelector("[role=alert]").textContent = "";
-    }
   });
 
   // -- the chip in hand -----------------------------------------------------------------
@@ -394,23 +369,21 @@
     });
   }
 
-  var bannerKey = "ab-banner:" + location.pathname;
+  // A new result, or a new round, is newer than any tap's message: it goes.
+  var resultShown = null;
+  var roundShown = null;
 
-  function banner() {
-    var shown = document.querySelector("[data-banner]");
-    if (shown && recall(bannerKey) === shown.getAttribute("data-banner")) {
-      shown.remove();
+  function messages() {
+    var result = document.querySelector("[data-banner]");
+    var state = tableState();
+    var now = result ? result.getAttribute("data-banner") : null;
+    var round = state ? state.getAttribute("data-round") : null;
+    if ((now !== null && now !== resultShown) || (roundShown !== null && round !== roundShown)) {
+      say(null, "");
     }
+    resultShown = now;
+    roundShown = round;
   }
-
-  document.addEventListener("click", function (event) {
-    var dismiss = event.target.closest("[data-dismiss]");
-    if (dismiss) {
-      var shown = dismiss.closest("[data-banner]");
-      remember(bannerKey, shown.getAttribute("data-banner"));
-      shown.remove();
-    }
-  });
 
   var seen = null;
   var seenRound = null;
@@ -486,7 +459,7 @@
     restoreChip();
     spotsAsFelt();
     tick();
-    banner();
+    messages();
     announce();
   }
 
@@ -575,7 +548,17 @@
     } else {
       pick(picker, "suit", button.getAttribute("data-pick-suit"));
     }
+    ready(picker);
   });
+
+  // A card picked whole (by mouse, touch or keys): the next-step button takes the focus,
+  // so that Space or Enter presses it, as its hint says.
+  function ready(picker) {
+    var step = nextStep();
+    if (picked(picker) && step && !step.disabled) {
+      step.focus({ preventScroll: true });
+    }
+  }
 
   var RANK_KEYS = { t: "10", "0": "10", j: "J", q: "Q", k: "K", a: "A" };
   var SUIT_KEYS = { s: "♠", h: "♥", d: "♦", c: "♣" };
@@ -610,6 +593,9 @@
       pick(picker, "rank", rank);
     } else if (SUIT_KEYS[key] && picker.getAttribute("data-picker") === "card") {
       pick(picker, "suit", SUIT_KEYS[key]);
+    } else {
+      return;
     }
+    ready(picker);
   });
 })();
