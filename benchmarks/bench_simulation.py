@@ -148,10 +148,11 @@ def kernel_ratio(rounds: int, pairs: int) -> None:
 
 def jobs_speedup(rounds: int, pairs: int, idle: float | None) -> None:
     jobs: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+    busy = 0
     for pair in range(pairs):
         for n in (1, 2) if pair % 2 == 0 else (2, 1):
-            if idle is not None:
-                wait_for_idle_cores(idle)
+            if idle is not None and not wait_for_idle_cores(idle):
+                busy += 1
             started_cpu, started = time.process_time(), time.perf_counter()
             simulate(CLASSIC, WIZARD, rounds=rounds, seed=pair, jobs=n)
             jobs[n].append((time.perf_counter() - started, time.process_time() - started_cpu))
@@ -164,7 +165,10 @@ def jobs_speedup(rounds: int, pairs: int, idle: float | None) -> None:
     print(f"\n## --jobs 2 against --jobs 1 ({rounds:,} rounds, {pairs} pairs, wall time)")
     print()
     if idle is not None:
-        print(f"(each run started after a second with {idle:.0%} of the CPU idle)")
+        print(
+            f"(each run started after a second with {idle:.0%} of the CPU idle,"
+            f" or after waiting 2 minutes in vain: {busy} of {2 * pairs} runs)"
+        )
         print()
     for n, runs in jobs.items():
         walls, cpus = [w for w, _ in runs], [c for _, c in runs]
@@ -175,6 +179,14 @@ def jobs_speedup(rounds: int, pairs: int, idle: float | None) -> None:
     print(
         f"- speed-up: **{statistics.median(speedups):.2f}×**"
         f" (pairs {min(speedups):.2f}–{max(speedups):.2f})"
+    )
+    for n, runs in jobs.items():
+        had = [cpu / wall for wall, cpu in runs]
+        print(f"- cores --jobs {n} had (CPU / wall): {statistics.median(had):.2f} (median)")
+    work = statistics.median(two[1] / one[1] for one, two in zip(jobs[1], jobs[2], strict=True))
+    print(
+        f"- CPU of --jobs 2 / CPU of --jobs 1: {work:.3f}; with two idle cores the speed-up"
+        f" would be about {2 / work:.2f}× (a shared machine gives --jobs 2 fewer)"
     )
 
 

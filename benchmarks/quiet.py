@@ -29,10 +29,12 @@ def idle_share(seconds: float = 1.0) -> float:
     return (idle_after - idle) / max(1, total_after - total)
 
 
-def wait_for_idle_cores(share: float, patience: float = 3600.0) -> None:
+def wait_for_idle_cores(share: float, patience: float = 120.0) -> bool:
     """Wait until *share* of the CPU was idle for a second (another process on a shared
-    machine takes a core from --jobs 2, and the kernel shares cores by session)."""
+    machine takes a core from --jobs 2, and the kernel shares cores by session); after
+    *patience* seconds stop waiting. Whether the cores were idle."""
     deadline = time.monotonic() + patience
     while idle_share() < share:
         if time.monotonic() > deadline:
-            raise TimeoutError(f"the CPU was never {share:.0%} idle for a second")
+            return False
+    return True
