@@ -10,6 +10,7 @@ import random
 from decimal import Decimal
 
 from andar_bahar.engine.bets import Bet, MainBet, Wager
+from andar_bahar.engine.cards import FULL_DECK
 from andar_bahar.engine.errors import BetError
 from andar_bahar.engine.money import Amount, format_amount
 from andar_bahar.engine.paytables import Paytable
@@ -21,19 +22,19 @@ from andar_bahar.games.drills.layout import deal
 from andar_bahar.games.drills.questions import TITLES, Drill, DrillKind, Question
 from andar_bahar.i18n.messages import N_, NP_, Message
 
-__all__ = ["STAKES", "pay_drill"]
+__all__ = ["PLAYERS", "STAKES", "most_win", "pay_drill", "pay_line", "stakes_for"]
 
 STAKES: tuple[int, ...] = (10, 15, 20, 25, 50, 100, 120)
 """Round stakes for the pay drill; 15, 25 and 120 give fractional pays at 0.9 or 0.95 to 1."""
 
-_PLAYERS = ("Asha", "Ravi", "Nino", "Dato", "Lena", "Vikram")
+PLAYERS = ("Asha", "Ravi", "Nino", "Dato", "Lena", "Vikram")
 
 
-def _stakes(paytable: Paytable) -> list[Decimal]:
+def stakes_for(paytable: Paytable) -> list[Decimal]:
     """The round stakes this table accepts (its chip unit and limits).
 
     >>> from andar_bahar.engine.paytables import find_paytable
-    >>> _stakes(find_paytable("trainer-default"))
+    >>> stakes_for(find_paytable("trainer-default"))
     [Decimal('10'), Decimal('15'), Decimal('20'), Decimal('25'), Decimal('50'), Decimal('100'), Decimal('120')]
     """
     accepted = []
@@ -63,7 +64,25 @@ def _pick_bets(rng: random.Random, paytable: Paytable, result: RoundResult) -> l
     return bets
 
 
-def _pay_line(number: int, bet: SettledBet, paytable: Paytable, result: RoundResult) -> Message:
+def most_win(paytable: Paytable, bet: Bet, stake: Decimal) -> Decimal:
+    """The most *stake* on *bet* could win at *paytable*, whatever the deal (an answer's
+    bound that does not give the answer away).
+
+    >>> from andar_bahar.engine.paytables import find_paytable
+    >>> wizard = find_paytable("wizard")
+    >>> most_win(wizard, MainBet(Row.ANDAR), Decimal(15)), most_win(wizard, MainBet(Row.BAHAR), Decimal(15))
+    (Decimal('13'), Decimal('15'))
+    """
+    counts = range(1, len(FULL_DECK) + 1)
+    return max(
+        paytable.win(stake, paytable.odds_for(bet, first_row=row, cards_dealt=count))
+        for row in Row
+        for count in counts
+    )
+
+
+def pay_line(number: int, bet: SettledBet, paytable: Paytable, result: RoundResult) -> Message:
+    """Why bet *number* wins what it wins (or loses), as the drill explains it."""
     if bet.outcome is Outcome.WIN and bet.rounded:
         return Message(
             N_(
@@ -108,7 +127,7 @@ def _pay_line(number: int, bet: SettledBet, paytable: Paytable, result: RoundRes
     )
 
 
-def _question(number: int, bet: SettledBet) -> Question:
+def _question(number: int, bet: SettledBet, paytable: Paytable) -> Question:
     return Question(
         f"bet{number}",
         Message(
@@ -123,6 +142,7 @@ def _question(number: int, bet: SettledBet) -> Question:
             odds=bet.odds,
         ),
         format_amount(bet.win),
+        most=most_win(paytable, bet.bet, bet.stake),
     )
 
 
@@ -146,9 +166,9 @@ def pay_drill(rng: random.Random, procedure: Procedure, paytable: Paytable) -> D
     """A round dealt to its end, 2–4 players' bets on it, and the win of each to say."""
     result = deal(rng, procedure, paytable)
     assert result.winner is not None
-    stakes = _stakes(paytable)
+    stakes = stakes_for(paytable)
     bets = _pick_bets(rng, paytable, result)
-    players = rng.sample(_PLAYERS, len(bets))
+    players = rng.sample(PLAYERS, len(bets))
     wagers = tuple(
         Wager(player, bet, rng.choice(stakes)) for player, bet in zip(players, bets, strict=True)
     )
@@ -166,14 +186,16 @@ def pay_drill(rng: random.Random, procedure: Procedure, paytable: Paytable) -> D
             n=result.cards_dealt,
         ),
         *(
-            _pay_line(number, bet, paytable, result)
+            pay_line(number, bet, paytable, result)
             for number, bet in enumerate(settlement.bets, start=1)
         ),
     )
     return Drill(
         DrillKind.PAY,
         TITLES[DrillKind.PAY],
-        tuple(_question(number, bet) for number, bet in enumerate(settlement.bets, start=1)),
+        tuple(
+            _question(number, bet, paytable) for number, bet in enumerate(settlement.bets, start=1)
+        ),
         result,
         paytable,
         wagers,
