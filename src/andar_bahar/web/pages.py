@@ -42,6 +42,7 @@ from andar_bahar.web import (
     dealer_pages,
     display_pages,
     hold_pages,
+    learn_pages,
     new_table_pages,
     player_pages,
     trust_pages,
@@ -181,6 +182,7 @@ def register(app: FastAPI, site: Site) -> None:
     display_pages.register(app, club)
     trust_pages.register(app, club)
     hold_pages.register(app, club)
+    learn_pages.register(app, club)
     api.register(app, club)
 
 
