@@ -385,13 +385,14 @@ class LearnerBook:
             .group_by(attempt.learner_id, attempt.kind)
             .order_by(attempt.learner_id, attempt.kind)
         ).all()  # fmt: skip
-        sessions = dict(
-            session.execute(
+        sessions = {
+            learner_id: int(count)
+            for learner_id, count in session.execute(
                 select(attempt.learner_id, func.count(func.distinct(attempt.session)))
                 .where(attempt.learner_id.in_(wanted))
                 .group_by(attempt.learner_id)
-            ).tuples()
-        )
+            )
+        }
         schools: dict[int, list[str]] = {}
         for learner_id, code in session.execute(
             select(LearnerTableRow.learner_id, ClubTableRow.code)

@@ -13,9 +13,16 @@ from textual.widgets import Button, Input, Static
 
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.engine.rules import Row
-from andar_bahar.games.drills import Drill, DrillKind, DrillResult, check_answers, make_drill
+from andar_bahar.games.drills import (
+    Drill,
+    DrillKind,
+    DrillResult,
+    check_answers,
+    make_drill,
+    practice_title,
+)
 from andar_bahar.i18n import format_number, language_of
-from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.i18n.messages import N_, Message, render
 from andar_bahar.tui.common import Bar, Note, Table, TrainerScreen, button, literal, tr, trainer
 from andar_bahar.tui.layout import LayoutView
 
@@ -99,7 +106,7 @@ class DrillScreen(TrainerScreen):
         rows = [
             [
                 row.first_at.strftime("%m-%d %H:%M"),  # as History shows a time
-                DrillKind(row.kind).localized(t),
+                render(practice_title(row.kind), t),  # the browser's school kinds too
                 str(row.attempts),
                 str(row.correct),
                 percent_text(row.accuracy, t),

@@ -45,7 +45,7 @@ from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.learners import Learner
 from andar_bahar.web.app import redirect, render
 from andar_bahar.web.context import is_htmx, request_info
-from andar_bahar.web.forms import Posted, field
+from andar_bahar.web.forms import Posted, field, paytable_rows
 from andar_bahar.web.learn_views import (
     asked_questions,
     dealt_so_far,
@@ -205,6 +205,7 @@ def _add_school(app: FastAPI, learning: Learning) -> None:
             ticket=learning.signed(ticket), result=result, levels=LEVELS,
             asked=asked_questions(table.drill, lang, given, result),
             table_layout=layout_of(table.drill.result, reveal=True), tray=tray_for(table.drill.paytable),
+            pays=paytable_rows(table.drill.paytable) if table.drill.paytable else [],
             started=ticket.issued, **context,
         )  # fmt: skip
 
