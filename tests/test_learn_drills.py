@@ -10,6 +10,7 @@ count) and levels.
 
 from __future__ import annotations
 
+import itertools
 import random
 from decimal import Decimal
 
@@ -190,7 +191,7 @@ def test_every_payout_of_the_school_is_the_engines_settlement(
 def test_the_levels_grow() -> None:
     # Source: the issue — more players, more bets, count-dependent pays as levels grow.
     assert [level.number for level in LEVELS] == list(range(1, len(LEVELS) + 1))
-    for easier, harder in zip(LEVELS, LEVELS[1:], strict=False):
+    for easier, harder in itertools.pairwise(LEVELS):
         assert harder.players >= easier.players and harder.spots >= easier.spots
         assert harder.seconds <= easier.seconds
     assert LEVELS[-1].count_pays and LEVELS[-1].repeats and LEVELS[-1].side_bets
@@ -221,7 +222,7 @@ def test_chips_added_to_a_spot_are_paid_on_their_total() -> None:
                 find_paytable("trainer-default"),
                 LEVELS[3],
             )
-        ]  # fmt: skip
+        ]
         if any(len(s.stacks) > 1 for s in t.spots)
     )
     spot = next(s for s in table.spots if len(s.stacks) > 1)
