@@ -270,3 +270,43 @@ def test_the_tickets_are_signed_values_nobody_can_change() -> None:
     text = ticket.text()
     decoded = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
     assert decoded["seed"] == 5 and Ticket.read(text) == ticket
+
+
+@pytest.mark.parametrize("lang", ["ru", "ka"])
+def test_the_trainers_pages_speak_russian_and_georgian(site: TestClient, lang: str) -> None:
+    """No sentence of the English catalogue on a trainer's page, as the table pages
+    (tests/test_web_languages.py): every page, a drill before and after its answers."""
+    from test_web_languages import english_in, sentences, text_of
+
+    shown = {"start": site.get(f"/learn?lang={lang}").text}
+    _start(site)
+    made = site.post("/api/tables", json={"name": "Tbilisi", "pin": PIN}).json()
+    site.post("/learn/schools", data={"table": made["code"], "csrf_token": csrf(site, "/learn")})
+    shown["home"] = site.get(f"/learn?lang={lang}").text
+    for kind in DrillKind:
+        page = site.get(f"/learn/drill/{kind.value}?lang={lang}").text
+        signed, ticket = _ticket(page)
+        shown[kind.value] = page
+        answers = {key: "0" for key in _right_answers(kind.value, ticket)}
+        shown[f"{kind.value}, refused"] = site.post(
+            f"/learn/drill/{kind.value}?lang={lang}",
+            data={**answers, "ticket": signed, "csrf_token": csrf(site, "/learn")},
+        ).text
+        shown[f"{kind.value}, checked"] = site.post(
+            f"/learn/drill/{kind.value}?lang={lang}",
+            data={**_right_answers(kind.value, ticket), "ticket": signed,
+                  "csrf_token": csrf(site, "/learn")},
+        ).text  # fmt: skip
+    school = site.get(f"/learn/school?lang={lang}").text
+    signed, ticket = _ticket(school)
+    shown["school"] = school
+    shown["school, paid"] = site.post(f"/learn/school?lang={lang}", data={
+        **_school_answers(school, ticket)[0], "ticket": signed, "csrf_token": csrf(site, "/learn")},
+    ).text  # fmt: skip
+    deal = site.get(f"/learn/deal?lang={lang}").text
+    shown["deal"] = deal
+    shown["progress"] = site.get(f"/learn/progress?lang={lang}").text
+    catalogue, pending = sentences(lang), sentences(lang, translated=False)
+    names = [*pending, "Wizard of Odds"]  # the published table's own name, as its source writes it
+    words = " | ".join(re.sub(r"https?://\S+", " ", text_of(page)) for page in shown.values())
+    assert english_in(words, catalogue, names) == []  # every page at once: one search

@@ -40,8 +40,8 @@ A pay drill asks for the win of each bet, after the paytable's rounding:
 ...                  paytable=find_paytable("trainer-default"))
 >>> for question in pay.questions:
 ...     print(question.key, question.prompt, "→", question.expected)
-bet1 Bet 1: Ravi has 15 on Andar at 0.9 to 1. How much does it win (0 if it loses)? → 13
-bet2 Bet 2: Nino has 50 on 1–5 cards dealt at 3 to 1. How much does it win (0 if it loses)? → 150
+bet1 Bet 1: Ravi has 15 on Andar at 0.9 to 1. → 13
+bet2 Bet 2: Nino has 50 on 1–5 cards dealt at 3 to 1. → 150
 >>> paid = check_answers(pay, {"bet1": "13,5", "bet2": "150"})
 >>> [answer.correct for answer in paid.answers], str(paid.explanation[1])
 ([False, True], 'Bet 1: 15 on Andar at 0.9 to 1 is 13.5, rounded down to the chip of 1: it wins 13.')

@@ -131,10 +131,7 @@ def _question(number: int, bet: SettledBet, paytable: Paytable) -> Question:
     return Question(
         f"bet{number}",
         Message(
-            N_(
-                "Bet {i}: {player} has {stake} on {bet} at {odds}."
-                " How much does it win (0 if it loses)?"
-            ),
+            N_("Bet {i}: {player} has {stake} on {bet} at {odds}."),
             i=number,
             player=bet.player,
             stake=Amount(bet.stake),

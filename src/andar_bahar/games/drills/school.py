@@ -17,7 +17,7 @@ passed when every payout is right within the level's pace (seconds per payout).
 >>> table = school_table(random.Random(7), find_procedure("classic"), find_paytable("wizard"),
 ...                      LEVELS[0])
 >>> [(str(q.prompt), q.expected) for q in table.drill.questions]
-[('Bet 1: Lena, 25 on Andar. How much does it win (0 if it loses)?', '22'), ('Bet 2: Asha, 25 on Bahar. How much does it win (0 if it loses)?', '0')]
+[('Bet 1: Lena, 25 on Andar.', '22'), ('Bet 2: Asha, 25 on Bahar.', '0')]
 >>> print(table.drill.explanation[1])
 Bet 1: 25 on Andar at 0.9 to 1 is 22.5, rounded down to the chip of 1: it wins 22.
 >>> checked = check_answers(table.drill, {"bet1": "22", "bet2": "0"})
@@ -187,7 +187,7 @@ def _question(number: int, spot: Spot, settled: SettledBet, paytable: Paytable) 
     return Question(
         f"bet{number}",
         Message(
-            N_("Bet {i}: {player}, {chips} on {bet}. How much does it win (0 if it loses)?"),
+            N_("Bet {i}: {player}, {chips} on {bet}."),
             i=number,
             player=spot.player,
             chips=Chips(spot.stacks),
@@ -252,6 +252,7 @@ def school_table(
             chip=Amount(paytable.chip),
             rounding=paytable.rounding,
         ),
+        Message(N_("Answer with the win only, without the stake returned; 0 for a losing bet.")),
         Message(
             N_("Level {n}: pay every spot, at most {seconds} s a payout."),
             n=level.number,
