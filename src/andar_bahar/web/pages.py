@@ -13,7 +13,9 @@ Pages (HTML, htmx, live over a WebSocket):
   the last ten rounds;
 - ``/display/{code}`` the screen for the room: the table, live, without controls;
 - ``/verify/{code}/{n}`` the revealed deck and salt of a settled round, checked
-  against the commitment shown before betting closed.
+  against the commitment shown before betting closed;
+- ``/learn`` the trainer: drills, the dealer school, a learner's progress; a table's school
+  of learners for its dealer (:mod:`andar_bahar.web.learn_pages`).
 
 The table pages are live (:mod:`andar_bahar.web.live_pages`): every change of the
 table reaches them over ``/ws/{code}`` as the new HTML of their blocks. The JSON API
