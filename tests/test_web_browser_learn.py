@@ -300,7 +300,9 @@ def test_a_drill_reads_in_dark_mode_and_a_slip_stays_beside_the_answers(
     page.fill("#answer-bet1", "lots")
     page.click("[data-check]")
     alert = page.locator("[data-refused]")
-    expect(alert).to_have_text("Answer 1: 'lots' is not a number: write it with digits, such as 13 or 13.5.")
+    expect(alert).to_have_text(
+        "Answer 1: 'lots' is not a number: write it with digits, such as 13 or 13.5."
+    )
     expect(page.locator("#answer-bet1")).to_have_value("lots")
     assert in_viewport(page, "[data-refused]") == []
     _checks(page, "dark")

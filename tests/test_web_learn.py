@@ -81,7 +81,7 @@ def test_a_learner_starts_answers_and_comes_back_on_another_device(site: TestCli
         page = _answer(site, kind.value, right, signed)
         assert 'data-result="right"' in page and 'class="explanation"' in page
         again = _answer(site, kind.value, right, signed)  # the same answer sent twice
-        assert 'data-result="right"' in again
+        assert 'data-result="right"' in again and "only the first answers count" in again
     other = TestClient(site.app)
     assert "learn-start" in other.get("/learn").text
     back = other.post("/learn/resume", data={"code": code.lower().replace("-", " "),
@@ -142,8 +142,18 @@ def test_the_school_times_each_payout_and_opens_the_next_level(site: TestClient)
     assert 'data-level="1"' in page
     signed, ticket = _ticket(page)
     answers, wins = _school_answers(page, ticket)
-    paid = site.post("/learn/school", data={**answers, "ticket": signed,
-                                            "csrf_token": csrf(site, "/learn")}).text  # fmt: skip
+    token = csrf(site, "/learn")
+    slipped = {**answers, "answer-bet1": "0" if wins[0] else "1"}  # one payout wrong
+    failed = site.post("/learn/school", data={**slipped, "ticket": signed, "csrf_token": token})
+    assert f'data-right="{len(wins) - 1}" data-payouts="{len(wins)}"' in failed.text
+    # the same table again, the explanation seen: shown, not counted, no level opened
+    again = site.post("/learn/school", data={**answers, "ticket": signed, "csrf_token": token})
+    assert "only the first answers count" in again.text and "data-passed" not in again.text
+    assert site.get("/learn/school?level=2").status_code == 400
+    page = site.get("/learn/school").text
+    signed, ticket = _ticket(page)
+    answers, wins = _school_answers(page, ticket)
+    paid = site.post("/learn/school", data={**answers, "ticket": signed, "csrf_token": token}).text
     assert f'data-right="{len(wins)}" data-payouts="{len(wins)}"' in paid
     assert "data-passed" in paid and "level 2 is open" in paid
     assert site.get("/learn/school?level=2").status_code == 200
@@ -287,7 +297,7 @@ def test_the_trainers_pages_speak_russian_and_georgian(site: TestClient, lang: s
         page = site.get(f"/learn/drill/{kind.value}?lang={lang}").text
         signed, ticket = _ticket(page)
         shown[kind.value] = page
-        answers = {key: "0" for key in _right_answers(kind.value, ticket)}
+        answers = dict.fromkeys(_right_answers(kind.value, ticket), "0")
         shown[f"{kind.value}, refused"] = site.post(
             f"/learn/drill/{kind.value}?lang={lang}",
             data={**answers, "ticket": signed, "csrf_token": csrf(site, "/learn")},

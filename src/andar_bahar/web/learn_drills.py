@@ -60,6 +60,7 @@ __all__ = ["register"]
 
 MAX_ANSWER = 40
 """The longest answer read (a longer one is cut: no answer of a drill is that long)."""
+ANSWERED = Message(N_("This was answered before: only the first answers count."))
 
 
 def register(app: FastAPI, learning: Learning) -> None:
@@ -153,12 +154,13 @@ def _add_drills(app: FastAPI, learning: Learning) -> None:
             return page(request, learner, chosen, ticket=ticket, given=given, refused=why)
         result = check_answers(drill, given, lang)
         seconds = ticket.seconds(learning.now())
-        learning.book.record(
+        counted = learning.book.record(
             learner.id, chosen.value, [(result.correct, seconds)], drill=ticket.drill
         )
         return page(
-            request, learner, chosen, ticket=ticket, given=given, result=result, seconds=seconds
-        )
+            request, learner, chosen, ticket=ticket, given=given, result=result,
+            notice=None if counted else ANSWERED,
+        )  # fmt: skip
 
 
 # -- the dealer school -------------------------------------------------------------------------
@@ -236,17 +238,18 @@ def _add_school(app: FastAPI, learning: Learning) -> None:
         result = check_answers(table.drill, given, lang)
         seconds = ticket.seconds(learning.now())
         each = seconds / len(result.answers)
-        learning.book.record(
+        counted = learning.book.record(
             learner.id, kind, [(a.correct, each) for a in result.answers],
             drill=ticket.drill, level=ticket.level,
         )  # fmt: skip
-        passed = table.passed(result, seconds)
+        passed = counted and table.passed(result, seconds)  # a table answered again: no pass
         reached = learner.level
         if passed:
             reached = learning.book.reach_level(learner.id, min(ticket.level + 1, len(LEVELS)))
         return page(
-            request, learner, ticket, given=given, result=result, seconds=seconds,
-            per_payout=each.quantize(Decimal("0.1")), passed=passed, reached=reached,
+            request, learner, ticket, given=given, result=result, passed=passed,
+            per_payout=each.quantize(Decimal("0.1")), reached=reached,
+            notice=None if counted else ANSWERED,
         )  # fmt: skip
 
 
