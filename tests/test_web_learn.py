@@ -94,6 +94,8 @@ def test_a_learner_starts_answers_and_comes_back_on_another_device(site: TestCli
 
 
 def test_wrong_codes_are_limited_like_seat_codes(site: TestClient) -> None:
+    stranger = TestClient(site.app).get("/learn/drill/pay", follow_redirects=False)
+    assert stranger.status_code == 303 and stranger.headers["location"] == "/learn"
     _start(site)
     guesser = TestClient(site.app)
     token = csrf(guesser, "/learn")

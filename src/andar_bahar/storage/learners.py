@@ -298,11 +298,7 @@ class LearnerBook:
         with self.transaction() as session:
             self._row(session, learner_id)
             table = _table(session, table_code)
-            joined = session.scalars(
-                select(LearnerTableRow.id).where(
-                    LearnerTableRow.learner_id == learner_id, LearnerTableRow.table_id == table.id
-                )
-            ).first()
+            joined = _joined(session, learner_id, table.id)
             if joined is None:
                 session.add(
                     LearnerTableRow(learner_id=learner_id, table_id=table.id, joined_at=self._now())
@@ -313,11 +309,7 @@ class LearnerBook:
         """The learner is no longer in table *table_code*'s school (their answers stay)."""
         with self.transaction() as session:
             table = _table(session, table_code)
-            joined = session.scalars(
-                select(LearnerTableRow).where(
-                    LearnerTableRow.learner_id == learner_id, LearnerTableRow.table_id == table.id
-                )
-            ).first()
+            joined = _joined(session, learner_id, table.id)
             if joined is not None:
                 session.delete(joined)
 
@@ -336,11 +328,7 @@ class LearnerBook:
         """The procedure and the paytable in force at a table of the learner's schools."""
         with self._reading() as session:
             table = _table(session, table_code)
-            joined = session.scalars(
-                select(LearnerTableRow.id).where(
-                    LearnerTableRow.learner_id == learner_id, LearnerTableRow.table_id == table.id
-                )
-            ).first()
+            joined = _joined(session, learner_id, table.id)
             if joined is None:
                 raise ParameterError(
                     Message(
@@ -439,3 +427,12 @@ def _table(session: Session, code: str) -> ClubTableRow:
             Message(N_("There is no table with the code {code}: check the code."), code=code)
         )
     return table
+
+
+def _joined(session: Session, learner_id: int, table_id: int) -> LearnerTableRow | None:
+    """The learner's place in the table's school (``None``: not in it)."""
+    return session.scalars(
+        select(LearnerTableRow).where(
+            LearnerTableRow.learner_id == learner_id, LearnerTableRow.table_id == table_id
+        )
+    ).first()

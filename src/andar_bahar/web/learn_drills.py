@@ -21,7 +21,7 @@ import random
 from decimal import Decimal
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, HTTPException, Request
 from starlette.responses import Response
 
 from andar_bahar.engine.errors import AndarBaharError, ParameterError
@@ -43,7 +43,7 @@ from andar_bahar.games.drills.school import LEVELS, TableToPay, find_level, scho
 from andar_bahar.i18n import translations
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.learners import Learner
-from andar_bahar.web.app import redirect, render
+from andar_bahar.web.app import render
 from andar_bahar.web.context import is_htmx, request_info
 from andar_bahar.web.forms import Posted, field, paytable_rows
 from andar_bahar.web.learn_views import (
@@ -105,9 +105,12 @@ def _kind(kind: str) -> DrillKind:
         ) from None
 
 
-def _learner(learning: Learning, request: Request) -> Learner | None:
+def _learner(learning: Learning, request: Request) -> Learner:
+    """This device's learner; a device without one is sent to start (``/learn``)."""
     found = learning.of(request)
-    return found[0] if found is not None else None
+    if found is None:
+        raise HTTPException(303, headers={"Location": "/learn"})
+    return found[0]
 
 
 def _add_drills(app: FastAPI, learning: Learning) -> None:
@@ -122,8 +125,8 @@ def _add_drills(app: FastAPI, learning: Learning) -> None:
         result: DrillResult | None = context.pop("result", None)
         lang = request_info(request).lang
         return _show(
-            request, "learn_drill.html", kind=kind, drill=drill, learner=learner,
-            ticket=learning.signed(ticket), result=result,
+            request, "learn_drill.html", exercise=kind.value, kind=kind, drill=drill,
+            learner=learner, ticket=learning.signed(ticket), result=result,
             asked=asked_questions(drill, lang, given, result),
             table_layout=layout_of(drill.result, reveal=result is not None or kind is DrillKind.PAY),
             tray=tray_for(drill.paytable), **context,
@@ -132,16 +135,12 @@ def _add_drills(app: FastAPI, learning: Learning) -> None:
     @app.get("/learn/drill/{kind}")
     def new_drill(request: Request, kind: str) -> Response:
         learner = _learner(learning, request)
-        if learner is None:
-            return redirect(request, "/learn")
         return page(request, learner, _kind(kind))
 
     @app.post("/learn/drill/{kind}")
     def answer(request: Request, kind: str, form: Posted) -> Response:
         learner = _learner(learning, request)
         chosen = _kind(kind)
-        if learner is None:
-            return redirect(request, "/learn")
         try:
             ticket = learning.read(field(form, "ticket"), learner, chosen.value)
         except ParameterError:
@@ -203,8 +202,8 @@ def _add_school(app: FastAPI, learning: Learning) -> None:
         result: DrillResult | None = context.pop("result", None)
         lang = request_info(request).lang
         return _show(
-            request, "learn_school.html", table=table, drill=table.drill, learner=learner,
-            ticket=learning.signed(ticket), result=result, levels=LEVELS,
+            request, "learn_school.html", exercise=kind, table=table, drill=table.drill,
+            learner=learner, ticket=learning.signed(ticket), result=result, levels=LEVELS,
             asked=asked_questions(table.drill, lang, given, result),
             table_layout=layout_of(table.drill.result, reveal=True), tray=tray_for(table.drill.paytable),
             pays=paytable_rows(table.drill.paytable) if table.drill.paytable else [],
@@ -214,16 +213,12 @@ def _add_school(app: FastAPI, learning: Learning) -> None:
     @app.get("/learn/school")
     def new_table(request: Request, level: str = "") -> Response:
         learner = _learner(learning, request)
-        if learner is None:
-            return redirect(request, "/learn")
         ticket = learning.ticket(kind, learner, level=_level(level, learner))
         return page(request, learner, ticket)
 
     @app.post("/learn/school")
     def pay(request: Request, form: Posted) -> Response:
         learner = _learner(learning, request)
-        if learner is None:
-            return redirect(request, "/learn")
         try:
             ticket = learning.read(field(form, "ticket"), learner, kind)
         except ParameterError:
@@ -292,7 +287,7 @@ def _add_deal(app: FastAPI, learning: Learning) -> None:
     ) -> Response:
         context.setdefault("call", None)
         return _show(
-            request, "learn_deal.html", learner=learner, deal=deal,
+            request, "learn_deal.html", exercise=kind, learner=learner, deal=deal,
             table_layout=dealt_so_far(deal.round(), reveal=deal.done),
             ticket=learning.signed(ticket), rows=list(Row),
             **picker_choices(request_info(request).lang), **context,
@@ -308,15 +303,11 @@ def _add_deal(app: FastAPI, learning: Learning) -> None:
     @app.get("/learn/deal")
     def new_deal(request: Request) -> Response:
         learner = _learner(learning, request)
-        if learner is None:
-            return redirect(request, "/learn")
         return fresh(request, learner)
 
     @app.post("/learn/deal")
     def step(request: Request, form: Posted) -> Response:
         learner = _learner(learning, request)
-        if learner is None:
-            return redirect(request, "/learn")
         try:
             ticket = learning.read(field(form, "ticket"), learner, kind)
             procedure, paytable = _rules(learner, ticket.seed)

@@ -22,7 +22,16 @@ from andar_bahar.games.drills.layout import deal
 from andar_bahar.games.drills.questions import TITLES, Drill, DrillKind, Question
 from andar_bahar.i18n.messages import N_, NP_, Message
 
-__all__ = ["PLAYERS", "STAKES", "most_win", "pay_drill", "pay_line", "stakes_for"]
+__all__ = [
+    "PLAYERS",
+    "STAKES",
+    "most_win",
+    "pay_drill",
+    "pay_facts",
+    "pay_line",
+    "stakes_for",
+    "won_line",
+]
 
 STAKES: tuple[int, ...] = (10, 15, 20, 25, 50, 100, 120)
 """Round stakes for the pay drill; 15, 25 and 120 give fractional pays at 0.9 or 0.95 to 1."""
@@ -143,7 +152,18 @@ def _question(number: int, bet: SettledBet, paytable: Paytable) -> Question:
     )
 
 
-def _facts(procedure: Procedure, paytable: Paytable, result: RoundResult) -> tuple[Message, ...]:
+def won_line(result: RoundResult) -> Message:
+    """The round's verdict, the first line of a payout's explanation."""
+    return Message(
+        NP_("{row} won with {n} card dealt.", "{row} won with {n} cards dealt."),
+        row=result.winner,
+        n=result.cards_dealt,
+    )
+
+
+def pay_facts(procedure: Procedure, paytable: Paytable, result: RoundResult) -> tuple[Message, ...]:
+    """What a drill of payouts shows first: the rules, the centre card, the rounding, what to
+    answer."""
     return (
         procedure_fact(procedure),
         target_fact(result.centre, result.target),
@@ -177,11 +197,7 @@ def pay_drill(rng: random.Random, procedure: Procedure, paytable: Paytable) -> D
         wagers=wagers,
     )
     explanation = (
-        Message(
-            NP_("{row} won with {n} card dealt.", "{row} won with {n} cards dealt."),
-            row=result.winner,
-            n=result.cards_dealt,
-        ),
+        won_line(result),
         *(
             pay_line(number, bet, paytable, result)
             for number, bet in enumerate(settlement.bets, start=1)
@@ -196,7 +212,7 @@ def pay_drill(rng: random.Random, procedure: Procedure, paytable: Paytable) -> D
         result,
         paytable,
         wagers,
-        _facts(procedure, paytable, result),
+        pay_facts(procedure, paytable, result),
         procedure=procedure,
         centre=result.centre,
         explanation=explanation,

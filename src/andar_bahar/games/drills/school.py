@@ -39,9 +39,15 @@ from andar_bahar.engine.round import RoundResult
 from andar_bahar.engine.rules import Procedure, Row
 from andar_bahar.engine.settlement import SettledBet, settle
 from andar_bahar.games.drills.answers import check_answers
-from andar_bahar.games.drills.facts import TableName, procedure_fact, target_fact
 from andar_bahar.games.drills.layout import deal
-from andar_bahar.games.drills.pay import PLAYERS, most_win, pay_line, stakes_for
+from andar_bahar.games.drills.pay import (
+    PLAYERS,
+    most_win,
+    pay_facts,
+    pay_line,
+    stakes_for,
+    won_line,
+)
 from andar_bahar.games.drills.questions import (
     TITLES,
     Drill,
@@ -49,7 +55,7 @@ from andar_bahar.games.drills.questions import (
     DrillResult,
     Question,
 )
-from andar_bahar.i18n.messages import N_, NP_, Message, Translator
+from andar_bahar.i18n.messages import N_, Message, Translator
 
 __all__ = ["LEVELS", "Level", "Spot", "TableToPay", "check_answers", "find_level", "school_table"]
 
@@ -201,13 +207,7 @@ def _question(number: int, spot: Spot, settled: SettledBet, paytable: Paytable) 
 def _explanation(
     spots: list[Spot], settled: tuple[SettledBet, ...], paytable: Paytable, result: RoundResult
 ) -> tuple[Message, ...]:
-    lines = [
-        Message(
-            NP_("{row} won with {n} card dealt.", "{row} won with {n} cards dealt."),
-            row=result.winner,
-            n=result.cards_dealt,
-        )
-    ]
+    lines = [won_line(result)]
     for number, (spot, bet) in enumerate(zip(spots, settled, strict=True), start=1):
         if len(spot.stacks) > 1:
             lines.append(
@@ -242,17 +242,7 @@ def school_table(
         for number, (spot, bet) in enumerate(zip(spots, settlement.bets, strict=True), start=1)
     )
     facts = (
-        procedure_fact(procedure),
-        target_fact(result.centre, result.target),
-        Message(
-            N_(
-                "Paytable: {name}; a win that is not a whole number of chips of {chip} is {rounding}."
-            ),
-            name=TableName(paytable),
-            chip=Amount(paytable.chip),
-            rounding=paytable.rounding,
-        ),
-        Message(N_("Answer with the win only, without the stake returned; 0 for a losing bet.")),
+        *pay_facts(procedure, paytable, result),
         Message(
             N_("Level {n}: pay every spot, at most {seconds} s a payout."),
             n=level.number,
