@@ -157,6 +157,7 @@ def _drills(page: Page, lang: str) -> None:
     for kind in DrillKind:
         page.locator(f'[data-drill="{kind.value}"]').click()
         expect(page.locator("#exercise")).to_have_attribute("data-kind", kind.value)
+        page.wait_for_load_state()  # its style sheets too: the first screen as drawn
         assert in_viewport(page, FIRST_SCREEN) == [], kind
         _checks(page, kind.value)
         drill = _drill(page, kind)
@@ -186,6 +187,7 @@ def _pay_the_table(page: Page, lang: str) -> tuple[int, int]:
     """Pay a table with one payout wrong: the accuracy shown is the settlement's."""
     page.locator("[data-school]").click()
     expect(page.locator("#exercise")).to_have_attribute("data-kind", "school")
+    page.wait_for_load_state()
     assert in_viewport(page, '#exercise [name="answer-bet1"]') == []
     expect(page.locator("[data-clock]")).to_be_visible()
     _checks(page, "school")
@@ -236,8 +238,10 @@ def _deal_a_real_deck(page: Page, club: ClubServer) -> None:
     page.locator('label.pick:has(input[value="♠"])').click()
     page.click('[data-deal-row="andar"]')
     expect(page.locator('[data-call="wrong"]')).to_be_visible()
+    expect(page.locator('[data-card="K♠"]')).to_be_visible()
     page.fill("input[name=card]", "7d")
     page.click('[data-deal-row="andar"]')
+    expect(page.locator('[data-card="7♦"]')).to_be_visible()  # this call's answer is in
     page.click('[data-deal-winner="andar"]')
     score = page.locator("[data-score]")
     expect(score).to_have_attribute("data-right", "3")

@@ -115,8 +115,6 @@ class Asked:
     """``None`` until checked."""
     right: str
     """The right answer in the page's words (shown once checked)."""
-    least: Decimal
-    most: Decimal | None
 
     @property
     def mark(self) -> Message:
@@ -174,8 +172,6 @@ def asked_questions(
             given.get(question.key, ""),
             marks.get(question.key),
             _shown(question, t, lang),
-            question.least,
-            question.most,
         )
         for number, question in enumerate(drill.questions, start=1)
     ]
@@ -196,7 +192,7 @@ class SessionLine:
 
     began: str
     kind: str
-    title: object
+    title: Message | str
     attempts: int
     correct: int
     accuracy: str
@@ -259,7 +255,6 @@ def progress_view(progress: Sequence[DrillStats], lang: str, kind: str | None) -
         "seconds_chart": Markup(  # noqa: S704 — numbers and escaped words
             progress_svg(seconds, SECONDS, title=words["seconds"], translator=t)
         ),
-        "sessions": len(sessions),
     }
 
 
