@@ -71,19 +71,19 @@ def test_a_code_finds_its_learner_in_any_spelling_and_only_its_hash_is_kept(
     assert code.replace("-", "") not in stored and len(stored) == 64
 
 
-@pytest.mark.parametrize(
-    ("name", "why"),
-    [
-        ("   ", "A learner needs a name"),
-        ("x" * 41, "A name has at most 40 characters."),
-        ("Ta\tmar", "control character"),
-        ("Ta\u200bmar", r"invisible character U\+200B"),
-    ],
-)
-def test_a_name_follows_the_names_rule(storage: Storage, name: str, why: str) -> None:
+NAMES = [
+    ("   ", "A learner needs a name"),
+    ("x" * 41, "A name has at most 40 characters."),
+    ("Ta\tmar", "control character"),
+    ("Ta\u200bmar", r"invisible character U\+200B"),
+]
+
+
+def test_a_name_follows_the_names_rule(storage: Storage) -> None:
     book = LearnerBook(storage)
-    with pytest.raises(ParameterError, match=why), book.transaction() as session:
-        book.enrol(session, name)
+    for name, why in NAMES:
+        with pytest.raises(ParameterError, match=why), book.transaction() as session:
+            book.enrol(session, name)
     assert book.everyone() == []
 
 
