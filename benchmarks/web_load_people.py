@@ -202,7 +202,7 @@ class Page:
         assert self.socket is not None
         with contextlib.suppress(Exception):  # closed at the end, or by the server
             async for text in self.socket:
-                if text == "pong":
+                if text in ("pong", "beat"):  # as live.js: the server's answer, its heartbeat
                     continue
                 message = loads(text)
                 self.messages += 1

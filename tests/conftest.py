@@ -120,8 +120,11 @@ LONG_FIRST = (
     "test_bench_",
     "test_web_recovery",
     "test_web_workers",
+    "test_web_bounds",
+    "test_web_outage",
 )
-"""Modules whose tests take seconds each (terminal walks, Chromium, fuzzers, killed servers)."""
+"""Modules whose tests take seconds each (terminal walks, Chromium, fuzzers, killed servers,
+slow clients, a stopped database)."""
 
 WHOLE = "test_web_browser_"
 """Modules kept on one worker: each worker that runs one starts its own Chromium and server."""

@@ -235,8 +235,8 @@ def test_the_dealers_forms_read_amounts_in_the_page_language(club: TestClient) -
         (["odds", "--stake", "1,000"], "en", True),
         (["odds", "--stake", "1,000"], "ru", False),
         (["odds", "--stake", "1 000"], "ka", True),
-        (["paytable", "design", "--step", "0,5", "--format", "toml"], "ru", True),
-        (["paytable", "design", "--step", "0,5", "--format", "toml"], "en", False),
+        (["paytable", "design", "--step", "0,05", "--format", "toml"], "ru", True),
+        (["paytable", "design", "--step", "0,05", "--format", "toml"], "en", False),
     ],
 )
 def test_the_command_line_reads_amounts_in_its_language(

@@ -302,3 +302,43 @@ def test_a_changed_procedure_is_not_called_by_the_presets_name() -> None:
     code, out, _ = run("deal", "--seed", "1", "--start", "first-card-colour", "--format", "json")
     assert code == 0
     assert json.loads(out)["procedure"] == "classic --start first-card-colour"
+
+
+def test_paytable_check_lists_at_most_twenty_problems(tmp_path: Path) -> None:
+    # 1,500 bands with unreadable pays: 1,500 problems, of which 20 are listed, then a count
+    club = tmp_path / "many.toml"
+    bands = "".join(f'[[cards]]\nrange = "1-5"\npays = "x{i}"\n' for i in range(1500))
+    club.write_text(f'name = "x"\n[main]\nandar = "1"\nbahar = "1"\n{bands}', encoding="utf-8")
+    code, out, err = run("paytable", "check", str(club))
+    lines = err.splitlines()
+    assert code == 1 and out == "" and len(lines) == 21
+    assert (
+        lines[0]
+        == f"{club}, cards[1]: The odds 'x0' cannot be read: write them as '0.9 to 1' or '3.5 for 1'."
+    )
+    assert lines[-1] == "… and 1480 more problems."
+
+
+def test_a_club_file_over_64_kib_is_refused_unread(tmp_path: Path) -> None:
+    big = tmp_path / "big.toml"
+    big.write_text('name = "x"\n' + "# padding\n" * 7000, encoding="utf-8")  # 70,011 bytes
+    assert big.stat().st_size > 64 * 1024
+    for args in (("paytable", "check", str(big)), ("odds", "--procedure", str(big))):
+        code, _, err = run(*args)
+        assert code == 2 and err == f"{big} is too large for a club's file: at most 64 KiB.\n"
+
+
+def test_settle_writes_each_number_one_way() -> None:
+    # the table groups thousands (6,000): the note on added bets says 1,000 + 5,000 = 6,000
+    args = ("settle", "--paytable", "wizard", "--cards", "Q♥ 4♣ 7♦ Q♠")
+    code, out, _ = run(*args, "--bet", "andar=1000", "--bet", "andar=5000")
+    assert code == 0 and "Andar  6,000" in out
+    assert "The bets on Andar were added together: 1,000 + 5,000 = 6,000." in out
+    code, out, _ = run(*args, "--bet", "andar=1000", "--bet", "andar=5000", "--lang", "ru")
+    assert "1\xa0000 + 5\xa0000 = 6\xa0000." in out and "Андар   6\xa0000" in out
+
+
+def test_a_whole_number_option_in_other_digits_is_one_sentence() -> None:
+    # Click's int() would read ١٠ as 10; the command line reads the digits 0 to 9 only
+    code, _, err = run("simulate", "--rounds", "١٠", "--engine", "outcomes")
+    assert code == 2 and err == "--rounds must be a whole number, not '١٠'.\n"

@@ -231,3 +231,47 @@ def test_odds_csv_carries_the_stake_too() -> None:
     assert andar["at_stake_pays_nothing"] == "false" and andar["player_advantage"] == "false"
     code, out, _ = run("odds", "--paytable", "wizard", "--format", "csv")
     assert "at_stake" not in out.splitlines()[0]
+
+
+def test_rounding_warns_on_every_bet_whatever_its_exact_odds() -> None:
+    # The figure: andar-0.95 under classic gave no rounding warning in JSON though
+    # a 1-chip Andar win (0.95 rounded down) pays nothing: 404/833 = 48.50 % at a stake of 1.
+    result = runner.invoke(app, ["odds", "--paytable", "andar-0.95", "--format", "json"])
+    warnings = json.loads(result.stdout)["rounding"]["warnings"]
+    assert warnings[0] == (
+        "Rounding: a winning bet on Andar can be paid nothing at a stake of 1 (wins rounded"
+        " down to the chip, chip 1)."
+    )
+    assert warnings[1].startswith(
+        "Rounding: at stakes of 18–20, 35–40, 52–60, 69–80, 86–100, 103 or more the player"
+        " has the edge on Andar"
+    )
+    result = runner.invoke(
+        app, ["odds", "--paytable", "andar-0.95", "--stake", "1", "--format", "json"]
+    )
+    andar = json.loads(result.stdout)["bets"][0]["at_stake"]
+    assert andar["house_edge"] == "404/833" and andar["pays_nothing"] is True
+
+
+def test_odds_at_a_stake_outside_the_limits_says_so(tmp_path: Path) -> None:
+    club = tmp_path / "club.toml"
+    club.write_text(
+        'name = "club"\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n'
+        '[limits]\nmin = "20"\nmax = "500"\n',
+        encoding="utf-8",
+    )
+    for stake, said in (
+        ("5", "The stake 5 is below the table minimum of 20."),
+        ("600", "The stake 600 is above the table maximum of 500."),
+    ):
+        result = runner.invoke(app, ["odds", "--paytable", str(club), "--stake", stake])
+        assert result.exit_code == 0 and said in result.stdout.splitlines()
+        result = runner.invoke(
+            app, ["odds", "--paytable", str(club), "--stake", stake, "--format", "json"]
+        )
+        data = json.loads(result.stdout)
+        assert (data["stake_allowed"], data["stake_warning"]) == (False, said)
+    result = runner.invoke(
+        app, ["odds", "--paytable", str(club), "--stake", "20", "--format", "json"]
+    )
+    assert json.loads(result.stdout)["stake_allowed"] is True

@@ -20,6 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from typer.testing import CliRunner
 
 from andar_bahar.cli import app as cli_app
+from andar_bahar.club.service import TableService
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
@@ -27,7 +28,6 @@ from andar_bahar.storage import Storage
 from andar_bahar.storage.engines import alembic_config, migrating
 from andar_bahar.storage.learner_codes import code_key
 from andar_bahar.storage.learners import MAX_SECONDS, SESSION_GAP, LearnerBook
-from andar_bahar.web.service import TableService
 
 START = datetime(2025, 3, 1, 18, 0, tzinfo=UTC)
 

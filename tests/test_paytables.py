@@ -34,16 +34,60 @@ from andar_bahar.engine.rules import Row
         ("19/20 to 1", Fraction(19, 20)),
         ("2,5 к 1", Fraction(5, 2)),
         ("4", Fraction(4)),
+        ("3,5 за 1", Fraction(5, 2)),
+        ("2,5-ზე 1", Fraction(5, 2)),
+        ("1/3 to 1", Fraction(1, 3)),  # a fraction: its denominator is at most 1,000,000
+        ("1/1000000 to 1", Fraction(1, 1000000)),
+        ("0.000001 to 1", Fraction(1, 1000000)),  # six decimal places, the most
+        ("0.50000000 to 1", Fraction(1, 2)),  # places by value: 0.5
+        ("1000000 to 1", Fraction(1000000)),  # the longest pay
     ],
 )
 def test_odds_are_read_either_way_and_kept_exact(text: str, to_one: Fraction) -> None:
     assert Odds.parse(text).to_one == to_one
 
 
+@pytest.mark.parametrize(
+    ("value", "to_one"),
+    [
+        (3, Fraction(3)),
+        (Decimal("0.95"), Fraction(19, 20)),
+        (Decimal("0.000001"), Fraction(1, 10**6)),
+    ],
+)
+def test_odds_from_toml_numbers_follow_the_same_rule(
+    value: int | Decimal, to_one: Fraction
+) -> None:
+    assert Odds.parse(value).to_one == to_one
+
+
 @pytest.mark.parametrize("text", ["", "abc", "0 to 1", "-1 to 1", "1 for 1", "0.5 for 1", "1/0"])
 def test_bad_odds_are_refused(text: str) -> None:
     with pytest.raises(PaytableError):
         Odds.parse(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["0.0078125 to 1", "1/1000001 to 1", "0.5/999999 to 1", "1000000.5 to 1", Decimal("0.0000005")],
+)
+def test_odds_beyond_the_rule_are_refused_by_the_rule_they_break(text: str | Decimal) -> None:
+    # 0.0078125 = 1/128 has 7 decimal places; 0.5/999999 = 1/1999998 in lowest terms
+    with pytest.raises(PaytableError) as refused:
+        Odds.parse(text)
+    assert str(refused.value) == (
+        f"The odds '{text}' are out of range: at most 1000000 to 1, with at most 6 decimal"
+        " places (a fraction: a denominator of at most 1000000 in lowest terms)."
+    )
+
+
+@pytest.mark.parametrize("text", ["٠.٩ to 1", "０.９ to 1", "3.५ for 1"])
+def test_odds_in_other_digits_are_refused(text: str) -> None:
+    with pytest.raises(PaytableError) as refused:
+        Odds.parse(text)
+    assert str(refused.value) == (
+        f"The odds '{text}' must be written with the digits 0 to 9, such as 0.9 to 1 or 3.5 for 1."
+    )
 
 
 def test_presets_follow_the_spec() -> None:
@@ -119,6 +163,27 @@ BAD_FILES = [
         "club.toml, rounding: 'bankers' is not one of down, half-up, up.",
     ),
     ('name = "x\n', "club.toml is not valid TOML"),
+    (
+        'name = "x"\nchip = "٥"\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n',
+        "club.toml, chip: The amount '٥' must be written with the digits 0 to 9",
+    ),
+    (
+        'name = "x"\n[main]\nandar = "٠.٩ to 1"\nbahar = "1 to 1"\n',
+        "club.toml, main.andar: The odds '٠.٩ to 1' must be written with the digits 0 to 9",
+    ),
+    (
+        'name = "x"\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n[limits]\nmin = "１０"\n',
+        "club.toml, limits.min: The amount '１０' must be written with the digits 0 to 9",
+    ),
+    (
+        'name = "x"\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n'
+        '[[cards]]\nrange = "١-٥"\npays = 3\n',
+        "club.toml, cards[1]: the range '١-٥' is not a count of cards dealt",
+    ),
+    (
+        'name = "x"\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n# ' + "x" * 70_000 + "\n",
+        "club.toml is too large for a club's file: at most 64 KiB.",
+    ),
 ]
 
 
@@ -253,3 +318,15 @@ def test_bad_pays_by_count_name_the_entry(extra: str, fragment: str) -> None:
     text = 'name = "x"\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n' + extra
     problems = [str(p) for p in check_paytable(text, source="club.toml")]
     assert any(fragment in p for p in problems), problems
+
+
+@given(
+    st.fractions(min_value=Fraction(1, 10**6), max_value=10**6, max_denominator=10**6).filter(
+        lambda x: x > 0
+    )
+)
+def test_odds_are_written_as_they_read_back(value: Fraction) -> None:
+    # a property: every accepted pay is written so that reading it gives the same pay
+    # (1/128 to 1 was written 0.0078125 to 1, which the 6-places rule refuses)
+    odds = Odds.parse(f"{value.numerator}/{value.denominator} to 1")
+    assert Odds.parse(str(odds)) == odds

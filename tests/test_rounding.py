@@ -24,6 +24,7 @@ from andar_bahar.engine.bets import Wager
 from andar_bahar.engine.paytables import Odds, Paytable, Rounding, find_paytable
 from andar_bahar.engine.rules import Row, find_procedure
 from andar_bahar.engine.settlement import settle
+from stake_support import rounded
 
 CLASSIC = find_procedure("classic")
 WIZARD = find_paytable("wizard")
@@ -40,14 +41,6 @@ P_ONE_TO_FIVE = Fraction(
     sum(1 for c in itertools.combinations(range(1, 52), 3) if min(c) <= 5),
     math.comb(51, 3),
 )
-
-
-def rounded(units: Fraction, rule: Rounding) -> int:
-    if rule is Rounding.DOWN:
-        return math.floor(units)
-    if rule is Rounding.UP:
-        return math.ceil(units)
-    return math.floor(units + Fraction(1, 2))
 
 
 def expected_at(stake: int, pay: Fraction, p: Fraction, rule: Rounding) -> Fraction:
@@ -158,13 +151,36 @@ def test_a_fair_bet_rounded_up_has_no_safe_minimum() -> None:
     assert not check.avoidable and check.recommended_min is None
     assert str(check.messages()[-1]).startswith("No table minimum avoids it")
     bahar = next(r for r in check.risks if str(r.bet) == "bahar")
-    assert bahar.player_edge.endless and str(bahar.player_edge).endswith("…")
+    assert bahar.player_edge.more and str(bahar.player_edge).endswith("…")
+    # every stake but the multiples of 404 (where 429/404 pays whole chips, exactly fair)
+    assert list(bahar.player_edge.units[:403]) == list(range(1, 404))
+    assert bahar.player_edge.units[403] == 405
 
 
-def test_a_bet_the_odds_already_give_the_player_is_left_to_the_odds_warning() -> None:
-    even = dataclasses.replace(find_paytable("even-money"), rounding=Rounding.UP, bands=())
-    check = rounding_check(odds_report(CLASSIC, even))
-    assert all(str(r.bet) != "andar" for r in check.risks)
+def test_a_bet_the_odds_give_the_player_is_warned_about_at_every_stake_too() -> None:
+    # andar-0.95 under classic: Andar's exact odds give the player 429/833 × 1.95 − 1 =
+    # +0.43 %, so rounding's check skipped it, and with it the 1-chip win that pays nothing
+    # (0.95 rounded down); the brute force below is the return at each stake by floor().
+    table = dataclasses.replace(find_paytable("andar-0.95"), bands=())
+    check = rounding_check(odds_report(CLASSIC, table))
+    andar = next(r for r in check.risks if str(r.bet) == "andar")
+    assert list(andar.pays_nothing.units) == [1]
+    pay = Fraction(19, 20)
+    edge = [n for n in range(1, 3001) if expected_at(n, pay, P_ANDAR, Rounding.DOWN) > 0]
+    assert edge[:4] == [18, 19, 20, 35] and 102 not in edge
+    assert edge[edge.index(103) :] == list(range(103, 3001))
+    listed = [*andar.player_edge.units, *range(andar.player_edge.from_on or 0, 3001)]
+    assert listed == edge
+    assert andar.safe_from is None and not check.avoidable
+    assert [str(m) for m in check.messages()] == [
+        "Rounding: a winning bet on Andar can be paid nothing at a stake of 1 (wins rounded"
+        " down to the chip, chip 1).",
+        "Rounding: at stakes of 18–20, 35–40, 52–60, 69–80, 86–100, 103 or more the player has"
+        " the edge on Andar: up to +0.43 % per unit staked (the exact odds give the player"
+        " +0.43 %).",
+        "No table minimum avoids it: at the exact pays the player has the edge on Andar, so"
+        " larger stakes keep it; lower the pays.",
+    ]
 
 
 @given(

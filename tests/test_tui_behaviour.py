@@ -275,9 +275,11 @@ def test_a_database_that_cannot_be_opened_is_one_sentence_in_the_users_language(
         await pilot.press("6")
         await settle(app, pilot)
         text = note(app, "#note")
-        # The storage's own sentence, in Russian (its catalogue entry), on one line:
-        assert text.startswith("Не удаётся открыть базу данных истории"), text
-        assert "\n" not in text and "Traceback" not in text
+        # One sentence in Russian (its catalogue entry), naming the file, not the URL,
+        # with the reason in Russian too (here the folder is a file: it cannot be made):
+        path = str(blocker / "history.sqlite3")
+        assert text == f"Историей {path} нельзя воспользоваться: не удаётся создать её папку.", text
+        assert "sqlite:" not in text and "Traceback" not in text
 
     asyncio.run(run(app, scenario))
 

@@ -18,7 +18,8 @@ from andar_bahar.engine.rules import find_procedure
 from andar_bahar.tui.app import TrainerApp
 from andar_bahar.tui.club import ClubRoundScreen
 from andar_bahar.tui.club_setup import ClubSetup
-from tui_support import LARGE, make_app, note, run, settle, whole_screen_text
+from andar_bahar.tui.common import Choice
+from tui_support import LARGE, make_app, note, run, settle, until, whole_screen_text
 
 
 async def club_setup(app: TrainerApp, pilot: Pilot[None]) -> ClubSetup:
@@ -48,8 +49,29 @@ def test_the_rounding_warnings_are_shown_before_the_table_opens(tmp_path: Path) 
     asyncio.run(run(make_app(tmp_path), scenario, LARGE))
 
 
+async def shown(pilot: Pilot[None], setup: ClubSetup, refused: bool) -> None:
+    """Wait until the design worked out on a worker is drawn: a refusal's headline without a
+    button to use it, or the button."""
+
+    def drawn() -> bool:
+        design = setup.design.design
+        usable = bool(setup.query("#use-design"))
+        headline = bool(setup.query("#design-headline")) and usable is not refused
+        return design is not None and design.refused is refused and headline
+
+    await until(pilot, drawn, "the design drawn")
+
+
 def test_a_table_designed_for_the_procedure_can_be_used(tmp_path: Path) -> None:
-    expected = design_paytable(find_procedure("first-card"), edge=EdgeRange.parse("2%-4%"))
+    # the chosen paytable's chip, rounding and limits are the design's (trainer-default:
+    # chip 1, rounded down, no limits); with bets open after the centre no pay on the 0.05
+    # step keeps Andar in 2 %–4 % for both colours (the design is refused, nothing to use)
+    base = find_paytable("trainer-default")
+    first_card = find_procedure("first-card")
+    refused = design_paytable(first_card, edge=EdgeRange.parse("2%-4%"), base=base)
+    assert refused.refused
+    expected = design_paytable(first_card, edge=EdgeRange.parse("1%-5%"), base=base)
+    assert not expected.refused
 
     async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
         setup = await club_setup(app, pilot)
@@ -57,20 +79,24 @@ def test_a_table_designed_for_the_procedure_can_be_used(tmp_path: Path) -> None:
         edge = setup.query_one("#edge", Input)
         edge.value = "4%-2%"
         setup.query_one("#design", Button).press()
-        await app.workers.wait_for_complete()
-        await settle(app, pilot)
-        assert note(app, "#design-note").startswith("The edge range '4%-2%' is not a range")
+        await until(pilot, lambda: setup.design.error is not None, "the range refused")
+        assert note(app, "#design-note").startswith("The edge range “4%-2%” is not a range")
         edge.value = "2%-4%"
         setup.query_one("#design", Button).press()
-        await app.workers.wait_for_complete()
-        await settle(app, pilot)
+        await shown(pilot, setup, refused=True)
+        assert setup.design.design is not None and setup.design.design.refused
+        headline = str(setup.query_one("#design-headline").render())
+        assert headline.startswith("No table designed for the procedure first-card")
+        assert not setup.query("#use-design")  # a refused design offers nothing to use
+        edge.value = "1%-5%"
+        setup.query_one("#design", Button).press()
+        await shown(pilot, setup, refused=False)
         assert setup.design.design is not None
         assert setup.design.design.paytable == expected.paytable
         rows = setup.query_one("#design-table").row_count  # type: ignore[attr-defined]
         assert rows == len(expected.rows)
         setup.query_one("#use-design", Button).press()
-        await app.workers.wait_for_complete()
-        await settle(app, pilot)
+        await until(pilot, lambda: setup.designed is not None, "the designed table in use")
         assert setup.query_one("#paytable", Select).value == "designed"
         await pilot.press("ctrl+l")  # the choice survives a redraw, in Russian
         await settle(app, pilot)
@@ -146,14 +172,15 @@ def test_players_join_top_up_and_leave_and_a_table_resumes_with_their_chips(
         assert note(app, "#note") == "Ravi gets 50 more chips: 350 now."
         players.query_one("#players").move_cursor(row=0)  # type: ignore[attr-defined]  # Asha
         players.act("leave")  # type: ignore[attr-defined]
+        await pilot.pause()
+        question = app.screen.query_one("#question").render()
+        assert str(question) == "Asha leaves the table with 500 chips?"  # asked first, by name
+        await pilot.press("y")
         assert note(app, "#note") == "Asha leaves with 500 chips."
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is table
-        assert [str(o[0]) for o in table.query_one("#player", Select)._options[1:]] == [
-            "Ravi",
-            "Nino",
-        ]
+        assert table.query_one("#player", Choice).labels == ["Ravi", "Nino"]
         table.round.place_bet("Nino", "bahar", 20)
         while not table.round.finished:
             await pilot.press("d")

@@ -20,6 +20,7 @@ from andar_bahar.storage import Storage
 from andar_bahar.tui.app import TrainerApp
 from andar_bahar.tui.club import ClubRoundScreen
 from andar_bahar.tui.club_setup import ClubSetup
+from andar_bahar.tui.common import Choice
 from andar_bahar.tui.drills import DrillScreen
 from andar_bahar.tui.odds import OddsScreen
 from andar_bahar.tui.teaching import TeachingRoundScreen, TeachingSetup
@@ -63,8 +64,8 @@ async def check(
     """Collect the English texts on the whole screen and in every choice's list."""
     await settle(app, pilot)
     text = await whole_screen_text(app, pilot)
-    for select in app.screen.query(Select):
-        text += "\n" + "\n".join(str(prompt) for prompt, _ in select._options)
+    for select in app.screen.query(Choice):
+        text += "\n" + "\n".join(select.labels)
     for field in app.screen.query(Input):
         text += "\n" + str(field.placeholder)
     found = english_on_screen(text)

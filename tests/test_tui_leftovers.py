@@ -25,7 +25,7 @@ from andar_bahar.tui.club import ClubRoundScreen
 from andar_bahar.tui.club_summary import PlayersScreen
 from andar_bahar.tui.common import ConfirmScreen, TrainerFooter
 from andar_bahar.tui.drills import DrillScreen
-from andar_bahar.tui.text import unbroken
+from andar_bahar.tui.text import quoting_translations, unbroken
 from test_tui_design import club_setup
 from test_tui_state import open_lesson
 from tui_support import (
@@ -79,8 +79,9 @@ async def players_screen(app: TrainerApp, pilot: Pilot[None]) -> PlayersScreen:
 @TOP_UP_LANGS
 def test_a_bad_top_up_speaks_of_chips_as_seating_does(tmp_path: Path, lang: str) -> None:
     # The review topped Ravi up with "lots": "The stake 'lots' is not a number". The
-    # sentence to expect is the one seating says of chips (games/clubgame.py).
-    t = translations(lang)
+    # sentence to expect is the one seating says of chips (games/clubgame.py), with the
+    # value in the language's quotes, as the terminal shows it.
+    t = quoting_translations(lang)
     with pytest.raises(BetError) as refused:
         parse_chips("Ravi", "lots")
     expected = refused.value.localized(t)

@@ -48,12 +48,8 @@ def play(tmp_path: Path, scenario, size: tuple[int, int] = SMALL, lang: str = "e
 async def type_fast(app: TrainerApp, pilot: Pilot[None], text: str) -> None:
     """Every key of *text* ("\\n" is Enter) handed to the app at once, as a terminal does
     when someone types faster than the screen is drawn (or a barcode reader types)."""
-    driver = app._driver
-    assert driver is not None
     for char in text:
-        key = events.Key("enter", "\r") if char == "\n" else events.Key(char, char)
-        key.set_sender(app)
-        driver.send_message(key)
+        app.post_message(events.Key("enter", "\r") if char == "\n" else events.Key(char, char))
     await settle(app, pilot)
     await pilot.pause()
 
@@ -74,7 +70,7 @@ def test_names_and_chips_typed_at_once_each_land_in_their_field(tmp_path: Path) 
         assert "Nino" not in setup.players
         assert setup.query_one("#name", Input).value == "Nino"
         assert app.focused is setup.query_one("#chips")
-        assert "'lots'" in note(app, "#players-note")
+        assert "“lots”" in note(app, "#players-note")  # English quotes, not Python's
         await pilot.press("ctrl+u", "4", "0", "0", "enter")
         assert setup.players["Nino"] == Decimal(400)
         setup.start()

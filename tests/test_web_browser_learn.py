@@ -28,12 +28,12 @@ try:
 except ImportError:  # pragma: no cover - playwright is a dev dependency
     pytest.skip("Playwright is not installed", allow_module_level=True)
 
+from andar_bahar.club.learners import Ticket
 from andar_bahar.engine.bets import Bet, Wager
 from andar_bahar.engine.rules import Row
 from andar_bahar.engine.settlement import settle
 from andar_bahar.games.drills import AnswerKind, Drill, DrillKind, make_drill, pick_rules
 from andar_bahar.i18n import translations
-from andar_bahar.web.learning import Ticket
 from browser_support import (  # noqa: F401 - club, browser, people: the fixtures
     PHONE,
     ClubServer,

@@ -20,14 +20,14 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
+from andar_bahar.club.learners import Ticket
+from andar_bahar.club.limits import Limits
 from andar_bahar.engine.bets import Bet, Wager
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import Row
 from andar_bahar.engine.settlement import settle
 from andar_bahar.games.drills import DrillKind, make_drill
 from andar_bahar.storage import Storage
-from andar_bahar.web.learning import Ticket
-from andar_bahar.web.limits import Limits
 from sqlite_template import migrated_sqlite
 from web_support import csrf, served
 

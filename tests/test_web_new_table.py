@@ -10,12 +10,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
-from andar_bahar.chance.design import EdgeRange, design_paytable
+from andar_bahar.chance.design import EdgeRange, OddsStyle, design_paytable
 from andar_bahar.chance.odds import odds_report
 from andar_bahar.chance.rounding import rounding_check
 from andar_bahar.engine.paytables import find_paytable, load_paytable
@@ -101,3 +102,23 @@ def test_a_betting_table_ignores_the_hidden_lesson_fields(site: TestClient) -> N
         "/tables", data={**form, "name": "Lesson", "kind": "teaching"}, follow_redirects=False
     )
     assert refused.status_code == 400 and "rounds" in html.unescape(refused.text)
+
+
+def test_a_refused_design_is_a_heading_with_nothing_to_use(site: TestClient) -> None:
+    # first-card on the 0.5 "for 1" step: no pay keeps Andar or Bahar in 1 %–5 % (the
+    # closest give 25 % and 0 %), so no table is designed (tests/test_design.py's figures)
+    form = {"procedure": "first-card", "paytable": "trainer-default", "edge": "1%-5%",
+            "step": "0.5", "odds_style": "for", "csrf_token": token(site)}  # fmt: skip
+    fragment = site.post("/tables/design", data=form).text
+    heading = re.search(r"<h2[^>]*>(.*?)</h2>", fragment, re.S)
+    assert heading is not None and 'role="alert"' in heading[0]
+    assert heading[1].strip() == "No table designed for first-card"
+    assert "use_design" not in fragment and "<textarea" not in fragment
+    expected = design_paytable(
+        find_procedure("first-card"), edge=EdgeRange.parse("1%-5%"), step=Fraction(1, 2),
+        style=OddsStyle.FOR, base=find_paytable("trainer-default"),
+    )  # fmt: skip
+    assert expected.refused
+    shown = text(fragment)
+    for message in expected.messages():
+        assert " ".join(str(message).split()) in shown

@@ -31,10 +31,11 @@ from typer.testing import CliRunner
 from websockets.sync.client import ClientConnection, connect
 
 from andar_bahar.cli import app as cli_app
+from andar_bahar.club.service import TableService
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.storage import Storage
-from andar_bahar.web.security import Signer, load_or_create_secret
-from andar_bahar.web.service import TableService
+from andar_bahar.web.http.security import Signer, load_or_create_secret
+from andar_bahar.web.live.hub import HEARTBEAT
 from serve_process import ServeProcess
 
 START_TIMEOUT = 60.0
@@ -81,7 +82,10 @@ def receive_until(socket: ClientConnection, wanted: Any) -> dict[str, Any]:
     while True:
         left = deadline - time.monotonic()
         assert left > 0, "the live message did not come"
-        message: dict[str, Any] = json.loads(socket.recv(timeout=left))
+        text = socket.recv(timeout=left)
+        if text == HEARTBEAT:  # the server's, when it has nothing else to say
+            continue
+        message: dict[str, Any] = json.loads(text)
         if wanted(message):
             return message
 

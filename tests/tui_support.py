@@ -1,32 +1,32 @@
 """Helpers for the terminal trainer's tests: drive the app by keyboard, read the screen.
 
-Every helper works through what a user has: keys, and what the terminal shows.
+Every helper works through what a user has: keys, and what the terminal shows, with
+Textual's public testing API only (``App.run_test``, ``Pilot``, ``App.post_message``,
+``App.export_screenshot``).
 """
 
 from __future__ import annotations
 
-import io
+import html
 import random
 import re
 import time
 import unicodedata
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from babel.messages.pofile import read_po
-from rich.console import Console
+from rich.cells import cell_len
 from textual import events
-from textual.app import App
-from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+from textual.keys import key_to_character
 from textual.pilot import Pilot
-from textual.screen import Screen
 from textual.widget import Widget
 
 from andar_bahar.engine.cards import Card, shuffled
 from andar_bahar.tui.app import TrainerApp
+from andar_bahar.tui.common import Choice
 from sqlite_template import migrated_sqlite
 
 SEED = 7
@@ -42,9 +42,12 @@ def seeded_deck(draw: int, seed: int = SEED) -> list[Card]:
     return shuffled(random.Random(f"{seed}/{draw}"))
 
 
-async def run(app: TrainerApp, scenario: Scenario, size: tuple[int, int] = SMALL) -> None:
-    """Run *scenario* against *app* headless at *size*; wait for the history at the end."""
-    async with app.run_test(size=size) as pilot:
+async def run(
+    app: TrainerApp, scenario: Scenario, size: tuple[int, int] = SMALL, *, notes: bool = False
+) -> None:
+    """Run *scenario* against *app* headless at *size*; wait for the history at the end.
+    *notes*: show the app's notifications (Textual's tests leave them out by default)."""
+    async with app.run_test(size=size, notifications=notes) as pilot:
         await pilot.pause()
         await scenario(app, pilot)
         await settle(app, pilot)
@@ -56,23 +59,42 @@ async def settle(app: TrainerApp, pilot: Pilot[None]) -> None:
     await pilot.pause()
 
 
+_SVG_TEXT = re.compile(
+    r'<text class="[^"]*" x="([\d.]+)" y="[\d.]+" textLength="[\d.]+"'
+    r' clip-path="url\(#[^)]*-line-(\d+)\)">(.*?)</text>'
+)
+_CELL = 20 * 0.61
+"""The width of a cell in Rich's SVG (its font size times its aspect ratio)."""
+
+
+async def until(
+    pilot: Pilot[None], holds: Callable[[], bool], what: str, seconds: float = 30
+) -> None:
+    """Let the app run until *holds* (a worker's answer has come, the odds are shown …);
+    fail naming *what* if it does not within *seconds* (a deadline, not a measure)."""
+    deadline = time.monotonic() + seconds
+    while not holds():
+        assert time.monotonic() < deadline, f"{what}: not within {seconds} s"
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
 def screen_text(app: TrainerApp) -> str:
-    """What the terminal shows now, as plain text (the footer included)."""
+    """What the terminal shows now, as plain text (the footer included): read from the
+    screenshot Textual exports, each piece of text put back at its cell."""
     width, height = app.size
-    console = Console(
-        width=width,
-        height=height,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system="truecolor",
-        record=True,
-        legacy_windows=False,
-        safe_box=False,
-    )
-    console.print(
-        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    )
-    return console.export_text(styles=False)
+    rows: list[list[tuple[int, str]]] = [[] for _ in range(height)]
+    for x, line, text in _SVG_TEXT.findall(app.export_screenshot(simplify=True)):
+        piece = html.unescape(text.replace("&#160;", " "))  # Rich writes a space as &#160;
+        rows[int(line)].append((round(float(x) / _CELL), piece))
+    lines = []
+    for row in rows:
+        text, at = "", 0
+        for column, piece in sorted(row):
+            text += " " * max(0, column - at) + piece
+            at = max(at, column) + cell_len(piece)
+        lines.append(text + " " * max(0, width - at))
+    return "\n".join(lines)
 
 
 async def footer_line(
@@ -121,17 +143,13 @@ def is_visible(app: TrainerApp, widget: Widget) -> bool:
     )
 
 
-def _key_event(key: str) -> events.Key:
-    """The event a terminal sends for *key*, made as Textual's ``Pilot.press`` makes it."""
+def key_event(key: str) -> events.Key:
+    """The event a terminal sends for *key*: a key's name (``enter``, ``ctrl+l``), or a
+    character typed."""
     if len(key) == 1 and not key.isalnum():
-        key = _character_to_key(key)
-    try:
-        char: str | None = unicodedata.lookup(
-            _get_unicode_name_from_key(REPLACED_KEYS.get(key, key))
-        )
-    except KeyError:
-        char = key if len(key) == 1 else None
-    return events.Key(key, char)
+        name = unicodedata.name(key).lower().replace("-", "_").replace(" ", "_")
+        return events.Key(name, key)
+    return events.Key(key, key_to_character(key))
 
 
 async def type_keys(pilot: Pilot[None], *keys: str) -> None:
@@ -144,13 +162,8 @@ async def type_keys(pilot: Pilot[None], *keys: str) -> None:
     the arrows) bubble up to the app first, so a character sent after such a key can
     overtake it. Send bound keys and characters in separate bursts; a bound key may
     follow characters (Enter after a name)."""
-    app = pilot.app
-    driver = app._driver
-    assert driver is not None
     for key in keys:
-        event = _key_event(key)
-        event.set_sender(app)
-        driver.send_message(event)
+        pilot.app.post_message(key_event(key))
     await pilot.pause()
 
 
@@ -196,12 +209,13 @@ async def type_into(pilot: Pilot[None], selector: str, text: str, *, enter: bool
 
 async def choose(pilot: Pilot[None], selector: str, value: str) -> None:
     """Reach a choice by Tab, open it with Enter and move to *value* with the arrows."""
-    select: Any = await reach(pilot, selector)
-    values = [option for _, option in select._options if option is not select.NULL]
+    select = await reach(pilot, selector)
+    assert isinstance(select, Choice), selector
     await pilot.press("enter")
-    await pilot.pause()
-    downs = values.index(value) + (1 if select._allow_blank else 0)
+    await until(pilot, lambda: select.expanded, f"{selector} opened")
+    downs = select.values.index(value) + (1 if select.allow_blank else 0)
     await type_keys(pilot, "home", *["down"] * downs, "enter")
+    await until(pilot, lambda: not select.expanded, f"{selector} closed")
     assert select.value == value, f"{selector}: {select.value!r} is not {value!r}"
 
 
@@ -268,45 +282,10 @@ def fresh_database(folder: Path) -> str:
 
 
 def make_app(folder: Path, lang: str = "en", seed: int | None = SEED) -> TrainerApp:
-    """The trainer on a fresh history in *folder*, seeded for reproducible decks."""
-    app = TrainerApp(lang=lang, db_url=fresh_database(folder), seed=seed)
+    """The trainer on a fresh history in *folder*, seeded for reproducible decks (its log
+    of faults in *folder* too)."""
+    app = TrainerApp(
+        lang=lang, db_url=fresh_database(folder), seed=seed, log_path=folder / "errors.log"
+    )
     app.animation_level = "none"  # no smooth scrolling to wait for after each key
     return app
-
-
-def _paint_what_is_read() -> None:
-    """Headless, compose each frame but paint only what a test reads.
-
-    Textual's headless driver throws every painted frame away (``App._display`` writes
-    nothing when headless), yet the screen paints one after every burst of messages: a
-    quarter of the terminal tests' CPU. Here the top screen's frames still lay out and
-    reflow (focus, scrolling and sizes are as a user's terminal has them), and the paint is
-    done in full when a test reads the screen (:func:`screen_text`) and once more when each
-    app's test ends, so a widget that cannot be drawn still fails its test.
-    """
-    compose_frame = Screen._compositor_refresh
-
-    def refresh(screen: Screen[Any]) -> None:
-        app = screen.app
-        if app.is_headless and not app.is_inline and screen is app.screen:
-            screen._compositor._dirty_regions.clear()
-            screen._dirty_widgets.clear()
-            app._update_mouse_over(screen)
-        else:
-            compose_frame(screen)
-
-    run_test = App.run_test
-
-    @asynccontextmanager
-    async def painted_at_the_end(app: App[Any], *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-        async with run_test(app, *args, **kwargs) as pilot:
-            yield pilot
-            if app.is_running and app.screen_stack:
-                await pilot.pause()
-                screen_text(app)  # type: ignore[arg-type]
-
-    Screen._compositor_refresh = refresh  # type: ignore[method-assign]
-    App.run_test = painted_at_the_end  # type: ignore[method-assign,assignment]
-
-
-_paint_what_is_read()

@@ -18,6 +18,7 @@ from fractions import Fraction
 from andar_bahar.chance.odds import Percent
 from andar_bahar.engine.bets import Bet, CardsBet
 from andar_bahar.engine.errors import BetError, ParameterError
+from andar_bahar.engine.money import foreign_digits
 from andar_bahar.engine.paytables import Band, Odds, check_bands
 from andar_bahar.i18n.messages import N_, Message, Translator
 
@@ -25,7 +26,7 @@ __all__ = ["DEFAULT_BANDS", "EdgeRange", "OddsStyle", "parse_bands"]
 
 
 DEFAULT_BANDS = "1-5,6-10,11-15,16-25,26-30,31-35,36-40,41+"
-"""The side-bet bands of the published table (seed 001)."""
+"""The side-bet bands of the published table (the club's rules)."""
 
 
 class OddsStyle(StrEnum):
@@ -36,8 +37,8 @@ class OddsStyle(StrEnum):
 
 
 _EDGE_RE = re.compile(
-    r"^\s*(?P<low>-?\d{1,3}(?:[.,]\d{1,6})?)\s*(?P<lp>%?)\s*(?:-|–|—|\.\.|to)\s*"
-    r"(?P<high>-?\d{1,3}(?:[.,]\d{1,6})?)\s*(?P<hp>%?)\s*$"
+    r"^\s*(?P<low>-?[0-9]{1,3}(?:[.,][0-9]{1,6})?)\s*(?P<lp>%?)\s*(?:-|–|—|\.\.|to)\s*"
+    r"(?P<high>-?[0-9]{1,3}(?:[.,][0-9]{1,6})?)\s*(?P<hp>%?)\s*$"
 )
 
 
@@ -59,6 +60,16 @@ class EdgeRange:
         ...
         andar_bahar.engine.errors.ParameterError: The edge range '5%-1%' is not a range of house edges: write it as 1%-5% (the lower edge first, both under 100 %).
         """
+        if foreign_digits(text):
+            raise ParameterError(
+                Message(
+                    N_(
+                        "The edge range '{text}' must be written with the digits 0 to 9,"
+                        " such as 1%-5%."
+                    ),
+                    text=text,
+                )
+            )
         match = _EDGE_RE.match(text)
         if match is not None:
             percent = bool(match.group("lp") or match.group("hp"))

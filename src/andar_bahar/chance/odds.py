@@ -34,6 +34,7 @@ from andar_bahar.i18n.messages import N_, Message, Translator
 
 __all__ = [
     "BetOdds",
+    "BetPays",
     "Given",
     "OddsReport",
     "Outcome",
@@ -274,19 +275,56 @@ def bet_odds(
     >>> andar.house_edge, andar.hit_every, andar.standard_deviation
     (Fraction(179, 8330), Fraction(833, 429), Decimal('0.949572061410'))
     """
-    win_probability = Fraction(0)
-    expected = Fraction(0)
-    squares = Fraction(0)
-    for (first, winner, k), p in distribution.probabilities.items():
-        if bet.wins(winner=winner, cards_dealt=k):
-            odds = paytable.odds_for(bet, first_row=first, cards_dealt=k).to_one
-            win_probability += p
-            expected += p * odds
-            squares += p * odds * odds
-        else:
-            expected -= p
-            squares += p
-    return BetOdds(bet, given, win_probability, _pays_text(bet, paytable, given), expected, squares)
+    pays = BetPays.of(bet, paytable, distribution)
+    return BetOdds(
+        bet,
+        given,
+        pays.probability,
+        _pays_text(bet, paytable, given),
+        pays.expected_return,
+        pays.second_moment,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class BetPays:
+    """One bet against one outcome distribution: the chance of winning at each pay the bet
+    can be paid (pays by count can differ), and the chance of losing.
+
+    Every figure of a bet follows from it — at exact pays here, at a real stake with
+    each win rounded to the chip in :mod:`andar_bahar.chance.rounding`.
+    """
+
+    wins: tuple[tuple[Fraction, Fraction], ...]
+    """``(pay to 1, probability)`` for every pay the bet can be paid, the smallest first."""
+    lose: Fraction
+
+    @classmethod
+    def of(cls, bet: Bet, paytable: Paytable, distribution: OutcomeDistribution) -> BetPays:
+        wins: dict[Fraction, Fraction] = {}
+        lose = Fraction(0)
+        for (first, winner, k), p in distribution.probabilities.items():
+            if bet.wins(winner=winner, cards_dealt=k):
+                x = paytable.odds_for(bet, first_row=first, cards_dealt=k).to_one
+                wins[x] = wins.get(x, Fraction(0)) + p
+            else:
+                lose += p
+        return cls(tuple(sorted(wins.items())), lose)
+
+    @property
+    def probability(self) -> Fraction:
+        """P(win)."""
+        return sum((p for _, p in self.wins), Fraction(0))
+
+    @property
+    def expected_return(self) -> Fraction:
+        """Σ P(win at a pay) × pay − P(lose), per unit staked at exact pays."""
+        return sum((p * x for x, p in self.wins), Fraction(0)) - self.lose
+
+    @property
+    def second_moment(self) -> Fraction:
+        """E[R²] of the return R per unit staked: Σ P × pay² + P(lose)."""
+        return sum((p * x * x for x, p in self.wins), Fraction(0)) + self.lose
 
 
 def _pays_text(bet: Bet, paytable: Paytable, given: Colour | None) -> str:
@@ -307,7 +345,11 @@ class OddsReport:
         """Every bet on which the player, not the house, has the edge."""
         return tuple(b for b in self.bets if b.player_advantage)
 
-    def warning_messages(self) -> list[Message]:
+    def warning_messages(
+        self, *, procedure: object | None = None, paytable: object | None = None
+    ) -> list[Message]:
+        """A warning for every bet on which the player has the edge, naming the procedure
+        and the paytable as *procedure* and *paytable* (a screen's titles), or by name."""
         return [
             Message(
                 N_(
@@ -315,8 +357,8 @@ class OddsReport:
                     " the player has the edge on {bet}{given}: it returns {edge} per unit"
                     " staked on average."
                 ),
-                procedure=self.procedure.name,
-                paytable=self.paytable.name,
+                procedure=self.procedure.name if procedure is None else procedure,
+                paytable=self.paytable.name if paytable is None else paytable,
                 bet=b.bet,
                 given=Given(b.given),
                 edge=Percent(b.expected_return, signed=True),

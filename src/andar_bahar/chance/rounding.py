@@ -6,8 +6,10 @@ the paytable's rule. At small stakes that changes a bet's worth a great deal —
 the default rule (round down) a 1-chip Andar win at 0.9 to 1 pays nothing; rounding
 up pays a 1-to-9-chip Andar stake 1 to 1 and hands the player the edge. This module
 works out, exactly, what each bet returns at a stake *N*, the stakes at which rounding
-makes a winning bet pay nothing or hands the player the edge, and the smallest table
-minimum (``[limits] min``) that avoids both.
+makes a winning bet pay nothing and those at which the player has the edge (for every bet,
+whatever its exact odds), and the smallest table minimum (``[limits] min``) that avoids
+both. The stakes are found from the structure of the rounded wins, not by trying each
+one (:mod:`andar_bahar.chance.stake_edges`).
 
 ``andar-bahar odds`` and ``paytable check`` call :func:`rounding_check` and show its
 :meth:`RoundingCheck.messages` (a table-creation screen shows the same sentences):
@@ -32,12 +34,20 @@ Message(msgid='Rounding: a winning bet on {bet}{given} can be paid nothing at a 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from andar_bahar.chance.odds import BetOdds, Given, OddsReport, Percent, outcome_distribution
+from andar_bahar.chance.odds import (
+    BetOdds,
+    BetPays,
+    Given,
+    OddsReport,
+    Percent,
+    outcome_distribution,
+)
+from andar_bahar.chance.stake_edges import ENDLESS, EdgeProfile, StakeRange, Stakes
 from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.cards import Colour
 from andar_bahar.engine.money import Amount, as_decimal
@@ -53,43 +63,22 @@ __all__ = [
     "stake_odds",
 ]
 
-_SCAN_LIMIT = 10_000
-"""Never scan more stakes than this for one bet (a house edge under about 0.01 % with
-rounding up); beyond it the risk is reported as having no end."""
+LISTED = 10_000
+"""The most stakes listed for one risk (the messages show the first few runs)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Pays:
-    """One bet in one situation: P(win) at each distinct odds, and P(lose)."""
+def bet_pays(report: OddsReport, odds: BetOdds) -> BetPays:
+    """What *odds*' bet can be paid, in its situation, under *report*'s paytable."""
+    distribution = (
+        report.distribution
+        if odds.given is None
+        else outcome_distribution(report.procedure, centre=odds.given)
+    )
+    return BetPays.of(odds.bet, report.paytable, distribution)
 
-    wins: tuple[tuple[Fraction, Fraction], ...]
-    """(odds to 1, probability) for every odds the bet can be paid at."""
-    lose: Fraction
 
-    @classmethod
-    def of(cls, bet: Bet, paytable: Paytable, odds: BetOdds, report: OddsReport) -> _Pays:
-        distribution = (
-            report.distribution
-            if odds.given is None
-            else outcome_distribution(report.procedure, centre=odds.given)
-        )
-        wins: dict[Fraction, Fraction] = {}
-        lose = Fraction(0)
-        for (first, winner, k), p in distribution.probabilities.items():
-            if bet.wins(winner=winner, cards_dealt=k):
-                x = paytable.odds_for(bet, first_row=first, cards_dealt=k).to_one
-                wins[x] = wins.get(x, Fraction(0)) + p
-            else:
-                lose += p
-        return cls(tuple(sorted(wins.items())), lose)
-
-    def expected(self, units: int, rounding: Rounding) -> Fraction:
-        """Return per unit staked at a stake of *units* chips, wins rounded to whole chips."""
-        total = sum((p * rounding.apply(units * x) for x, p in self.wins), Fraction(0))
-        return total / units - self.lose
-
-    def pays_nothing(self, units: int, rounding: Rounding) -> bool:
-        return any(rounding.apply(units * x) == 0 for x, _ in self.wins)
+def _pays_nothing(pays: BetPays, units: int, rounding: Rounding) -> bool:
+    return any(rounding.apply(units * x) == 0 for x, _ in pays.wins)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,54 +134,20 @@ def stake_odds(report: OddsReport, stake: Decimal) -> tuple[StakeOdds, ...]:
     units = int(stake / paytable.chip)
     result = []
     for odds in report.bets:
-        pays = _Pays.of(odds.bet, paytable, odds, report)
+        pays = bet_pays(report, odds)
+        edge = EdgeProfile(pays, paytable.rounding, StakeRange(units, units)).edge_at(units)
         result.append(
             StakeOdds(
                 odds.bet,
                 odds.given,
                 as_decimal(stake),
                 odds.probability,
-                pays.expected(units, paytable.rounding),
+                -edge,
                 odds.expected_return,
-                pays.pays_nothing(units, paytable.rounding),
+                _pays_nothing(pays, units, paytable.rounding),
             )
         )
     return tuple(result)
-
-
-@dataclass(frozen=True, slots=True)
-class Stakes:
-    """Stakes in chips, shown as runs: ``1–9``, ``2, 4–6``, and ``…`` after the sixth run."""
-
-    units: tuple[int, ...]
-    chip: Decimal
-    endless: bool = False
-    """True when the stakes go on without end (only the first few are listed)."""
-
-    def runs(self) -> Iterator[tuple[int, int]]:
-        start = previous = None
-        for unit in self.units:
-            if previous is not None and unit == previous + 1:
-                previous = unit
-                continue
-            if start is not None and previous is not None:
-                yield start, previous
-            start = previous = unit
-        if start is not None and previous is not None:
-            yield start, previous
-
-    def localized(self, translator: Translator | None) -> str:
-        def amount(units: int) -> str:
-            return Amount(self.chip * units).localized(translator)
-
-        runs = list(self.runs())
-        parts = [amount(a) if a == b else f"{amount(a)}–{amount(b)}" for a, b in runs[:6]]
-        if len(runs) > 6 or self.endless:
-            parts.append("…")
-        return ", ".join(parts)
-
-    def __str__(self) -> str:
-        return self.localized(None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,21 +160,15 @@ class RoundingRisk:
     pays_nothing: Stakes
     """Stakes at which a winning bet is paid nothing (always the smallest stakes)."""
     player_edge: Stakes
-    """Stakes at which rounding turns the house's edge (or a fair bet) into the player's."""
+    """Stakes at which, wins rounded, the player has the edge (whatever the exact odds say)."""
     best_return: Fraction
     """The player's best return per unit staked among :attr:`player_edge` (0 if none)."""
+    safe_from: int | None
+    """The smallest stake in chips from which on no stake is harmed (``None``: none)."""
 
     @property
     def harmful(self) -> bool:
-        return bool(self.pays_nothing.units or self.player_edge.units)
-
-    @property
-    def safe_from(self) -> int | None:
-        """The smallest stake in chips from which on no stake is harmed (``None``: none)."""
-        if self.player_edge.endless:
-            return None
-        worst = max((*self.pays_nothing.units, *self.player_edge.units), default=0)
-        return worst + 1
+        return bool(self.pays_nothing or self.player_edge)
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +201,7 @@ class RoundingCheck:
         for risk in self.risks:
             given = Given(risk.given)
             nothing = (risk.bet, risk.pays_nothing.units)
-            if risk.pays_nothing.units and nothing not in said:
+            if risk.pays_nothing and nothing not in said:
                 said.add(nothing)  # the same whatever the centre: said once per bet
                 out.append(
                     Message(
@@ -262,7 +211,7 @@ class RoundingCheck:
                             "Rounding: a winning bet on {bet}{given} can be paid nothing at"
                             " stakes of {stakes} (wins {rule}, chip {chip}).",
                         ),
-                        n=len(risk.pays_nothing.units),
+                        n=risk.pays_nothing.plural,
                         bet=risk.bet,
                         given=given,
                         stakes=risk.pays_nothing,
@@ -270,25 +219,8 @@ class RoundingCheck:
                         chip=Amount(table.chip),
                     )
                 )
-            if risk.player_edge.units:
-                out.append(
-                    Message(
-                        NP_(
-                            "Rounding: at a stake of {stakes} the player has the edge on"
-                            " {bet}{given}: up to {best} per unit staked (the odds give the"
-                            " house {edge}).",
-                            "Rounding: at stakes of {stakes} the player has the edge on"
-                            " {bet}{given}: up to {best} per unit staked (the odds give the"
-                            " house {edge}).",
-                        ),
-                        n=len(risk.player_edge.units),
-                        stakes=risk.player_edge,
-                        bet=risk.bet,
-                        given=given,
-                        best=Percent(risk.best_return, signed=True),
-                        edge=Percent(-risk.nominal_return),
-                    )
-                )
+            if risk.player_edge:
+                out.append(_player_edge_message(risk, given))
         minimum = self.recommended_min
         if minimum is not None:
             if table.max_stake is not None and minimum > table.max_stake:
@@ -313,66 +245,103 @@ class RoundingCheck:
                     )
                 )
         elif self.risks:
-            out.append(
-                Message(
-                    N_(
-                        "No table minimum avoids it: with wins {rule}, some stakes of every size"
-                        " give the player the edge; round wins down or lower the pays."
-                    ),
-                    rule=table.rounding,
-                )
-            )
+            out.append(self._no_minimum())
         return out
+
+    def _no_minimum(self) -> Message:
+        """Why no table minimum helps: the exact pays, or the rounding rule."""
+        endless = [r for r in self.risks if r.safe_from is None]
+        if all(r.nominal_return > 0 for r in endless):
+            return Message(
+                N_(
+                    "No table minimum avoids it: at the exact pays the player has the edge on"
+                    " {bets}, so larger stakes keep it; lower the pays."
+                ),
+                bets=_Bets(endless),
+            )
+        return Message(
+            N_(
+                "No table minimum avoids it: with wins {rule}, some stakes of every size"
+                " give the player the edge; round wins down or lower the pays."
+            ),
+            rule=self.report.paytable.rounding,
+        )
+
+
+def _player_edge_message(risk: RoundingRisk, given: Given) -> Message:
+    if risk.nominal_return > 0:  # the exact odds already favour the player
+        forms = NP_(
+            "Rounding: at a stake of {stakes} the player has the edge on {bet}{given}: up"
+            " to {best} per unit staked (the exact odds give the player {edge}).",
+            "Rounding: at stakes of {stakes} the player has the edge on {bet}{given}: up"
+            " to {best} per unit staked (the exact odds give the player {edge}).",
+        )
+    else:
+        forms = NP_(
+            "Rounding: at a stake of {stakes} the player has the edge on"
+            " {bet}{given}: up to {best} per unit staked (the odds give the"
+            " house {edge}).",
+            "Rounding: at stakes of {stakes} the player has the edge on"
+            " {bet}{given}: up to {best} per unit staked (the odds give the"
+            " house {edge}).",
+        )
+    return Message(
+        forms,
+        n=risk.player_edge.plural,
+        stakes=risk.player_edge,
+        bet=risk.bet,
+        given=given,
+        best=Percent(risk.best_return, signed=True),
+        edge=Percent(abs(risk.nominal_return), signed=risk.nominal_return > 0),
+    )
+
+
+class _Bets:
+    """The bets of some risks: ``Andar, Bahar once the centre card is red``."""
+
+    def __init__(self, risks: Sequence[RoundingRisk]) -> None:
+        self.risks = risks
+
+    def localized(self, translator: Translator | None) -> str:
+        return ", ".join(
+            r.bet.localized(translator) + Given(r.given).localized(translator) for r in self.risks
+        )
 
 
 def rounding_check(report: OddsReport) -> RoundingCheck:
     """Where rounding to the chip harms each bet of *report*, at every stake the table allows.
 
-    A stake is harmed when a winning bet is paid nothing, or when rounding gives the
-    player the edge on a bet whose exact odds give it to the house (or to neither).
-    Bets the exact odds already give the player are warned about by the odds report.
+    A stake is harmed when a winning bet is paid nothing, or when, wins rounded, the
+    player has the edge — on every bet, whatever its exact odds (a bet the exact odds give
+    the player is also warned about by the odds report).
     """
-    paytable = report.paytable
-    first = 1
-    if paytable.min_stake is not None:
-        first = max(1, math.ceil(Fraction(paytable.min_stake) / Fraction(paytable.chip)))
-    last = None
-    if paytable.max_stake is not None:
-        last = math.floor(Fraction(paytable.max_stake) / Fraction(paytable.chip))
+    stakes = StakeRange.of(report.paytable)
     risks = []
     for odds in report.bets:
-        if odds.player_advantage:
-            continue
-        risk = _risk(odds, _Pays.of(odds.bet, paytable, odds, report), paytable, first, last)
+        risk = _risk(odds, bet_pays(report, odds), report.paytable, stakes)
         if risk.harmful:
             risks.append(risk)
     return RoundingCheck(report, tuple(risks))
 
 
-def _risk(
-    odds: BetOdds, pays: _Pays, paytable: Paytable, first: int, last: int | None
-) -> RoundingRisk:
+def _risk(odds: BetOdds, pays: BetPays, paytable: Paytable, stakes: StakeRange) -> RoundingRisk:
     rule = paytable.rounding
-    nothing_below = _zero_pay_limit(pays.wins, rule)
-    end, endless = _player_edge_limit(odds.expected_return, pays, rule)
-    top = end if last is None else min(end, last)
-    nothing = list(range(first, nothing_below if last is None else min(nothing_below, last + 1)))
-    edge: list[int] = []
-    best = Fraction(0)
-    if rule is not Rounding.DOWN:
-        for units in range(first, top + 1):
-            value = pays.expected(units, rule)
-            if value > 0:
-                edge.append(units)
-                best = max(best, value)
-    endless = endless and (last is None or last > end)
+    below = _zero_pay_limit(pays.wins, rule)
+    top = below if stakes.last is None else min(below, stakes.last + 1)
+    nothing = range(stakes.first, top)  # a win pays nothing at the smallest stakes only
+    profile = EdgeProfile(pays, rule, stakes)
+    edge = Stakes.of(profile.misses(Fraction(0), None, limit=LISTED), paytable.chip, stakes)
+    worst = profile.last_miss(Fraction(0), None)
+    safe_from = None if worst == ENDLESS else max(worst or 0, top - 1) + 1
+    lowest = profile.extremes()[0].edge if edge else Fraction(0)
     return RoundingRisk(
         odds.bet,
         odds.given,
         odds.expected_return,
-        Stakes(tuple(nothing), paytable.chip),
-        Stakes(tuple(edge), paytable.chip, endless=endless and bool(edge)),
-        best,
+        Stakes(tuple(nothing[:LISTED]), paytable.chip, more=len(nothing) > LISTED),
+        edge,
+        -lowest,
+        safe_from,
     )
 
 
@@ -384,24 +353,3 @@ def _zero_pay_limit(wins: Sequence[tuple[Fraction, Fraction]], rule: Rounding) -
     # down: k·x ≥ 1 ⇔ k ≥ 1/x; half-up: k·x ≥ 1/2 ⇔ k ≥ 1/(2x)
     need = 1 / smallest if rule is Rounding.DOWN else 1 / (2 * smallest)
     return max(1, math.ceil(need))
-
-
-def _player_edge_limit(nominal: Fraction, pays: _Pays, rule: Rounding) -> tuple[int, bool]:
-    """The largest stake in chips worth scanning for a player's edge, and whether the
-    risk may go on without end.
-
-    Rounding adds at most one chip (rounding up) or half a chip (half-up) to a win,
-    so at a stake of k chips it adds at most P(win)·g/k per unit staked: with a house
-    edge h > 0 the player can have the edge only while k < P(win)·g/h.
-    """
-    if rule is Rounding.DOWN:
-        return 0, False
-    gain = Fraction(1) if rule is Rounding.UP else Fraction(1, 2)
-    p_win = sum((p for _, p in pays.wins), Fraction(0))
-    edge = -nominal
-    if edge <= 0:
-        return _SCAN_LIMIT, True
-    bound = math.ceil(p_win * gain / edge)
-    if bound > _SCAN_LIMIT:
-        return _SCAN_LIMIT, True
-    return bound, False

@@ -92,8 +92,9 @@ def odds(
     rules = build_procedure(procedure, start, target_mode, window)
     table = read_paytable(paytable or rules.paytable)
     report = odds_report(rules, table)
-    given = _stake(stake, table, language_for(lang)) if stake is not None else None
-    at_stake = stake_odds(report, given) if given is not None else ()
+    amount = _stake(stake, table, language_for(lang)) if stake is not None else None
+    at_stake = stake_odds(report, amount) if amount is not None else ()
+    outside = table.limits_problem(amount) if amount is not None else None
     rounding = rounding_check(report)
     if plot is not None:
         require_extra("sim", "matplotlib")
@@ -104,6 +105,8 @@ def odds(
         data = report.to_dict()
         if at_stake:
             data["stake"] = str(at_stake[0].stake)
+            data["stake_allowed"] = outside is None
+            data["stake_warning"] = str(outside) if outside is not None else None
             for item, odds in zip(data["bets"], at_stake, strict=True):  # type: ignore[call-overload]
                 item["at_stake"] = odds.to_dict()
         data["rounding"] = {
@@ -115,8 +118,12 @@ def odds(
         echo_json(data)
     elif output is OddsFormat.CSV:
         typer.echo(odds_csv(report, at_stake), nl=False)
+        if outside is not None:
+            typer.echo(outside.localized(translator), err=True)
     else:
-        typer.echo(render_odds(report, translator, stake=at_stake, rounding=rounding))
+        typer.echo(
+            render_odds(report, translator, stake=at_stake, rounding=rounding, outside=outside)
+        )
 
 
 def _stake(text: str, table: Paytable, lang: str) -> Decimal:

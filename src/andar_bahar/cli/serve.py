@@ -1,10 +1,11 @@
 """``andar-bahar serve``: the club table in the browser (the dealer's laptop serves it).
 
-One process by default. ``--workers N`` (PostgreSQL only) runs N worker processes
-that share the port and every table: each one LISTENs for the changes the others
-make (:mod:`andar_bahar.web.notify`). Several ``serve`` commands on other ports or
-hosts against the same database behave the same, given the same secret
-(``--secret-file``): see docs/deployment.md.
+One process by default, with the uvicorn protocols and settings of
+:mod:`andar_bahar.web.http.connections` (slow and noisy clients are closed). ``--workers N``
+(PostgreSQL only) runs N worker processes that share the port and every table: each one
+LISTENs for the changes the others make (:mod:`andar_bahar.club.events`). Several
+``serve`` commands on other ports or hosts against the same database behave the same,
+given the same secret (``--secret-file``): see docs/deployment.md.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 import socket
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -28,16 +29,6 @@ if TYPE_CHECKING:
 
 __all__ = ["address_line", "serve", "tell_workers", "worker_app"]
 
-UVICORN: dict[str, Any] = {
-    "log_level": "warning",
-    "ws": "auto",
-    "ws_per_message_deflate": False,
-    "ws_max_size": 4096,
-}
-"""uvicorn's settings: live messages are small and many, so they are not compressed
-(compressing each one for each phone would cost more CPU than the Wi-Fi saves); a page
-only ever sends ``ping`` over its socket, so a message over 4 KiB closes the socket
-(1009) instead of being read into memory (uvicorn's default allows 16 MiB)."""
 WORKER_DB = "ANDAR_BAHAR_SERVE_DB"
 WORKER_KEY = "ANDAR_BAHAR_SERVE_KEY"
 WORKER_CONNECTIONS = "ANDAR_BAHAR_SERVE_CONNECTIONS"
@@ -216,8 +207,9 @@ def serve(
 
     from andar_bahar.storage import Storage, default_database_url
     from andar_bahar.web.app import create_app
-    from andar_bahar.web.limits import trusted_proxies
-    from andar_bahar.web.security import load_or_create_secret, new_secret
+    from andar_bahar.web.http.clients import trusted_proxies
+    from andar_bahar.web.http.connections import server_settings
+    from andar_bahar.web.http.security import load_or_create_secret, new_secret
 
     url = database_url(db) or default_database_url()
     if workers > 1 and make_url(url).get_backend_name() == "sqlite":
@@ -231,7 +223,7 @@ def serve(
             )
         )
     proxies = [str(network) for network in trusted_proxies(proxy or ())]  # refused here if bad
-    settings = {**UVICORN, "proxy_headers": False}  # the app reads X-Forwarded-For itself
+    settings = {**server_settings(), "proxy_headers": False}  # the app reads X-Forwarded-For
     try:
         secret = load_or_create_secret(secret_file or _secret_path())
     except OSError:  # a read-only folder: tokens then last until the server stops

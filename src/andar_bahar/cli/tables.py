@@ -26,8 +26,11 @@ from andar_bahar.engine.clubfiles import read_paytable, read_text
 from andar_bahar.engine.errors import PaytableError
 from andar_bahar.engine.paytables import check_paytable
 from andar_bahar.engine.rules import PROCEDURES
-from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.i18n.messages import N_, NP_, Message
 from andar_bahar.reports.report import render_paytable
+
+SHOWN = 20
+"""The most problems ``paytable check`` lists (a file can hold thousands)."""
 
 
 class PaytableFormat(StrEnum):
@@ -66,13 +69,20 @@ def paytable_check(
     window: WindowOption = None,
     lang: LangOption = None,
 ) -> None:
-    """Check a club's paytable file: every problem, each naming the entry, then the bets
-    that favour the player under the procedure and the stakes that rounding harms."""
+    """Check a club's paytable file: its problems, each naming the entry (the first 20, then
+    how many more; exit code 1), or the bets that favour the player under the procedure and
+    the stakes that rounding harms."""
     translator = translator_for(lang)
     problems = check_paytable(read_text(file, PaytableError), source=file)
     if problems:
-        for problem in problems:
+        for problem in problems[:SHOWN]:
             typer.echo(problem.localized(translator), err=True)
+        if len(problems) > SHOWN:
+            more = Message(
+                NP_("… and {n} more problem.", "… and {n} more problems."),
+                n=len(problems) - SHOWN,
+            )
+            typer.echo(more.localized(translator), err=True)
         raise typer.Exit(code=1)
     typer.echo(Message(N_("{file}: the paytable is valid."), file=file).localized(translator))
     rules = build_procedure(procedure, start, target_mode, window)

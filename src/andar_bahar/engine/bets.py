@@ -1,4 +1,4 @@
-"""What a player can bet on: a row, or the number of cards dealt (SPEC §6).
+"""What a player can bet on: a row, or the number of cards dealt.
 
 Bet names are the contract shared by the command line, the odds and the web:
 ``andar``, ``bahar``, ``cards:A-B`` (a band) and ``cards:N`` (an exact count).
@@ -35,7 +35,7 @@ MAX_CARDS_DEALT = 49
 """The most cards a round can deal, centre not counted: 48 non-matching cards and
 the match, in both target modes (51 − 3 + 1 and 52 − 4 + 1)."""
 
-_CARDS_RE = re.compile(r"^(?:cards:)?(\d{1,3})(?:(?:-|–|—|−|\.\.)(\d{1,3})|(\+))?$")
+_CARDS_RE = re.compile(r"^(?:cards:)?([0-9]{1,3})(?:(?:-|–|—|−|\.\.)([0-9]{1,3})|(\+))?$")
 """``cards:A-B``, ``cards:N``, ``cards:A+``; the prefix may be left out, any dash will do."""
 
 

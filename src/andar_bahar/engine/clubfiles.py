@@ -1,7 +1,7 @@
 """Reading a club's files: procedures and paytables by preset name or TOML path.
 
 This is the I/O edge for club files; the parsing and validation are pure and
-live in :mod:`andar_bahar.engine.rules` and :mod:`andar_bahar.engine.paytables`.
+live in :mod:`andar_bahar.engine.rules` and :mod:`andar_bahar.engine.paytable_files`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,14 @@ from pathlib import Path
 
 from andar_bahar.engine.errors import PaytableError, ProcedureError, RulesError
 from andar_bahar.engine.paytables import PAYTABLES, Paytable, find_paytable, load_paytable
-from andar_bahar.engine.rules import PROCEDURES, Procedure, find_procedure, load_procedure
+from andar_bahar.engine.rules import (
+    MAX_FILE_BYTES,
+    PROCEDURES,
+    Procedure,
+    find_procedure,
+    load_procedure,
+    too_large,
+)
 from andar_bahar.i18n.messages import N_, Message
 
 __all__ = ["is_file_name", "read_paytable", "read_procedure", "read_text"]
@@ -22,9 +29,14 @@ def is_file_name(text: str) -> bool:
 
 
 def read_text(path: str, error: type[RulesError]) -> str:
-    """The text of a club's file, or *error* with a clear sentence."""
+    """The text of a club's file, or *error* with a clear sentence (a file over
+    :data:`~andar_bahar.engine.rules.MAX_FILE_BYTES` is refused unread)."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        with Path(path).open("rb") as file:
+            data = file.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise error(too_large(path))
+        return data.decode("utf-8")
     except FileNotFoundError:
         raise error(
             Message(N_("The file {file} does not exist: check the path."), file=path)

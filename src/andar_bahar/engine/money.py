@@ -29,6 +29,7 @@ __all__ = [
     "Amount",
     "as_decimal",
     "check_amount",
+    "foreign_digits",
     "format_amount",
     "parse_stake",
     "to_decimal",
@@ -300,3 +301,13 @@ class Amount:
 
     def __str__(self) -> str:
         return self.localized(None)
+
+
+def foreign_digits(text: object) -> bool:
+    """Whether *text* holds a digit other than 0 to 9 (``١``, ``５``): every number the
+    program reads is written with the digits 0 to 9, as stakes are (:func:`parse_stake`).
+
+    >>> foreign_digits("٠.٩ to 1"), foreign_digits("0.9 to 1")
+    (True, False)
+    """
+    return any(ch.isdigit() and not "0" <= ch <= "9" for ch in str(text))

@@ -15,7 +15,7 @@ round's log of them replays it exactly (:mod:`andar_bahar.engine.round_records`)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeAlias, TypeVar
@@ -25,7 +25,7 @@ from andar_bahar.engine.cards import Card, Rank
 from andar_bahar.engine.money import Amount, as_decimal, format_amount
 from andar_bahar.engine.rules import Procedure, Row
 from andar_bahar.engine.settlement import Settlement
-from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.i18n.messages import N_, Message, Translator, render
 
 __all__ = [
     "AddedBets",
@@ -170,7 +170,7 @@ OperationT = TypeVar(
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
-    """What a finished (or void) round shows: the report of SPEC §4.5."""
+    """What a finished (or void) round shows: the report after every round."""
 
     procedure: Procedure
     target: Rank
@@ -229,25 +229,29 @@ class AddedBets:
     def total(self) -> Decimal:
         return as_decimal(sum(self.stakes, Decimal(0)))
 
-    def message(self, *, with_player: bool = True) -> Message:
+    def message(
+        self, *, with_player: bool = True, written: Callable[[Decimal], object] = Amount
+    ) -> Message:
         """``asha: the bets on Andar were added together: 100 + 50 = 150.``
 
         Without *with_player* (a settlement of one player's bets, where no name was
-        given): ``The bets on Andar were added together: 100 + 50 = 150.``
+        given): ``The bets on Andar were added together: 100 + 50 = 150.`` *written*
+        writes each amount (a settlement's table groups thousands: its notes do too).
         """
+        parts = _Sum([written(stake) for stake in self.stakes])
         if not with_player:
             return Message(
                 N_("The bets on {bet} were added together: {parts} = {total}."),
                 bet=self.bet,
-                parts=_Sum(self.stakes),
-                total=Amount(self.total),
+                parts=parts,
+                total=written(self.total),
             )
         return Message(
             N_("{player}: the bets on {bet} were added together: {parts} = {total}."),
             player=self.player,
             bet=self.bet,
-            parts=_Sum(self.stakes),
-            total=Amount(self.total),
+            parts=parts,
+            total=written(self.total),
         )
 
     def to_dict(self) -> dict[str, object]:
@@ -260,11 +264,11 @@ class AddedBets:
 
 
 class _Sum:
-    def __init__(self, stakes: Iterable[Decimal]) -> None:
+    def __init__(self, stakes: Iterable[object]) -> None:
         self.stakes = tuple(stakes)
 
-    def localized(self, translator: object) -> str:
-        return " + ".join(Amount(s).localized(translator) for s in self.stakes)  # type: ignore[arg-type]
+    def localized(self, translator: Translator | None) -> str:
+        return " + ".join(render(s, translator) for s in self.stakes)
 
 
 def added_together(operations: Iterable[Operation]) -> tuple[AddedBets, ...]:

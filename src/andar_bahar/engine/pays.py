@@ -12,8 +12,10 @@ Odds.parse('2.5 to 1')
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
@@ -21,16 +23,26 @@ from fractions import Fraction
 
 from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet
 from andar_bahar.engine.errors import PaytableError
-from andar_bahar.engine.money import MAX_PLACES, decimal_sign, format_amount
+from andar_bahar.engine.money import MAX_PLACES, decimal_sign, foreign_digits, format_amount
 from andar_bahar.i18n.messages import N_, Message, Translator, translate
 
-__all__ = ["MAX_ODDS", "Band", "CountPays", "MainKey", "Odds", "Rounding", "range_label"]
+__all__ = [
+    "MAX_ODDS",
+    "Band",
+    "CountPays",
+    "MainKey",
+    "Odds",
+    "Rounding",
+    "check_bands",
+    "check_count_pays",
+    "range_label",
+]
 
 MAX_ODDS = 1_000_000
 """No bet pays more than a million to one (the longest published pays are hundreds)."""
 
 _ODDS_RE = re.compile(
-    r"^\s*(?P<x>\d{1,15}(?:[.,]\d{1,15})?(?:/\d{1,15})?)\s*(?P<how>to|for|:|к|за|-ზე)?\s*(?:1)?\s*(?:-ზე)?\s*$",
+    r"^\s*(?P<x>[0-9]{1,15}(?:[.,][0-9]{1,15})?(?:/[0-9]{1,15})?)\s*(?P<how>to|for|:|к|за|-ზე)?\s*(?:1)?\s*(?:-ზე)?\s*$",
     re.IGNORECASE,
 )
 
@@ -49,8 +61,17 @@ class Odds:
     def parse(cls, text: str | int | Decimal) -> Odds:
         """Read ``X to 1``, ``X:1``, ``X for 1`` or a bare number (meaning "to 1").
 
-        >>> Odds.parse(3), Odds.parse("19/20 to 1").to_one
-        (Odds.parse('3 to 1'), Fraction(19, 20))
+        X is a number with at most 6 decimal places, or a fraction whose denominator in
+        lowest terms is at most 1,000,000; at most a million to one.
+
+        >>> Odds.parse(3), Odds.parse("19/20 to 1").to_one, Odds.parse("1/3 to 1").to_one
+        (Odds.parse('3 to 1'), Fraction(19, 20), Fraction(1, 3))
+        >>> Odds.parse("1/128 to 1"), Odds.parse("1/128 to 1") == Odds.parse(str(Odds.parse("1/128")))
+        (Odds.parse('1/128 to 1'), True)
+        >>> Odds.parse("0.0078125 to 1")
+        Traceback (most recent call last):
+        ...
+        andar_bahar.engine.errors.PaytableError: The odds '0.0078125 to 1' are out of range: at most 1000000 to 1, with at most 6 decimal places (a fraction: a denominator of at most 1000000 in lowest terms).
         >>> Odds.parse("1 for 1")
         Traceback (most recent call last):
         ...
@@ -60,9 +81,20 @@ class Odds:
             if isinstance(text, Decimal) and not text.is_finite():
                 raise _unreadable(text)
             value = Fraction(text)
+            places = _places(text) if isinstance(text, Decimal) else 0
             how = "to"
         elif len(str(text)) > 40:
             raise _unreadable(text)
+        elif foreign_digits(text):
+            raise PaytableError(
+                Message(
+                    N_(
+                        "The odds '{text}' must be written with the digits 0 to 9, such as"
+                        " 0.9 to 1 or 3.5 for 1."
+                    ),
+                    text=text,
+                )
+            )
         else:
             match = _ODDS_RE.match(str(text))
             if match is None:
@@ -73,8 +105,10 @@ class Odds:
                 if int(bottom) == 0:
                     raise PaytableError(Message(N_("The odds '{text}' divide by zero."), text=text))
                 value = Fraction(Decimal(top)) / int(bottom)
+                places = _places(Decimal(top))
             else:
                 value = Fraction(Decimal(number))
+                places = _places(Decimal(number))
             how = (match.group("how") or "to").lower()
             if how in ("for", "за"):
                 if value <= 1:
@@ -91,16 +125,18 @@ class Odds:
             raise PaytableError(
                 Message(N_("The odds '{text}' must be greater than zero."), text=text)
             )
-        if value > MAX_ODDS or value.denominator > 10**MAX_PLACES:
+        if value > MAX_ODDS or places > MAX_PLACES or value.denominator > 10**MAX_PLACES:
             raise PaytableError(
                 Message(
                     N_(
                         "The odds '{text}' are out of range: at most {most} to 1, with at most"
-                        " {places} decimal places."
+                        " {places} decimal places (a fraction: a denominator of at most"
+                        " {denominator} in lowest terms)."
                     ),
                     text=text,
                     most=MAX_ODDS,
                     places=MAX_PLACES,
+                    denominator=10**MAX_PLACES,
                 )
             )
         return cls(value, str(text).strip())
@@ -111,7 +147,9 @@ class Odds:
         return self.to_one + 1
 
     def _number(self) -> str:
-        if 10**12 % self.to_one.denominator == 0:
+        """X as :meth:`parse` reads it back: decimals where at most 6 places write it exactly
+        (``0.95``), otherwise the fraction (``1/128``, ``1/3``)."""
+        if 10**MAX_PLACES % self.to_one.denominator == 0:
             return format_amount(Decimal(self.to_one.numerator) / self.to_one.denominator)
         return str(self.to_one)
 
@@ -135,6 +173,12 @@ class Odds:
 
     def __hash__(self) -> int:
         return hash(self.to_one)
+
+
+def _places(number: Decimal) -> int:
+    """How many decimal places *number* needs (``2.50`` needs 1)."""
+    exponent = number.normalize().as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
 def _unreadable(text: object) -> PaytableError:
@@ -230,3 +274,37 @@ class CountPays:
 
     def covers(self, cards_dealt: int) -> bool:
         return self.counts.low <= cards_dealt <= self.counts.high
+
+
+def check_bands(bands: Sequence[Band]) -> list[tuple[str, Message]]:
+    """Every pair of side-bet bands that overlap, as (entry, problem)."""
+    return _overlaps([band.bet for band in bands], "cards")
+
+
+def check_count_pays(pays: Sequence[CountPays]) -> list[tuple[str, Message]]:
+    """Pays by count that overlap or pay nothing new, as (entry, problem)."""
+    problems = _overlaps([p.counts for p in pays], "main.counts")
+    for index, entry in enumerate(pays, start=1):
+        if entry.main == (None, None):
+            problems.append(
+                (f"main.counts[{index}]", Message(N_("give the pays of at least one main bet")))
+            )
+    return problems
+
+
+def _overlaps(ranges: Sequence[CardsBet], entry: str) -> list[tuple[str, Message]]:
+    problems: list[tuple[str, Message]] = []
+    ordered = sorted(enumerate(ranges), key=lambda item: (item[1].low, item[1].high))
+    for (_, left), (index, right) in itertools.pairwise(ordered):
+        if right.low <= left.high:
+            problems.append(
+                (
+                    f"{entry}[{index + 1}]",
+                    Message(
+                        N_("the band {band} overlaps the band {other}"),
+                        band=range_label(right),
+                        other=range_label(left),
+                    ),
+                )
+            )
+    return problems

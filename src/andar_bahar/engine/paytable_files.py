@@ -1,25 +1,51 @@
-"""A club's paytable file: reading, validating and naming every problem (SPEC §7).
+"""A club's paytable file: reading, validating and naming every problem.
 
-Pure: the text comes in, a :class:`~andar_bahar.engine.paytables.Paytable` or a list
-of problems (each naming the file and the entry) goes out. Reading the file from
-disk is :mod:`andar_bahar.engine.clubfiles`'s job.
+Pure: the text comes in, the fields of a :class:`~andar_bahar.engine.paytables.Paytable`
+(which :func:`~andar_bahar.engine.paytables.load_paytable` builds it from) or a list of
+problems (each naming the file and the entry) goes out. Reading the file from disk is
+:mod:`andar_bahar.engine.clubfiles`'s job. The import runs one way: ``paytables`` reads
+its files through this module, which knows the values a paytable is made of
+(:mod:`~andar_bahar.engine.pays`), not the class.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet
 from andar_bahar.engine.errors import BetError, PaytableError
-from andar_bahar.engine.money import check_amount
-from andar_bahar.engine.pays import Band, CountPays, MainKey, Odds, Rounding
-from andar_bahar.engine.paytables import Paytable, check_bands, check_count_pays
+from andar_bahar.engine.money import check_amount, foreign_digits, parse_stake
+from andar_bahar.engine.pays import (
+    Band,
+    CountPays,
+    MainKey,
+    Odds,
+    Rounding,
+    check_bands,
+    check_count_pays,
+)
 from andar_bahar.engine.rules import read_toml
 from andar_bahar.i18n.messages import N_, Message, Sentence
 
-__all__ = ["check_paytable", "load_paytable"]
+__all__ = ["PaytableFields", "check_paytable", "read_paytable_fields"]
+
+
+class PaytableFields(TypedDict):
+    """The keyword arguments of a :class:`~andar_bahar.engine.paytables.Paytable`."""
+
+    name: str
+    main: tuple[Odds, Odds]
+    keyed_by: MainKey
+    bands: tuple[Band, ...]
+    main_by_count: tuple[CountPays, ...]
+    chip: Decimal
+    rounding: Rounding
+    min_stake: Decimal | None
+    max_stake: Decimal | None
+    source: str
+
 
 _TOP_FIELDS = ("name", "source", "keyed_by", "chip", "rounding", "main", "limits", "cards")
 
@@ -57,18 +83,19 @@ def check_paytable(text: str, *, source: str = "paytable.toml") -> list[Message]
     return problems.items
 
 
-def load_paytable(text: str, *, source: str = "paytable.toml") -> Paytable:
-    """Read a club's paytable from TOML *text*; the error names *source* and the entry."""
+def read_paytable_fields(text: str, *, source: str = "paytable.toml") -> PaytableFields:
+    """A club's paytable from TOML *text*, as the fields of a paytable; the error names
+    *source* and the entry (and carries every problem as ``problems``)."""
     problems = _Problems(source)
-    paytable = _build(text, problems)
-    if problems.items or paytable is None:
+    fields = _build(text, problems)
+    if problems.items or fields is None:
         error = PaytableError(problems.items[0])
         error.problems = list(problems.items)  # type: ignore[attr-defined]
         raise error
-    return paytable
+    return fields
 
 
-def _build(text: str, problems: _Problems) -> Paytable | None:
+def _build(text: str, problems: _Problems) -> PaytableFields | None:
     try:
         data = read_toml(text, problems.source, PaytableError, parse_float=Decimal)
     except PaytableError as error:
@@ -91,7 +118,7 @@ def _build(text: str, problems: _Problems) -> Paytable | None:
     bands = _bands(data, problems)
     if problems.items or main is None:
         return None
-    return Paytable(
+    return PaytableFields(
         name=name.strip(),
         main=main,
         keyed_by=keyed_by,
@@ -271,12 +298,18 @@ def _choice(
 
 
 def _amount(value: object, entry: str, problems: _Problems) -> Decimal | None:
+    """A chip or limit: a TOML number, or text read as a stake is (digits 0 to 9 only)."""
     if isinstance(value, bool) or not isinstance(value, (int, Decimal, str)):
         problems.add(entry, Message(N_("'{value}' is not an amount"), value=value))
         return None
     try:
-        amount = check_amount(Decimal(str(value).replace(",", ".")), value)
-    except (ArithmeticError, ValueError):  # BetError is a ValueError: out of range
+        amount = (
+            parse_stake(value) if isinstance(value, str) else check_amount(Decimal(value), value)
+        )
+    except BetError as error:  # not a number, other digits, out of range: its own sentence
+        if isinstance(value, str) and foreign_digits(value):
+            problems.add(entry, error.message)
+            return None
         amount = Decimal("NaN")
     if not amount.is_finite() or amount <= 0:
         problems.add(

@@ -1,4 +1,4 @@
-"""Paytables: what each bet pays, how the club writes it, and how wins are rounded (SPEC §7).
+"""Paytables: what each bet pays, how the club writes it, and how wins are rounded.
 
 Odds are exact :class:`~fractions.Fraction` values "to 1" (the win per unit
 staked, excluding the stake). A club may write "X for 1" (the whole return);
@@ -17,7 +17,6 @@ Decimal('108')
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +27,17 @@ from typing import Any
 from andar_bahar.engine.bets import Bet, CardsBet, MainBet
 from andar_bahar.engine.errors import BetError, PaytableError
 from andar_bahar.engine.money import Amount, as_decimal, format_amount
-from andar_bahar.engine.pays import MAX_ODDS, Band, CountPays, MainKey, Odds, Rounding, range_label
+from andar_bahar.engine.pays import (
+    MAX_ODDS,
+    Band,
+    CountPays,
+    MainKey,
+    Odds,
+    Rounding,
+    check_bands,
+    check_count_pays,
+)
+from andar_bahar.engine.paytable_files import PaytableFields, check_paytable, read_paytable_fields
 from andar_bahar.engine.rules import Row
 from andar_bahar.i18n.messages import N_, NP_, Message, Translator
 
@@ -41,6 +50,8 @@ __all__ = [
     "Odds",
     "Paytable",
     "Rounding",
+    "check_bands",
+    "check_count_pays",
     "check_paytable",
     "find_paytable",
     "load_paytable",
@@ -191,22 +202,31 @@ class Paytable:
         placed is checked with :meth:`check_chips`, and the total with this.
         """
         self.check_chips(stake)
+        problem = self.limits_problem(stake)
+        if problem is not None:
+            raise BetError(problem)
+
+    def limits_problem(self, stake: Decimal) -> Message | None:
+        """What is wrong with *stake* against the table limits (``None``: within them).
+
+        >>> import dataclasses
+        >>> print(dataclasses.replace(find_paytable("wizard"), min_stake=Decimal(20))
+        ...       .limits_problem(Decimal(5)))
+        The stake 5 is below the table minimum of 20.
+        """
         if self.min_stake is not None and stake < self.min_stake:
-            raise BetError(
-                Message(
-                    N_("The stake {stake} is below the table minimum of {limit}."),
-                    stake=Amount(stake),
-                    limit=Amount(self.min_stake),
-                )
+            return Message(
+                N_("The stake {stake} is below the table minimum of {limit}."),
+                stake=Amount(stake),
+                limit=Amount(self.min_stake),
             )
         if self.max_stake is not None and stake > self.max_stake:
-            raise BetError(
-                Message(
-                    N_("The stake {stake} is above the table maximum of {limit}."),
-                    stake=Amount(stake),
-                    limit=Amount(self.max_stake),
-                )
+            return Message(
+                N_("The stake {stake} is above the table maximum of {limit}."),
+                stake=Amount(stake),
+                limit=Amount(self.max_stake),
             )
+        return None
 
     def check_chips(self, stake: Decimal) -> None:
         """Refuse an amount that is not positive or not a whole number of chips.
@@ -384,40 +404,6 @@ def _toml_escape(match: re.Match[str]) -> str:
     return _TOML_SHORT.get(char, f"\\u{ord(char):04X}")
 
 
-def check_bands(bands: Sequence[Band]) -> list[tuple[str, Message]]:
-    """Every pair of side-bet bands that overlap, as (entry, problem)."""
-    return _overlaps([band.bet for band in bands], "cards")
-
-
-def check_count_pays(pays: Sequence[CountPays]) -> list[tuple[str, Message]]:
-    """Pays by count that overlap or pay nothing new, as (entry, problem)."""
-    problems = _overlaps([p.counts for p in pays], "main.counts")
-    for index, entry in enumerate(pays, start=1):
-        if entry.main == (None, None):
-            problems.append(
-                (f"main.counts[{index}]", Message(N_("give the pays of at least one main bet")))
-            )
-    return problems
-
-
-def _overlaps(ranges: Sequence[CardsBet], entry: str) -> list[tuple[str, Message]]:
-    problems: list[tuple[str, Message]] = []
-    ordered = sorted(enumerate(ranges), key=lambda item: (item[1].low, item[1].high))
-    for (_, left), (index, right) in itertools.pairwise(ordered):
-        if right.low <= left.high:
-            problems.append(
-                (
-                    f"{entry}[{index + 1}]",
-                    Message(
-                        N_("the band {band} overlaps the band {other}"),
-                        band=range_label(right),
-                        other=range_label(left),
-                    ),
-                )
-            )
-    return problems
-
-
 def _band(range_text: str, odds: str) -> Band:
     bet = Bet.parse(f"cards:{range_text}")
     assert isinstance(bet, CardsBet)
@@ -454,13 +440,13 @@ _TRAINER_BANDS = (
 PAYTABLES: dict[str, Paytable] = {
     "trainer-default": _preset(
         "trainer-default",
-        N_("the trainer's default, seeds 001/002 (the rounded table)"),
+        N_("the trainer's default, from the club's rules (the rounded table)"),
         ("0.9 to 1", "1 to 1"),
         _TRAINER_BANDS,
     ),
     "wizard": _preset(
         "wizard",
-        N_("the published table the seeds' worked examples follow (seed 001)"),
+        N_("the published table the club's rules work their examples with"),
         ("0.9 to 1", "1 to 1"),
         (
             ("1-5", "3.5 for 1"),
@@ -475,18 +461,20 @@ PAYTABLES: dict[str, Paytable] = {
     ),
     "even-money": _preset(
         "even-money",
-        N_("an operator's table: both rows 1 to 1 (seed 001, 'variants')"),
+        N_("an operator's table: both rows 1 to 1 (the club's rules, 'Variants and differences')"),
         ("1 to 1", "1 to 1"),
         _TRAINER_BANDS,
     ),
     "andar-0.95": _preset(
         "andar-0.95",
-        N_("an operator's table: Andar 0.95 to 1, Bahar 1 to 1 (seed 001, 'variants')"),
+        N_(
+            "an operator's table: Andar 0.95 to 1, Bahar 1 to 1 (the club's rules, 'Variants and differences')"
+        ),
         ("0.95 to 1", "1 to 1"),
         _TRAINER_BANDS,
     ),
 }
-"""The preset paytables of SPEC §7, each naming its source."""
+"""The preset paytables, each naming its source."""
 
 
 def find_paytable(name: str) -> Paytable:
@@ -509,19 +497,11 @@ def find_paytable(name: str) -> Paytable:
     return paytable
 
 
-def check_paytable(text: str, *, source: str = "paytable.toml") -> list[Message]:
-    """Every problem of a club's paytable TOML (see :mod:`andar_bahar.engine.paytable_files`)."""
-    from andar_bahar.engine.paytable_files import check_paytable as check
-
-    return check(text, source=source)
-
-
 def load_paytable(text: str, *, source: str = "paytable.toml") -> Paytable:
     """Read a club's paytable TOML; the error names *source* and the entry.
 
     >>> load_paytable(find_paytable("wizard").to_toml()) == find_paytable("wizard")
     True
     """
-    from andar_bahar.engine.paytable_files import load_paytable as load
-
-    return load(text, source=source)
+    fields: PaytableFields = read_paytable_fields(text, source=source)
+    return Paytable(**fields)

@@ -1,4 +1,4 @@
-"""The round as an explicit state machine (SPEC §4).
+"""The round as an explicit state machine.
 
 Every step follows one rhythm: ``can_x(...)`` says whether it is allowed now,
 ``x(...)`` does it (or raises a project error and changes nothing) and returns
@@ -56,7 +56,7 @@ from andar_bahar.engine.operations import (
     settlement_to_list,
 )
 from andar_bahar.engine.paytables import Paytable
-from andar_bahar.engine.round_records import FORMAT, round_from_text, round_to_dict
+from andar_bahar.engine.round_records import FORMAT, read_record, replay, round_to_dict
 from andar_bahar.engine.rules import BetWindow, Procedure, Row
 from andar_bahar.engine.settlement import Settlement, settle
 from andar_bahar.i18n.messages import N_, Message
@@ -406,7 +406,7 @@ class Round(Betting):
         """The dealer calls the round off (a real deck exhausted, a misdeal): the round is void.
 
         This is a practical check, never a game outcome: every stake and marker
-        is returned (seed 000 §03). A round dealt from its own shuffled deck cannot
+        is returned (the lesson's practical check). A round dealt from its own shuffled deck cannot
         be void while cards are left: a complete deck always reaches a match.
         """
         if not self.can_void():
@@ -531,7 +531,10 @@ class Round(Betting):
     @classmethod
     def loads(cls, text: str) -> Round:
         """Rebuild a round by replaying its operations through the state machine."""
-        return round_from_text(cls, text)
+        record = read_record(text)
+        rnd = cls(record.procedure, record.paytable, deck=record.deck, balances=record.balances)
+        replay(rnd, record.steps)
+        return rnd
 
 
 def stacked_deck(top: Iterable[Card], rng: random.Random | None = None) -> list[Card]:

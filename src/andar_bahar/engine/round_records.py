@@ -4,6 +4,9 @@ The record holds the procedure, the whole paytable, the balances, the virtual de
 and every operation; loading replays each operation through the state machine, so
 a record the engine would not have produced is refused.
 
+The import runs one way: :mod:`andar_bahar.engine.round` writes and reads its records
+through this module, which knows of a round only what :class:`Replayable` names.
+
 Records written before repeated bets added up (no ``total`` in a ``bet`` step)
 still load: there a repeated bet replaced the stake, and it is replayed as a
 :class:`~andar_bahar.engine.operations.BetChanged` — the same round, paid the same.
@@ -12,29 +15,90 @@ still load: there a repeated bet replaced the stake, and it is replayed as a
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from andar_bahar._version import __version__
-from andar_bahar.engine.bets import Bet
-from andar_bahar.engine.cards import Card
+from andar_bahar.engine.bets import Bet, Wager
+from andar_bahar.engine.cards import Card, Rank
 from andar_bahar.engine.errors import ActionError, DeckError
 from andar_bahar.engine.money import Amount, check_amount, format_amount
-from andar_bahar.engine.operations import operation_to_dict
-from andar_bahar.engine.paytables import load_paytable
-from andar_bahar.engine.rules import Procedure
+from andar_bahar.engine.operations import (
+    BetChanged,
+    BetPlaced,
+    BetsClosed,
+    BetWithdrawn,
+    CardDealt,
+    CentreTurned,
+    MarkerPlaced,
+    Operation,
+    RoundSettled,
+    RoundVoided,
+    TargetChosen,
+    operation_to_dict,
+)
+from andar_bahar.engine.paytables import Paytable, load_paytable
+from andar_bahar.engine.rules import Procedure, Row
 from andar_bahar.i18n.messages import N_, Message
 
-if TYPE_CHECKING:
-    from andar_bahar.engine.round import Round
-
-__all__ = ["FORMAT", "round_from_text", "round_to_dict"]
+__all__ = ["FORMAT", "Record", "Replayable", "read_record", "replay", "round_to_dict"]
 
 FORMAT = "andar-bahar-round/1"
 
+Stake = Decimal | int | str
 
-def round_to_dict(rnd: Round) -> dict[str, Any]:
+
+class Replayable(Protocol):
+    """What writing and replaying a record needs of a round (the state machine's steps)."""
+
+    procedure: Procedure
+    paytable: Paytable
+    balances: dict[str, Decimal] | None
+
+    @property
+    def deck(self) -> tuple[Card, ...] | None: ...
+
+    @property
+    def operations(self) -> tuple[Operation, ...]: ...
+
+    @property
+    def wagers(self) -> tuple[Wager, ...]: ...
+
+    def place_bet(self, player: str, bet: Bet | str, stake: Stake) -> BetPlaced: ...
+
+    def change_bet(self, player: str, bet: Bet | str, stake: Stake) -> BetChanged: ...
+
+    def withdraw_bet(self, player: str, bet: Bet | str) -> BetWithdrawn: ...
+
+    def place_marker(self, player: str, row: Row | str) -> MarkerPlaced: ...
+
+    def close_bets(self) -> BetsClosed: ...
+
+    def choose_target(self, rank: Rank | str) -> TargetChosen: ...
+
+    def turn_centre(self, card: Card | None = None) -> CentreTurned: ...
+
+    def deal(self, card: Card | None = None) -> CardDealt: ...
+
+    def void(self, reason: str = "") -> RoundVoided: ...
+
+    def settle(self) -> RoundSettled: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A round record read back: what to build the round from, and its steps to replay."""
+
+    procedure: Procedure
+    paytable: Paytable
+    balances: dict[str, Decimal] | None
+    deck: tuple[Card, ...] | None
+    steps: Sequence[Mapping[str, Any]]
+
+
+def round_to_dict(rnd: Replayable) -> dict[str, Any]:
     """The round as plain data: rules, paytable, deck and every operation."""
     data: dict[str, Any] = {
         "format": FORMAT,
@@ -50,8 +114,8 @@ def round_to_dict(rnd: Round) -> dict[str, Any]:
     return data
 
 
-def round_from_text(cls: type[Round], text: str) -> Round:
-    """Rebuild a round (of class *cls*) by replaying its operations."""
+def read_record(text: str) -> Record:
+    """A round record's rules, balances, deck and steps (:func:`replay` plays the steps)."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -64,13 +128,16 @@ def round_from_text(cls: type[Round], text: str) -> Round:
     paytable = load_paytable(data["paytable"], source="round")
     balances = {p: Decimal(b) for p, b in data["balances"].items()} if "balances" in data else None
     deck = Card.parse_many(data["deck"]) if "deck" in data else None
-    rnd = cls(procedure, paytable, deck=deck, balances=balances)
-    for op in data.get("operations", []):
+    return Record(procedure, paytable, balances, deck, data.get("operations", []))
+
+
+def replay(rnd: Replayable, steps: Sequence[Mapping[str, Any]]) -> None:
+    """Replay a record's *steps* through *rnd*'s state machine (each one checked again)."""
+    for op in steps:
         _replay(rnd, op)
-    return rnd
 
 
-def _replay(rnd: Round, op: Mapping[str, Any]) -> None:
+def _replay(rnd: Replayable, op: Mapping[str, Any]) -> None:
     kind = op.get("op")
     virtual = rnd.deck is not None
     if kind == "bet":
@@ -109,7 +176,7 @@ def _recorded(value: object) -> Decimal:
     return check_amount(amount, value)
 
 
-def _replay_bet(rnd: Round, op: Mapping[str, Any]) -> None:
+def _replay_bet(rnd: Replayable, op: Mapping[str, Any]) -> None:
     player, bet = str(op["player"]), Bet.parse(op["bet"])
     if "total" not in op:
         # Recorded before repeated bets added up, when a repeated bet replaced the

@@ -1,4 +1,4 @@
-"""Procedures: the named rules a round is played by (SPEC §5).
+"""Procedures: the named rules a round is played by.
 
 A procedure is data: a frozen, self-checking :class:`Procedure` with one enum
 per choice. Presets are looked up by name; a club writes its own in TOML.
@@ -28,7 +28,11 @@ from andar_bahar.engine.errors import ProcedureError, RulesError
 from andar_bahar.i18n.messages import N_, Message, Translator, translate
 
 __all__ = [
+    "DESCRIPTION",
     "PROCEDURES",
+    "START_NAMES",
+    "TARGET_NAMES",
+    "WINDOW_NAMES",
     "BetWindow",
     "Procedure",
     "Row",
@@ -65,17 +69,17 @@ class StartRule(StrEnum):
     """Which row gets the first dealt card."""
 
     ANDAR = "andar"
-    """Always Andar (the casino version, seeds 001/002)."""
+    """Always Andar (the casino version)."""
     CENTRE_COLOUR = "centre-colour"
-    """Black centre card → Andar first, red → Bahar first (seed 000 §03)."""
+    """Black centre card → Andar first, red → Bahar first (the lesson's rule)."""
     FIRST_CARD_COLOUR = "first-card-colour"
-    """The first dealt card's own colour decides its row (seed 000 §06)."""
+    """The first dealt card's own colour decides its row (the lesson's variant)."""
 
     def localized(self, translator: Translator | None) -> str:
-        return translate(_START_NAMES[self], translator)
+        return translate(START_NAMES[self], translator)
 
 
-_START_NAMES = {
+START_NAMES = {
     StartRule.ANDAR: N_("always Andar first"),
     StartRule.CENTRE_COLOUR: N_("centre card's colour: black → Andar first, red → Bahar first"),
     StartRule.FIRST_CARD_COLOUR: N_("first card's colour: black → Andar, red → Bahar"),
@@ -91,10 +95,10 @@ class TargetMode(StrEnum):
     """A rank chosen in advance, no centre card: 52 cards, 4 match (Ullae Veliyae)."""
 
     def localized(self, translator: Translator | None) -> str:
-        return translate(_TARGET_NAMES[self], translator)
+        return translate(TARGET_NAMES[self], translator)
 
 
-_TARGET_NAMES = {
+TARGET_NAMES = {
     TargetMode.CENTRE_CARD: N_("the centre card's rank"),
     TargetMode.CHOSEN_RANK: N_("a rank chosen before the deal"),
 }
@@ -109,13 +113,17 @@ class BetWindow(StrEnum):
     """Bets stay open after the centre card, until the first dealt card."""
 
     def localized(self, translator: Translator | None) -> str:
-        return translate(_WINDOW_NAMES[self], translator)
+        return translate(WINDOW_NAMES[self], translator)
 
 
-_WINDOW_NAMES = {
+WINDOW_NAMES = {
     BetWindow.BEFORE_CENTRE: N_("bets close before the centre card"),
     BetWindow.AFTER_CENTRE: N_("bets close at the first dealt card"),
 }
+"""How people are told each choice (the games' own words build on these)."""
+
+DESCRIPTION = N_("{name} — start: {start}; target: {target}; {window}")
+"""A procedure in one line: its name and each choice."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -212,7 +220,7 @@ class Procedure:
     ) -> Procedure:
         """This procedure with some choices changed, under a name that says so.
 
-        A changed procedure is a different game (seed 000 §06), so it is never shown
+        A changed procedure is a different game (the lesson says so), so it is never shown
         under the preset's bare name.
 
         >>> find_procedure("classic").overridden(start=StartRule.FIRST_CARD_COLOUR).name
@@ -240,7 +248,7 @@ class Procedure:
     def describe(self, translator: Translator | None = None) -> str:
         """One line for people: the name and each choice, in the user's language."""
         return Message(
-            N_("{name} — start: {start}; target: {target}; {window}"),
+            DESCRIPTION,
             name=self.name,
             start=self.start,
             target=self.target,
@@ -372,7 +380,7 @@ PROCEDURES: dict[str, Procedure] = {
         paytable="trainer-default",
     ),
 }
-"""Named presets. ``classic`` and ``home`` are SPEC §5's; ``first-card`` plays
+"""Named presets. ``classic`` and ``home`` are the rules' own; ``first-card`` plays
 the first-card-colour rule and ``mangatha`` the chosen-rank Tamil version."""
 
 
@@ -413,9 +421,22 @@ def load_procedure(text: str, *, source: str = "procedure.toml") -> Procedure:
 MAX_TOML_DEPTH = 8
 """How deeply a club's TOML file may nest arrays and tables (a real one needs 3)."""
 
+MAX_FILE_BYTES = 64 * 1024
+"""The largest club file read (a real one is under 2 KiB): larger ones are refused unread."""
+
+
+def too_large(source: str) -> Message:
+    """The sentence for a club's file over :data:`MAX_FILE_BYTES`."""
+    return Message(
+        N_("{file} is too large for a club's file: at most {kib} KiB."),
+        file=source,
+        kib=MAX_FILE_BYTES // 1024,
+    )
+
 
 def read_toml(text: str, source: str, error: type[RulesError], **options: Any) -> dict[str, Any]:
-    """A club's TOML document, or *error* with one sentence naming *source*.
+    """A club's TOML document, or *error* with one sentence naming *source* (a text over
+    :data:`MAX_FILE_BYTES` is refused before it is parsed).
 
     >>> read_toml("a = " + "[" * 9 + "]" * 9, "club.toml", ProcedureError)
     Traceback (most recent call last):
@@ -427,6 +448,8 @@ def read_toml(text: str, source: str, error: type[RulesError], **options: Any) -
         file=source,
         n=MAX_TOML_DEPTH,
     )
+    if len(text) > MAX_FILE_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+        raise error(too_large(source))
     try:
         data: dict[str, Any] = tomllib.loads(text, **options)
     except (tomllib.TOMLDecodeError, ValueError) as reason:  # ValueError: an integer too long

@@ -1,4 +1,4 @@
-"""The club betting game (seeds 001/002): chip balances carried from round to round.
+"""The club betting game: chip balances carried from round to round.
 
 Every balance change is a ledger entry; the entries of each round sum to zero
 against the house.
@@ -205,8 +205,9 @@ class ClubGame:
         self._chips(player, as_decimal(chips), "chips in")
         return as_decimal(chips)
 
-    def leave(self, name: str) -> Decimal:
-        """A player leaves with their chips; refused while they have a bet in the round in play."""
+    def check_leave(self, name: str) -> str:
+        """The seated player *name* may leave now (the name as seated); a refusal while they
+        have a bet in the round in play."""
         player = self._seated(name)
         rnd = self.current
         if rnd is not None and not rnd.finished and any(w.player == player for w in rnd.wagers):
@@ -216,6 +217,12 @@ class ClubGame:
                     player=player,
                 )
             )
+        return player
+
+    def leave(self, name: str) -> Decimal:
+        """A player leaves with their chips; refused while they have a bet in the round in play."""
+        player = self.check_leave(name)
+        rnd = self.current
         balance = self.balances.pop(player)
         if rnd is not None and rnd.balances is not None:
             rnd.balances.pop(player, None)

@@ -1,9 +1,9 @@
 """How the games speak: names of the presets on screen, the lesson's words and the club's.
 
 The presets' names (``classic``, ``wizard`` …) are identifiers for the command line; on
-screen they get a title in the user's language. A lesson (seed 000) speaks of the
+screen they get a title in the user's language. The lesson speaks of the
 *centre card* and of *markers*, never of a "joker" or of "bets": :data:`LESSON` holds
-that wording and :data:`CLUB` the club's (seeds 001/002), so that the same layout and
+that wording and :data:`CLUB` the club's, so that the same layout and
 dealer's controls speak as the game they serve.
 """
 
@@ -12,7 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from andar_bahar.engine.paytables import Paytable
-from andar_bahar.engine.rules import BetWindow, Procedure, StartRule, TargetMode
+from andar_bahar.engine.rules import (
+    DESCRIPTION,
+    START_NAMES,
+    TARGET_NAMES,
+    WINDOW_NAMES,
+    BetWindow,
+    Procedure,
+    StartRule,
+    TargetMode,
+)
 from andar_bahar.i18n.messages import N_, Message, Translator, translate
 
 __all__ = [
@@ -69,7 +78,8 @@ DESIGNED = "designed for "
 
 @dataclass(frozen=True, slots=True)
 class Wording:
-    """How one game names the centre card, its window and its void round."""
+    """How one game names the centre card, its window and its void round (the club's
+    words for the rules are :mod:`~andar_bahar.engine.rules`' own; the lesson's differ)."""
 
     centre_label: str
     turn_centre: str
@@ -84,7 +94,7 @@ class Wording:
     def describe(self, procedure: Procedure, translator: Translator | None) -> str:
         """The procedure in one line, in this game's words."""
         return Message(
-            N_("{name} — start: {start}; target: {target}; {window}"),
+            DESCRIPTION,
             name=procedure_title(procedure.name, translator),
             start=translate(self.starts[procedure.start], translator),
             target=translate(self.targets[procedure.target], translator),
@@ -95,19 +105,9 @@ class Wording:
 CLUB = Wording(
     centre_label=N_("Centre card (joker):"),
     turn_centre=N_("Turn the centre card"),
-    starts={
-        StartRule.ANDAR: N_("always Andar first"),
-        StartRule.CENTRE_COLOUR: N_("centre card's colour: black → Andar first, red → Bahar first"),
-        StartRule.FIRST_CARD_COLOUR: N_("first card's colour: black → Andar, red → Bahar"),
-    },
-    targets={
-        TargetMode.CENTRE_CARD: N_("the centre card's rank"),
-        TargetMode.CHOSEN_RANK: N_("a rank chosen before the deal"),
-    },
-    windows={
-        BetWindow.BEFORE_CENTRE: N_("bets close before the centre card"),
-        BetWindow.AFTER_CENTRE: N_("bets close at the first dealt card"),
-    },
+    starts=START_NAMES,
+    targets=TARGET_NAMES,
+    windows=WINDOW_NAMES,
     void=N_(
         "No card matched: the round is void. Check that the deck is complete and repeat"
         " the round; every stake is returned."
@@ -118,22 +118,18 @@ CLUB = Wording(
         " returned, and the round is played again."
     ),
 )
-"""The club's words (seeds 001/002): the centre card is also called the joker."""
+"""The club's words: the centre card is also called the joker."""
 
 LESSON = Wording(
     centre_label=N_("Centre card:"),
     turn_centre=N_("Open the centre card"),
     starts={
-        StartRule.ANDAR: N_("always Andar first"),
+        **START_NAMES,
         StartRule.CENTRE_COLOUR: N_(
             "the colour of the centre card: black → Andar first, red → Bahar first"
         ),
-        StartRule.FIRST_CARD_COLOUR: N_("first card's colour: black → Andar, red → Bahar"),
     },
-    targets={
-        TargetMode.CENTRE_CARD: N_("the rank of the centre card"),
-        TargetMode.CHOSEN_RANK: N_("a rank chosen before the deal"),
-    },
+    targets={**TARGET_NAMES, TargetMode.CENTRE_CARD: N_("the rank of the centre card")},
     windows={
         BetWindow.BEFORE_CENTRE: N_("markers go down before the centre card is opened"),
         BetWindow.AFTER_CENTRE: N_("markers are locked at the first dealt card"),
@@ -148,4 +144,4 @@ LESSON = Wording(
         " and the round is played again with the same dealer."
     ),
 )
-"""The lesson's words (seed 000): a centre card, not a joker; markers, not bets."""
+"""The lesson's words: a centre card, not a joker; markers, not bets."""

@@ -70,13 +70,14 @@ def render_odds(
     *,
     stake: Sequence[StakeOdds] = (),
     rounding: RoundingCheck | None = None,
+    outside: Message | None = None,
 ) -> str:
     """The odds table: every bet's chance, pay, expected return, house edge and spread.
 
     With *stake* (from :func:`~andar_bahar.chance.rounding.stake_odds`) a second table
-    gives each bet's worth at that stake, wins rounded as the table pays them; with
-    *rounding* (from :func:`~andar_bahar.chance.rounding.rounding_check`) its warnings
-    follow the others.
+    gives each bet's worth at that stake, wins rounded as the table pays them, and
+    *outside* says when that stake lies outside the table's limits; with *rounding* (from
+    :func:`~andar_bahar.chance.rounding.rounding_check`) its warnings follow the others.
 
     >>> from andar_bahar.engine.paytables import find_paytable
     >>> from andar_bahar.engine.rules import find_procedure
@@ -103,6 +104,8 @@ def render_odds(
     ]
     if stake:
         lines.extend(["", *_stake_table(report, stake, t)])
+    if outside is not None:
+        lines.append(_t(outside, t))
     lines.append("")
     mean = report.distribution.mean_cards_dealt
     lines.append(

@@ -198,6 +198,16 @@ def money(value: Decimal, translator: Translator | None) -> str:
     return format_number(value, language_of(translator))
 
 
+class _Money:
+    """An amount in a message, written as the settlement's table writes it (:func:`money`)."""
+
+    def __init__(self, value: Decimal) -> None:
+        self.value = value
+
+    def localized(self, translator: Translator | None) -> str:
+        return money(self.value, translator)
+
+
 def render_settlement(
     settlement: Settlement,
     paytable: Paytable,
@@ -222,7 +232,7 @@ def render_settlement(
     if by_player:
         headers.insert(0, translate(N_("player"), t))
     rows: list[list[str]] = []
-    notes = [_t(a.message(with_player=by_player), t) for a in added]
+    notes = [_t(a.message(with_player=by_player, written=_Money), t) for a in added]
     for bet in settlement.bets:
         row = [
             bet.bet.localized(t),

@@ -50,6 +50,7 @@ from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.engines import (
+    DATABASE_WAIT,
     MIGRATIONS,
     READ_ONLY_OPTION,
     cannot_open,
@@ -78,6 +79,7 @@ from andar_bahar.storage.records import (
 )
 
 __all__ = [
+    "DATABASE_WAIT",
     "GAME_KINDS",
     "MIGRATIONS",
     "READ_ONLY_OPTION",
@@ -116,16 +118,19 @@ class Storage:
         *,
         now: Callable[[], datetime] = utc_now,
         connections: int | None = None,
+        wait: float | None = None,
     ) -> Storage:
         """Open (creating it if need be) the database at *url* and bring its tables up to date.
 
         *url* is any SQLAlchemy URL (``sqlite:///path``, ``postgresql+psycopg://…``);
         ``None`` is :func:`default_database_url`. A SQLite file's folder is created.
         *connections*: the most a database server's connections it opens at once.
+        *wait*: the most seconds anything waits for the database (the web server's
+        :data:`~andar_bahar.storage.engines.DATABASE_WAIT`; ``None``: the drivers' own).
         """
         target = url if url is not None else default_database_url()
         try:
-            engine = create_database_engine(target, connections=connections)
+            engine = create_database_engine(target, connections=connections, wait=wait)
         except (SQLAlchemyError, OSError, ImportError) as error:  # ImportError: no driver
             raise cannot_open(target, error) from error
         try:

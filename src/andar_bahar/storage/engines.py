@@ -4,7 +4,8 @@ commits, the pools a web server needs) and the Alembic migrations that bring it 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.records import StorageError
 
 __all__ = [
+    "DATABASE_WAIT",
     "MIGRATIONS",
     "MIGRATION_LOCK",
     "POOL_OVERFLOW",
@@ -38,9 +40,19 @@ MIGRATION_LOCK = 0x616E646172
 POOL_SIZE, POOL_OVERFLOW = 16, 24
 """Connections an engine keeps open, and how many more it opens (and closes) at a peak:
 a web server's threads (up to 40) read and write at once."""
+DATABASE_WAIT = 1.5
+"""The web server's patience (``Storage.open(wait=…)``), in seconds: a statement
+(PostgreSQL's ``statement_timeout``, lock waits included), SQLite's busy timeout, a free
+connection of the pool; connecting to PostgreSQL: 2 s (libpq's least). Past it the
+request is answered "not answering" — within 2 s."""
+KEEPALIVE = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2, "keepalives_count": 2}
+"""libpq's TCP keepalives with a patience: a PostgreSQL server that vanished from the
+network (no reset) is given up about 9 s after it last answered, not hours."""
 
 
-def create_database_engine(url: str, *, connections: int | None = None) -> Engine:
+def create_database_engine(
+    url: str, *, connections: int | None = None, wait: float | None = None
+) -> Engine:
     """An engine for *url*; SQLite gets its folder, WAL, full sync and foreign keys.
 
     PostgreSQL's commits are durable whatever the server's default says
@@ -48,18 +60,33 @@ def create_database_engine(url: str, *, connections: int | None = None) -> Engin
     server's connections this engine opens at once (default ``POOL_SIZE + POOL_OVERFLOW``);
     a thread that needs one more waits for one to be given back — the server's own limit
     (``max_connections``, 100 by default) is shared by every process that uses it.
+    *wait*: the most seconds anything waits for the database (:data:`DATABASE_WAIT` for
+    the web server; ``None``: the drivers' own patience, and 30 s for SQLite's lock).
 
     >>> engine = create_database_engine("postgresql+psycopg://club@db.example/club", connections=10)
     >>> engine.pool.size(), engine.pool._max_overflow  # type: ignore[attr-defined]
     (10, 0)
+    >>> create_database_engine("postgresql+psycopg://club@db.example/club", wait=1.5).pool.timeout()
+    1.5
     """
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         most = connections if connections is not None else POOL_SIZE + POOL_OVERFLOW
         kept = min(POOL_SIZE, most)
-        engine = create_engine(parsed, pool_pre_ping=True, pool_size=kept, max_overflow=most - kept)
-        if parsed.get_backend_name() == "postgresql":
+        options: dict[str, Any] = {}
+        if wait is not None:
+            options["pool_timeout"] = wait
+        postgresql = parsed.get_backend_name() == "postgresql"
+        if postgresql and wait is not None:
+            patience = {"connect_timeout": max(2, math.ceil(wait)), **KEEPALIVE}
+            options["connect_args"] = {k: v for k, v in patience.items() if k not in parsed.query}
+        engine = create_engine(
+            parsed, pool_pre_ping=True, pool_size=kept, max_overflow=most - kept, **options
+        )
+        if postgresql:
             event.listen(engine, "connect", _postgresql_connect)
+        if postgresql and wait is not None:
+            event.listen(engine, "connect", _statement_timeout(round(wait * 1000)))
         return engine
     database = parsed.database or ""
     if database in ("", ":memory:") or parsed.query.get("mode") == "memory":
@@ -70,12 +97,16 @@ def create_database_engine(url: str, *, connections: int | None = None) -> Engin
     else:
         if not database.startswith("file:"):
             Path(database).parent.mkdir(parents=True, exist_ok=True)
-        # Wait up to 30 s for another program's write (the trainer and the server may
-        # share one file) rather than fail at once.
+        # Wait for another program's write (the trainer and the server may share one
+        # file) rather than fail at once: up to 30 s, or the web server's *wait*.
         # The web server's threads read at once (WAL: readers never wait): keep enough
         # connections open that none is opened and closed again per request.
         engine = create_engine(
-            parsed, connect_args={"timeout": 30}, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
+            parsed,
+            connect_args={"timeout": 30 if wait is None else wait},
+            pool_size=POOL_SIZE,
+            max_overflow=POOL_OVERFLOW,
+            pool_timeout=30 if wait is None else wait,
         )
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
@@ -89,6 +120,21 @@ def _postgresql_connect(connection: DBAPIConnection, record: ConnectionPoolEntry
     finally:
         cursor.close()
     connection.commit()
+
+
+def _statement_timeout(milliseconds: int) -> Callable[[DBAPIConnection, ConnectionPoolEntry], None]:
+    """A ``connect`` listener: no statement of the connection runs (or waits for a lock)
+    longer than *milliseconds* (the migrations lift it: :func:`upgrade`)."""
+
+    def bounded(connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:
+        cursor = connection.cursor()
+        try:
+            cursor.execute(f"SET statement_timeout = {int(milliseconds)}")
+        finally:
+            cursor.close()
+        connection.commit()
+
+    return bounded
 
 
 def _sqlite_connect(connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:
@@ -150,7 +196,8 @@ def migrating(engine: Engine) -> Iterator[Connection]:
             driver.execute("PRAGMA foreign_keys=OFF")
         try:
             with connection.begin():
-                if engine.dialect.name == "postgresql":
+                if engine.dialect.name == "postgresql":  # a migration takes long: no limit
+                    connection.execute(text("SET LOCAL statement_timeout = 0"))
                     connection.execute(
                         text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
                     )

@@ -1,45 +1,50 @@
-"""The Textual application: the menu, the language, the history's thread, the command palette.
+"""The Textual application: the language, the history's thread, the last resort, quitting.
 
 Only what the menu needs is imported at start-up; each screen imports its own modules
 when it opens, and the history database opens in the background (see
-:mod:`andar_bahar.tui.records`).
+:mod:`andar_bahar.tui.records`). The screens know the application only through
+:class:`andar_bahar.tui.protocol.Trainer`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import random
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
-from rich.align import Align
-from rich.text import Text
-from textual.app import App, ComposeResult, SystemCommand
+from textual import events
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.command import CommandList, CommandPalette
-from textual.containers import Vertical
+from textual.command import CommandPalette
 from textual.screen import Screen
-from textual.widgets import Button, Select, Static
-from textual.widgets.option_list import Option
 
-from andar_bahar import __version__
 from andar_bahar.engine.errors import AndarBaharError
-from andar_bahar.i18n import LANGUAGES, translations
+from andar_bahar.i18n import LANGUAGES
 from andar_bahar.i18n.messages import N_, Message, Translator
-from andar_bahar.tui.common import ConfirmScreen, TrainerScreen, button, literal, tr, trainer
+from andar_bahar.tui.common import ConfirmScreen
+from andar_bahar.tui.failures import (
+    FAULT,
+    database_failure,
+    default_log_path,
+    guard_handlers,
+    log_fault,
+)
+from andar_bahar.tui.menu import MainMenu
+from andar_bahar.tui.palette import TrainerPalette, screen_commands
 from andar_bahar.tui.records import Records
+from andar_bahar.tui.screen import TrainerScreen
+from andar_bahar.tui.text import quoting_translations
 
 if TYPE_CHECKING:
     from andar_bahar.storage import Storage
 
-__all__ = ["MainMenu", "TrainerApp"]
+__all__ = ["TrainerApp"]
 
 T = TypeVar("T")
-
-LANGUAGE_NAMES = {"en": "English", "ru": "Русский", "ka": "ქართული"}
-
-_PALETTE = N_("palette")  # the description Textual gives the command palette's key
 
 
 class TrainerApp(App[None]):
@@ -70,15 +75,20 @@ class TrainerApp(App[None]):
         db_url: str | None = None,
         seed: int | None = None,
         store: Storage | None = None,
+        log_path: Path | None = None,
     ) -> None:
         super().__init__()
         self.language = lang
-        self.translator: Translator = translations(lang)
+        self.translator: Translator = quoting_translations(lang)
         self.db_url = db_url
         self.seed = seed
         self.records = Records(db_url, store)
+        self.log_path = log_path
+        """Where a fault of the trainer is logged (default: beside the history)."""
+        self.failures: list[Exception] = []
+        """The faults met so far (each logged, and said in one sentence)."""
         self._draws = 0
-        self._switching = False
+        self._quitting = False
 
     def rng(self) -> random.Random:
         """A fresh source of randomness: secure, or seeded and reproducible with ``--seed``."""
@@ -87,6 +97,15 @@ class TrainerApp(App[None]):
         self._draws += 1
         # --seed: a reproducible lesson for training; never the default.
         return random.Random(f"{self.seed}/{self._draws}")  # noqa: S311
+
+    # -- the last resort -----------------------------------------------------------------
+
+    def failed(self, error: Exception) -> None:
+        """A fault of the trainer: logged with its traceback, said in one sentence."""
+        self.failures.append(error)
+        path = log_fault(self.log_path or default_log_path(), error)
+        text = Message(FAULT, path=str(path)).localized(self.translator)
+        self.notify(text, severity="error", markup=False, timeout=15)
 
     # -- the history ---------------------------------------------------------------------
 
@@ -97,10 +116,11 @@ class TrainerApp(App[None]):
         *,
         failed: Callable[[str], object] | None = None,
     ) -> None:
-        """Run *work* on the history's thread; *then* gets its result on the screen's thread.
+        """Run *work* on the history's thread; *then* gets its result on the app's thread.
 
         A failure is one sentence in the user's language: given to *failed*, or shown
-        as a warning.
+        as a warning. (A screen uses :meth:`TrainerScreen.history`, which answers it
+        on the screen.)
         """
         future = self.records.submit(work)
 
@@ -109,24 +129,26 @@ class TrainerApp(App[None]):
                 result = await future
             except asyncio.CancelledError:
                 return
-            except AndarBaharError as error:
-                self._history_failed(error.localized(self.translator), failed)
             except Exception as error:
-                reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-                self._history_failed(
-                    Message(
-                        N_("The history could not be read or written: {reason}."),
-                        reason=reason.rstrip("."),
-                    ).localized(self.translator),
-                    failed,
-                )
+                self._history_failed(error, failed)
             else:
                 if then is not None:
                     then(result)
 
         self.run_worker(wait(), group="history")
 
-    def _history_failed(self, text: str, failed: Callable[[str], object] | None) -> None:
+    def _history_failed(self, error: Exception, failed: Callable[[str], object] | None) -> None:
+        database = database_failure(error, self.records.url)
+        if database is not None:
+            text = database.localized(self.translator)
+        elif isinstance(error, AndarBaharError):
+            text = error.localized(self.translator)
+        else:  # a fault of the trainer's own
+            self.failed(error)
+            path = str(self.log_path or default_log_path())
+            text = Message(FAULT, path=path).localized(self.translator)
+            if failed is None:
+                return
         if failed is not None:
             failed(text)
         else:
@@ -134,10 +156,16 @@ class TrainerApp(App[None]):
 
     async def history_idle(self) -> None:
         """Wait for every queued history call and its answer (tests, quitting)."""
-        from textual.worker import WorkerCancelled
+        from textual.worker import NoActiveWorker, WorkerCancelled, get_current_worker
 
+        try:
+            current = get_current_worker()
+        except NoActiveWorker:
+            current = None
         await self.records.idle()
         for worker in list(self.workers):
+            if worker is current:
+                continue  # quitting from a worker: it cannot wait for itself
             # a cancelled one was replaced by a newer one (the odds of a newer choice)
             with contextlib.suppress(WorkerCancelled):
                 await worker.wait()
@@ -145,20 +173,22 @@ class TrainerApp(App[None]):
     # -- language ------------------------------------------------------------------------
 
     async def set_language(self, lang: str) -> None:
-        """Switch every screen to *lang*, keeping what each one shows and holds."""
-        if lang == self.language or self._switching:
+        """Switch to *lang*: the screens in sight are drawn again at once, keeping what each
+        one shows and holds; the others when they come back on top."""
+        if lang == self.language:
             return
-        self._switching = True
-        try:
-            self.language = lang
-            self.translator = translations(lang)
-            for screen in list(self.screen_stack):
-                relocalize = getattr(screen, "relocalize", None)
-                if relocalize is not None:
-                    await relocalize()
-        finally:
-            self._switching = False
+        self.language = lang
+        self.translator = quoting_translations(lang)
+        for screen in reversed(self.screen_stack):
+            relocalize = getattr(screen, "relocalize", None)
+            if relocalize is not None:
+                await relocalize()
+            if not screen.is_modal:
+                break  # the screens under a whole screen are out of sight
         self.refresh_bindings()
+
+    def choose_language(self, lang: str) -> None:
+        self.call_later(self.set_language, lang)
 
     async def action_next_language(self) -> None:
         """Cycle en → ru → ka on every screen."""
@@ -170,6 +200,21 @@ class TrainerApp(App[None]):
     def on_mount(self) -> None:
         self.push_screen(MainMenu())
         self.call_after_refresh(self.records.warm_up)
+        self.call_after_refresh(self._warm_up_languages)
+        # What is made by now (modules, Textual's classes, the menu) lives as long as the
+        # trainer: kept out of the garbage collector's full passes, which then take
+        # ~15 ms instead of ~100 ms (a pause a key or Ctrl+L would otherwise wait for).
+        self.call_after_refresh(gc.freeze)
+
+    def _warm_up_languages(self) -> None:
+        """Compile the other languages' catalogues in the background (0.1–0.3 s each), so
+        that the first Ctrl+L to each does not wait for it."""
+
+        def compile_all() -> None:
+            for lang in LANGUAGES:
+                quoting_translations(lang)
+
+        self.run_worker(compile_all, thread=True, group="catalogues")
 
     async def action_back(self) -> None:
         screen = self.screen
@@ -179,11 +224,17 @@ class TrainerApp(App[None]):
     def action_help_quit(self) -> None:
         self.notify(Message(N_("Press Ctrl+Q to quit.")).localized(self.translator), markup=False)
 
+    def ask_to_quit(self) -> None:
+        self.call_later(self.action_quit)
+
     async def action_quit(self) -> None:
         """Quit; first asking, when a lesson or a table in play would be left (a second
-        Ctrl+Q on the question quits)."""
-        asking = isinstance(self.screen, ConfirmScreen)
-        if not asking and any(
+        Ctrl+Q on that question quits; on any other question, it asks the same)."""
+        top = self.screen
+        if isinstance(top, ConfirmScreen) and top.quitting:
+            await self._quit()
+            return
+        if any(
             isinstance(screen, TrainerScreen) and screen.leave_question() is not None
             for screen in self.screen_stack
         ):
@@ -198,11 +249,17 @@ class TrainerApp(App[None]):
                 if yes:
                     self.run_worker(self._quit())
 
-            self.push_screen(ConfirmScreen(question), answered)
+            self.push_screen(ConfirmScreen(question, quitting=True), answered)
             return
         await self._quit()
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and (self._quitting or not self.screen_stack):
+            return  # typed while the trainer closes: no screen is left to take it
+        await super().on_event(event)
+
     async def _quit(self) -> None:
+        self._quitting = True
         for screen in reversed(self.screen_stack):
             closing = getattr(screen, "before_quit", None)
             if closing is not None:
@@ -214,7 +271,8 @@ class TrainerApp(App[None]):
         self.records.close()
 
     def action_command_palette(self) -> None:
-        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
+        opened = any(isinstance(screen, CommandPalette) for screen in self.screen_stack)
+        if self.use_command_palette and not opened:
             self.push_screen(
                 TrainerPalette(
                     placeholder=self.translator.gettext(N_("Search for a command…")),
@@ -223,156 +281,9 @@ class TrainerApp(App[None]):
             )
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """The commands of the palette, in the user's language: the screen's keys and the app's."""
-        t = self.translator
-        seen: set[str] = set()
-        for active in screen.active_bindings.values():
-            binding = active.binding
-            if not binding.description or binding.action in seen or not active.enabled:
-                continue
-            if not binding.show or not isinstance(active.node, App | TrainerScreen):
-                continue  # Textual's own keys (Tab, copy …) and the widgets' keys
-            if binding.action == "command_palette":
-                continue
-            seen.add(binding.action)
-            action, namespace = binding.action, active.node
-
-            async def run(action: str = action, namespace: object = namespace) -> None:
-                await self.run_action(action, namespace)  # type: ignore[arg-type]
-
-            yield SystemCommand(t.gettext(binding.description), self.get_key_display(binding), run)
-        if isinstance(screen, MainMenu):
-            for key, msgid in MENU:
-                yield SystemCommand(t.gettext(msgid), "", lambda key=key: screen.open(key))
+        """The commands of the palette, in the user's language: every key of the screen
+        and of the app, and every button the screen shows."""
+        yield from screen_commands(self, screen)
 
 
-class TrainerPalette(CommandPalette):
-    """Textual's command palette, saying "no matches" in the user's language."""
-
-    def _start_no_matches_countdown(self, search_value: str) -> None:
-        self._stop_no_matches_countdown()
-        text = trainer(self).translator.gettext(N_("No command matches."))
-
-        def show() -> None:
-            if search_value:
-                self.query_one(CommandList).add_option(
-                    Option(
-                        Align.center(Text(text, style="not bold")),
-                        disabled=True,
-                        id=self._NO_MATCHES,
-                    )
-                )
-                self._list_visible = True
-            else:
-                self._list_visible = False
-
-        self._no_matches_timer = self.set_timer(self._NO_MATCHES_COUNTDOWN, show)
-
-
-MENU = (
-    ("teaching", N_("Teaching game")),
-    ("club", N_("Club game")),
-    ("resume", N_("Resume a club table")),
-    ("drills", N_("Drills")),
-    ("odds", N_("Odds")),
-    ("history", N_("History")),
-)
-
-
-class MainMenu(TrainerScreen):
-    """What there is to do."""
-
-    DEFAULT_CSS = """
-    MainMenu Button { width: 44; max-width: 100%; margin: 1 0 0 0; content-align: left middle; }
-    MainMenu Select { width: 44; max-width: 100%; }
-    """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(str(number), f"open('{key}')", show=False)
-        for number, (key, _) in enumerate(MENU, start=1)
-    ]
-
-    def compose_body(self) -> ComposeResult:
-        with Vertical():
-            yield Static(
-                literal(tr(self, Message(N_("Andar Bahar trainer"))) + f" {__version__}"),
-                classes="title",
-            )
-            yield Static(
-                literal(
-                    tr(
-                        self,
-                        Message(
-                            N_(
-                                "Learn the game with markers and tokens, run a club table with"
-                                " chips, practise as a dealer, and see the true odds."
-                            )
-                        ),
-                    )
-                ),
-                classes="hint",
-            )
-            for number, (key, msgid) in enumerate(MENU, start=1):
-                yield button(f"{number}  {self.t.gettext(msgid)}", key)
-            yield Static(literal(tr(self, Message(N_("Language")))), classes="label")
-            yield self.choice(
-                "language",
-                [(LANGUAGE_NAMES[code], code) for code in LANGUAGES],
-                trainer(self).language,
-            )
-            yield button(tr(self, Message(N_("Quit"))), "quit")
-
-    def save_form(self) -> None:
-        super().save_form()
-        self.form.pop("language", None)  # the app's language, not a field's
-
-    def sync(self) -> None:
-        language = self.query_one("#language", Select)
-        if language.value != trainer(self).language:
-            language.value = trainer(self).language
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.focus_on(self.query_one("#teaching", Button))
-
-    def leave(self) -> None:
-        """The menu is the first screen: Esc stays here (Ctrl+Q quits)."""
-
-    async def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id == "language" and event.value != trainer(self).language:
-            await trainer(self).set_language(str(event.value))
-
-    async def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "quit":
-            await trainer(self).action_quit()
-        elif event.button.id is not None:
-            self.open(event.button.id)
-
-    def action_open(self, key: str) -> None:
-        self.open(key)
-
-    def open(self, key: str) -> None:
-        """Open a screen, importing its module only now (a quick start-up)."""
-        if key == "teaching":
-            from andar_bahar.tui.teaching import TeachingSetup
-
-            self.app.push_screen(TeachingSetup())
-        elif key == "club":
-            from andar_bahar.tui.club_setup import ClubSetup
-
-            self.app.push_screen(ClubSetup())
-        elif key == "resume":
-            from andar_bahar.tui.club_summary import ResumeScreen
-
-            self.app.push_screen(ResumeScreen())
-        elif key == "drills":
-            from andar_bahar.tui.drills import DrillScreen
-
-            self.app.push_screen(DrillScreen())
-        elif key == "odds":
-            from andar_bahar.tui.odds import OddsScreen
-
-            self.app.push_screen(OddsScreen())
-        elif key == "history":
-            from andar_bahar.tui.history import HistoryScreen
-
-            self.app.push_screen(HistoryScreen())
+guard_handlers(TrainerApp, lambda app, error: app.failed(error))

@@ -1,11 +1,10 @@
-"""The club betting game at the terminal (seeds 001/002): bets, the deal, the settlement."""
+"""The club betting game at the terminal: bets, the deal, the settlement."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Button, Input, Select, Static
@@ -14,25 +13,19 @@ from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.errors import AndarBaharError, BetError
 from andar_bahar.engine.money import as_decimal, format_amount
 from andar_bahar.engine.round import Round
+from andar_bahar.engine.rules import BetWindow
 from andar_bahar.engine.settlement import Settlement
 from andar_bahar.games.clubgame import ClubGame
 from andar_bahar.games.wording import CLUB, paytable_title
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, NP_, Message
-from andar_bahar.tui.common import (
-    Bar,
-    Note,
-    Table,
-    TrainerScreen,
-    button,
-    keys,
-    literal,
-    tr,
-    trainer,
-)
+from andar_bahar.tui.common import Bar, Choice, Note, button, keys, literal, tr
 from andar_bahar.tui.odds import pays_text, warning_messages
 from andar_bahar.tui.panel import DEALING_KEYS, Dealer, RoundPanel
+from andar_bahar.tui.protocol import trainer
 from andar_bahar.tui.records import GameRecord
+from andar_bahar.tui.screen import TrainerScreen
+from andar_bahar.tui.tables import Table
 
 __all__ = ["ClubRoundScreen"]
 
@@ -57,18 +50,31 @@ class ClubRoundScreen(TrainerScreen):
         physical: bool = False,
         warnings: list[Message] | None = None,
         resumed_from: int | None = None,
+        rounds_before: int = 0,
     ) -> None:
         super().__init__()
         self.game = game
         self.physical = physical
         self.resumed_from = resumed_from
+        self.rounds_before = rounds_before
+        """The rounds the table played before this session (a resumed table counts on)."""
+        self.bettor: str | None = None
+        """The player chosen to bet (kept when the screen is drawn again)."""
+        self.bettors: list[str] = list(game.balances)
+        """The players the list of bettors offered when last shown."""
         self.record = GameRecord()
         self.settlement: Settlement | None = None
         self.ended = False
         self.warnings = warnings
         """The odds warnings for this table, as messages: shown in the language of the day."""
         rnd = game.current or game.start_round(rng=trainer(self).rng(), physical=physical)
-        self.dealer = Dealer(rnd, CLUB, physical=physical)
+        self.dealer = Dealer(
+            rnd,
+            CLUB,
+            physical=physical,
+            question=self._unplaced_bet,
+            declined=lambda: self.focus_on(self.query_one("#stake")),
+        )
 
     @property
     def round(self) -> Round:
@@ -85,13 +91,14 @@ class ClubRoundScreen(TrainerScreen):
         }
         if self.resumed_from is not None:
             settings["resumed_from"] = self.resumed_from
+            settings["rounds_before"] = self.rounds_before
 
         def start(store) -> None:  # type: ignore[no-untyped-def]
             record.id = store.start_game(
                 "club", game.procedure, game.paytable, list(game.balances), settings
             )
 
-        trainer(self).history(start)
+        self.history(start)
         self._focus_betting()
         if self.warnings is None:
             self.run_worker(self._find_warnings, thread=True, group="warnings")
@@ -116,7 +123,7 @@ class ClubRoundScreen(TrainerScreen):
         result = {
             "balances": {p: format_amount(b) for p, b in game.balances.items()},
             "departed": {p: format_amount(b) for p, b in game.departed.items()},
-            "rounds": len(game.rounds),
+            "rounds": self.rounds_before + len(game.rounds),
         }
 
         def finish(store) -> None:  # type: ignore[no-untyped-def]
@@ -124,7 +131,7 @@ class ClubRoundScreen(TrainerScreen):
                 record.finished = True
                 store.finish_game(record.id, result)
 
-        trainer(self).history(finish)
+        self.history(finish)
 
     def before_quit(self) -> None:
         self._store_end()
@@ -138,21 +145,18 @@ class ClubRoundScreen(TrainerScreen):
         yield Static(literal(CLUB.describe(game.procedure, t)), classes="hint")
         yield Static("", id="warnings", classes="note", markup=False)
         yield Table(self._balance_headers(), self._balance_rows(), right=(1, 2, 3), id="balances")
-        players = [(Text(name), name) for name in game.balances]
         yield Bar(
-            Select(
-                players,
+            Choice(
+                [(name, name) for name in game.balances],
                 prompt=tr(self, Message(N_("player"))),
-                value=self._saved("player", [v for _, v in players]),
+                value=self.bettor if self.bettor in game.balances else Select.NULL,
                 id="player",
-                compact=True,
             ),
-            Select(
-                [(Text(label), value) for label, value in self._bet_options()],
+            Choice(
+                self._bet_options(),
                 prompt=tr(self, Message(N_("bet"))),
                 value=self._saved("bet", [str(b) for b in game.paytable.bets]),
                 id="bet",
-                compact=True,
             ),
             width=34,
         )
@@ -167,7 +171,9 @@ class ClubRoundScreen(TrainerScreen):
         yield Table(self._bet_headers(), self._bet_rows(), right=(2,), id="bets")
         yield RoundPanel(self.dealer, id="panel")
         if self.settlement is not None:
-            yield Static(literal(tr(self, Message(N_("Settlement")))), classes="title")
+            yield Static(
+                literal(tr(self, Message(N_("Settlement")))), classes="title", id="settlement-title"
+            )
             yield Table(*self._settlement_table(), right=(2, 4, 5), id="settlement")
         yield Bar(
             button(tr(self, Message(N_("Next round"))), "next", variant="success"),
@@ -253,7 +259,9 @@ class ClubRoundScreen(TrainerScreen):
 
     def sync(self) -> None:
         game, rnd = self.game, self.round
-        number = len(game.rounds) if self.settlement is not None else game.round_number
+        number = self.rounds_before + (
+            len(game.rounds) if self.settlement is not None else game.round_number
+        )
         self.query_one("#round-title", Static).update(
             literal(
                 tr(
@@ -270,13 +278,7 @@ class ClubRoundScreen(TrainerScreen):
         self.query_one("#balances", Table).fill(self._balance_headers(), self._balance_rows())
         self.query_one("#bets", Table).fill(self._bet_headers(), self._bet_rows())
         self.query_one("#bets", Table).display = bool(rnd.wagers)
-        players = self.query_one("#player", Select)
-        names = [value for _, value in players._options if value is not Select.NULL]
-        if names != list(game.balances):
-            chosen = players.value
-            players.set_options([(Text(name), name) for name in game.balances])
-            if chosen in game.balances:
-                players.value = chosen
+        self._sync_bettors()
         closed = not rnd.bets_open
         for widget_id in ("#place", "#withdraw", "#player", "#bet", "#stake"):
             self.query_one(widget_id).disabled = closed
@@ -335,6 +337,39 @@ class ClubRoundScreen(TrainerScreen):
         if event.input.id == "stake":
             self.place()
 
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "player":
+            self.bettor = None if event.value is Select.NULL else str(event.value)
+
+    def _sync_bettors(self) -> None:
+        """The list of bettors as the table is now; when the player chosen has left, the
+        next one is chosen, and the screen says so."""
+        players, seated = self.query_one("#player", Choice), list(self.game.balances)
+        if seated == self.bettors:
+            return
+        left, before = self.bettor, self.bettors
+        self.bettors = seated
+        players.offer([(name, name) for name in seated])
+        if left is None or left in seated:
+            if left is not None:
+                players.value = left
+            return
+        start = before.index(left) + 1 if left in before else 0
+        following = [name for name in before[start:] + before[:start] if name in seated]
+        chosen = (following or seated)[:1]
+        if not chosen:
+            self.bettor = None
+            return
+        self.bettor = players.value = chosen[0]
+        self.query_one("#bet-note", Note).say(
+            Message(
+                N_("{left} has left the table: the bets are now {player}'s."),
+                left=left,
+                player=self.bettor,
+            ),
+            kind="warning",
+        )
+
     def _chosen(self) -> tuple[str, Bet]:
         player = self.query_one("#player", Select).value
         bet = self.query_one("#bet", Select).value
@@ -348,9 +383,13 @@ class ClubRoundScreen(TrainerScreen):
         note = self.query_one("#bet-note", Note)
         try:
             player, bet = self._chosen()
-            placed = self.round.place_bet(player, bet, self.value("stake"))
         except AndarBaharError as refused:
             note.say(refused)
+            return
+        try:
+            placed = self.round.place_bet(player, bet, self.value("stake"))
+        except AndarBaharError as refused:
+            self.refuse("#bet-note", refused, "stake")  # the stake selected: typing replaces it
             return
         lang = language_of(self.t)
         if placed.added:
@@ -392,6 +431,35 @@ class ClubRoundScreen(TrainerScreen):
         )
         self.sync()
 
+    def _unplaced_bet(self, action: str) -> Message | None:
+        """The question before a step that would close the bets with a stake typed but not
+        placed (the dealer asks before dealing on without it)."""
+        stakes = self.query("#stake").results(Input)
+        typed = next((field.value.strip() for field in stakes), "")
+        if not typed or not self._closes_bets(action):
+            return None
+        return Message(
+            N_(
+                "The stake {stake} is typed but not placed: deal on without it? (No: go back"
+                " to the bet and press Enter to place it.)"
+            ),
+            stake=typed,
+        )
+
+    def _closes_bets(self, action: str) -> bool:
+        """Whether *action* of the dealer would close the bets now."""
+        rnd = self.round
+        if not rnd.bets_open:
+            return False
+        if action == "auto":
+            return True
+        before_centre = rnd.procedure.window is BetWindow.BEFORE_CENTRE
+        if rnd.procedure.has_centre and rnd.centre is None:
+            return action in ("centre", "deal") and before_centre
+        if not rnd.procedure.has_centre and rnd.target is None:
+            return False  # the target rank is chosen first; the bets stay open
+        return action == "deal"
+
     # -- the deal and the settlement -----------------------------------------------------
 
     def action_panel(self, action: str) -> None:
@@ -406,15 +474,17 @@ class ClubRoundScreen(TrainerScreen):
     async def on_round_panel_finished(self, event: RoundPanel.Finished) -> None:
         rnd, record = event.round, self.record
         self.settlement = self.game.finish_round()
-        number = len(self.game.rounds)
+        number = self.rounds_before + len(self.game.rounds)
 
         def store(storage) -> None:  # type: ignore[no-untyped-def]
             storage.record_round(rnd, game_id=record.id, number=number)
 
-        trainer(self).history(store)
-        self.save_form()
+        self.history(store)
         await self.redraw()
         self.focus_on(self.query_one("#next", Button))
+        self.pin(
+            "#settlement-title", "#settlement"
+        )  # who gets paid, where the dealer's eye is, until Next
 
     async def action_next(self) -> None:
         if self.settlement is None:
@@ -423,10 +493,10 @@ class ClubRoundScreen(TrainerScreen):
             )
             return
         self.settlement = None
+        self.pin()
         self.dealer.next_round(
             self.game.start_round(rng=trainer(self).rng(), physical=self.physical)
         )
-        self.save_form()
         await self.redraw()
         self._focus_betting()
 
@@ -435,7 +505,7 @@ class ClubRoundScreen(TrainerScreen):
 
         self.app.push_screen(PlayersScreen(self.game))
 
-    def on_screen_resume(self) -> None:
+    async def on_screen_resume(self) -> None:
         """Back from the players' screen: the table shows who sits at it now."""
         self.resync()
 

@@ -17,19 +17,22 @@ from andar_bahar.engine.rules import Procedure
 from andar_bahar.games.clubgame import ClubGame
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.tui.common import Bar, Note, Table, button, literal, refill, tr
+from andar_bahar.tui.common import Bar, Note, button, literal, tr
 from andar_bahar.tui.designer import DesignPanel, DesignState, design_table
 from andar_bahar.tui.odds import checked, odds_table, report_lines, warning_messages
 from andar_bahar.tui.rules_form import (
     DESIGNED,
+    FILE_FIELDS,
     awaited_file,
     compose_rules,
     read_procedure_chosen,
     read_rules,
     reveal_file_field,
+    select_refused_file,
     sync_rules,
 )
 from andar_bahar.tui.seating import SeatingScreen
+from andar_bahar.tui.tables import Table
 
 if TYPE_CHECKING:
     from andar_bahar.chance.odds import OddsReport
@@ -160,15 +163,16 @@ class ClubSetup(SeatingScreen):
         if awaited_file(self) is not None:  # a file chosen, its path still to be typed
             self.rules_error, self.rules, self.report = None, None, None
             self.query_one("#error", Note).say(None)
-            self.run_worker(refill(self.query_one("#preview"), self._preview()))
+            self.run_worker(self.refill("#preview", self._preview()))
             self.sync()
             return
         try:
             rules = read_rules(self)
         except AndarBaharError as refused:
             self.rules_error, self.rules, self.report = refused, None, None
-            self.run_worker(refill(self.query_one("#preview"), self._preview()))
+            self.run_worker(self.refill("#preview", self._preview()))
             self.sync()
+            select_refused_file(self)
             return
         self.rules_error = None
         self.query_one("#error", Note).say(None)
@@ -189,19 +193,20 @@ class ClubSetup(SeatingScreen):
             return
         if event.worker.group == "preview":
             (self.report, self.rounding), self.busy = event.worker.result, False
-            await refill(self.query_one("#preview"), self._preview())
+            await self.refill("#preview", self._preview())
         elif event.worker.group == "design":
             result, self.design.busy = event.worker.result, False
             if isinstance(result, AndarBaharError):  # a range that is not one: a sentence
                 self.design.error = result
+                self.query_one("#edge", Input).select_all()  # the next range typed replaces it
             else:
                 self.design.design, self.design.rounding = result
-                panel = self.query_one(DesignPanel)
-                shown = panel.query_one("#design-result")
-                await refill(shown, panel.result())
+                await self.refill("#design-result", self.query_one(DesignPanel).result())
                 # the designed table where the eye is, and its button under the focus
+                shown = self.query_one("#design-result")
                 self.call_after_refresh(shown.scroll_visible, animate=False, top=True)
-                self.focus_on(panel.query_one("#use-design", Button))
+                refused = self.design.design is not None and self.design.design.refused
+                self.focus_on(self.query_one("#design-table" if refused else "#use-design"))
         self.resync()
 
     def on_design_panel_design(self) -> None:
@@ -213,24 +218,32 @@ class ClubSetup(SeatingScreen):
             self.sync()
             return
         edge = self.value("edge")
+        base = self.rules[1] if self.rules is not None else None  # its chip, rounding, limits
         self.design.error, self.design.busy = None, True
         self.sync()
         self.run_worker(
-            lambda: design_table(procedure, edge), thread=True, exclusive=True, group="design"
+            lambda: design_table(procedure, edge, base), thread=True, exclusive=True, group="design"
         )
 
     async def on_design_panel_use(self, event: DesignPanel.Use) -> None:
         """The designed table becomes the table's paytable (and is shown among the choices)."""
         self.designed = event.paytable
-        self.save_form()
-        self.form["paytable"] = DESIGNED
-        await self.redraw()
+        await self.redraw(paytable=DESIGNED)
         self.compute()
         self.focus_on(self.query_one("#paytable"))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         self.compute()
         reveal_file_field(self, event)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """A path or a range refused is being typed again: its sentence goes."""
+        if event.input.id in FILE_FIELDS and self.rules_error is not None:
+            self.rules_error = None
+            self.query_one("#error", Note).say(None)
+        elif event.input.id == "edge" and self.design.error is not None:
+            self.design.error = None
+            self.sync()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.compute()  # a file's path (the name and the chips: see SeatingScreen)

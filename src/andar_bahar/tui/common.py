@@ -1,61 +1,53 @@
-"""What every screen shares: text in the user's language, shown literally; a scrolling body;
-forms that survive a change of language; tables, button bars, a confirmation dialog.
+"""What every screen shares: text in the user's language, shown literally; messages, button
+bars, the translated footer, a confirmation dialog.
 
-A screen keeps its state in attributes and draws it in :meth:`TrainerScreen.compose_body`
-(the widgets) and :meth:`TrainerScreen.sync` (the values that change as the game goes).
-Switching the language composes the screen again from that state, so nothing typed,
-chosen or played is lost.
+The screens themselves are built on :class:`andar_bahar.tui.screen.TrainerScreen`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+import contextlib
+from collections.abc import Sequence
+from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
-from textual.compose import compose
-from textual.containers import ItemGrid, Vertical, VerticalScroll
+from textual.containers import ItemGrid, ScrollableContainer, Vertical
 from textual.content import Content
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import Button, Checkbox, Footer, Header, Input, Select, Static
+from textual.widgets import Button, Checkbox, Footer, Select, Static
 from textual.widgets._footer import FooterKey, FooterLabel
+from textual.widgets._select import SelectCurrent, SelectOverlay
+from textual.widgets.select import NoSelection
 
 from andar_bahar.engine.errors import AndarBaharError
-from andar_bahar.i18n.messages import N_, Message, Translator
-from andar_bahar.tui.tables import Table
+from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.tui.failures import guard_handlers
+from andar_bahar.tui.protocol import trainer
 from andar_bahar.tui.text import unbroken
-
-if TYPE_CHECKING:
-    from andar_bahar.tui.app import TrainerApp
 
 __all__ = [
     "Bar",
+    "Box",
+    "Choice",
     "ConfirmScreen",
-    "EndScreen",
     "Note",
-    "Table",
+    "Say",
     "TrainerFooter",
-    "TrainerScreen",
+    "button",
+    "keys",
     "literal",
-    "refill",
     "tr",
-    "trainer",
 ]
 
 Say = Message | AndarBaharError | str | None
 """What a note shows: a message, a refusal, text already in the user's language, or nothing."""
-
-
-def trainer(node: DOMNode) -> TrainerApp:
-    """The running trainer application, typed."""
-    return cast("TrainerApp", node.app)
 
 
 def tr(node: DOMNode, message: Message | AndarBaharError) -> str:
@@ -98,24 +90,66 @@ class TrainerFooter(Footer):
     """Textual's footer with every key's description in the user's language.
 
     It is drawn again only when the keys it shows change (Textual redraws it on every
-    move of the focus, which makes Tab slow on a busy machine).
+    move of the focus, which makes Tab slow on a busy machine). On a narrow terminal it
+    leaves out what is known anyway — the palette's key, then Esc, then Ctrl+Q — rather
+    than cutting the screen's keys or Ctrl+L off at the right edge.
     """
 
     DEFAULT_CSS = """
     TrainerFooter.-compact FooterLabel { margin: 0 1 0 0; }
     """
 
+    SPARED: ClassVar[tuple[str, ...]] = ("command_palette", "back", "quit")
+    """The keys left out, in this order, when the footer does not fit."""
+
     _shown: tuple[object, ...] | None = None
+    _left_out = 0
+
+    def __init__(self, *, compact: bool = True) -> None:
+        super().__init__(compact=compact)
+        self._msgids: dict[FooterKey | FooterLabel, str] = {}
+        """The msgid of each key's description shown (and of each group's name)."""
 
     def compose(self) -> ComposeResult:
         translator = trainer(self).translator
-        self._shown = self._signature() if self._bindings_ready else None
+        signature = self._signature() if self._bindings_ready else None
+        if signature != self._shown:
+            self._left_out = 0  # other keys, another language or width: all of them again
+        self._shown = signature
+        left_out = self.SPARED[: self._left_out]
+        self._msgids = {}
         for widget in super().compose():
+            if isinstance(widget, FooterKey) and widget.action in left_out:
+                continue
             if isinstance(widget, FooterKey) and widget.description:
+                self._msgids[widget] = widget.description
                 widget.description = translator.gettext(widget.description)
             elif isinstance(widget, FooterLabel):  # the name of a group of keys
-                widget.update(translator.gettext(str(widget.render())))
+                self._msgids[widget] = str(widget.render())
+                widget.update(translator.gettext(self._msgids[widget]))
             yield widget
+
+    def relocalize(self) -> None:
+        """The same keys in the app's language, written over in place (no new widgets)."""
+        translator = trainer(self).translator
+        for widget, msgid in self._msgids.items():
+            if isinstance(widget, FooterKey):
+                widget.description = translator.gettext(msgid)
+                widget.refresh(layout=True)
+            else:
+                widget.update(translator.gettext(msgid))
+        self._shown = self._signature()
+
+    def watch_virtual_size(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Leave out one more of the keys everyone knows while the keys do not fit."""
+        width = self.scrollable_content_region.width
+        overflows = self.is_attached and width and self.virtual_size.width > width
+        if overflows and self._left_out < len(self.SPARED):
+            self._left_out += 1
+            self.refresh(recompose=True)
 
     def _signature(self) -> tuple[object, ...]:
         keys = tuple(
@@ -123,16 +157,24 @@ class TrainerFooter(Footer):
             for key, active in self.screen.active_bindings.items()
             if active.binding.show
         )
-        return (trainer(self).language, keys)
+        return (trainer(self).language, self.app.size.width, keys)
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if self._bindings_ready and self.is_attached and self._signature() == self._shown:
             return
         super().bindings_changed(screen)
 
+    def on_resize(self) -> None:
+        if self._bindings_ready:
+            self.bindings_changed(self.screen)
+
 
 class Note(Static):
-    """A message that wraps and is scrolled into view when it appears."""
+    """A message that wraps and is scrolled into view when it appears.
+
+    A refusal may name the fields it is about, with their values then: it disappears as
+    soon as one of them is changed (see :meth:`field_changed`).
+    """
 
     DEFAULT_CSS = """
     Note { width: 1fr; height: auto; }
@@ -146,13 +188,16 @@ class Note(Static):
         super().__init__("", id=id, classes=classes, markup=False)
         self.add_class("-empty")
         self._said: tuple[str | None, str] = (None, "")
+        self._about: dict[str, str] = {}
 
-    def say(self, text: Say, *, kind: str = "") -> None:
-        """Show *text* (``None``: nothing); *kind*: ``error``, ``warning`` or ``success``."""
+    def say(self, text: Say, *, kind: str = "", about: dict[str, str] | None = None) -> None:
+        """Show *text* (``None``: nothing); *kind*: ``error``, ``warning`` or ``success``;
+        *about*: the fields a refusal is about (id → value refused)."""
         if isinstance(text, AndarBaharError) and not kind:
             kind = "error"
         if isinstance(text, Message | AndarBaharError):
             text = tr(self, text)
+        self._about = dict(about or {})
         if (text, kind) == self._said:
             return
         self._said = (text, kind)
@@ -163,6 +208,16 @@ class Note(Static):
         if text:
             self.call_after_refresh(self._reveal)
 
+    @property
+    def shown(self) -> str:
+        """The text shown now (empty: none)."""
+        return self._said[0] or ""
+
+    def field_changed(self, field: str | None, value: str) -> None:
+        """A field was changed: a refusal about its value before is gone."""
+        if field in self._about and self._about[field] != value:
+            self.say(None)
+
     def _reveal(self) -> None:
         """The message, then the control in use, scrolled into view (both, when they fit)."""
         if not self.is_attached:
@@ -171,6 +226,110 @@ class Note(Static):
         focused = self.screen.focused
         if focused is not None:
             focused.scroll_visible(animate=False, immediate=True)
+
+
+class ChoiceList(SelectOverlay):
+    """The open list of a :class:`Choice`. PageUp/PageDown just after it opens, before it
+    is drawn, page nothing (Textual's own list looks up a line it has not laid out yet)."""
+
+    def action_page_down(self) -> None:
+        with contextlib.suppress(KeyError):
+            super().action_page_down()  # type: ignore[no-untyped-call]
+
+    def action_page_up(self) -> None:
+        with contextlib.suppress(KeyError):
+            super().action_page_up()  # type: ignore[no-untyped-call]
+
+
+class Choice(Select[str]):
+    """A list to choose from, its labels shown literally; it says what it offers
+    (:attr:`labels`, :attr:`values`), which Textual's own list keeps to itself, and its
+    list never covers the footer."""
+
+    LIST_LINES: ClassVar[int] = 12
+    """The most options the open list shows at once (Textual's own maximum)."""
+
+    def __init__(
+        self,
+        options: Sequence[tuple[str, str]],
+        *,
+        value: str | NoSelection = Select.NULL,
+        allow_blank: bool = True,
+        prompt: str = "",
+        id: str | None = None,
+    ) -> None:
+        self.options = list(options)
+        self.allow_blank = allow_blank
+        super().__init__(
+            [(Text(label), option) for label, option in self.options],
+            value=value,
+            allow_blank=allow_blank,
+            prompt=prompt or "Select",
+            id=id,
+            compact=True,
+        )
+
+    @property
+    def labels(self) -> list[str]:
+        return [label for label, _ in self.options]
+
+    @property
+    def values(self) -> list[str]:
+        return [option for _, option in self.options]
+
+    def compose(self) -> ComposeResult:
+        """Textual's own parts of a choice, its list a :class:`ChoiceList`."""
+        yield SelectCurrent(self.prompt)
+        yield ChoiceList(type_to_search=True).data_bind(compact=Select.compact)
+
+    def watch_expanded(self, expanded: bool) -> None:
+        """The list opens below the choice, above the footer: the screen scrolls up to make
+        room for it, and a list that still does not fit scrolls within its room."""
+        if expanded:
+            self._make_room()
+            self.call_after_refresh(self._fit_list)
+
+    def _room_below(self) -> int:
+        """The lines between the choice and the footer (or the bottom of the screen)."""
+        footers = self.screen.query(TrainerFooter)
+        bottom = footers.first().region.y if footers else self.screen.region.bottom
+        return bottom - self.region.bottom
+
+    def _list_lines(self) -> int:
+        """The lines the open list takes: its options (and the blank one), its frame."""
+        frame = sum(overlay.styles.gutter.height for overlay in self.query("SelectOverlay"))
+        return min(len(self.options) + (1 if self.allow_blank else 0), self.LIST_LINES) + frame
+
+    def _make_room(self) -> None:
+        missing = self._list_lines() - self._room_below()
+        for scroller in self.ancestors:
+            if missing <= 0:
+                break
+            if isinstance(scroller, ScrollableContainer) and scroller.max_scroll_y:
+                step = min(missing, scroller.max_scroll_y - round(scroller.scroll_y))
+                scroller.scroll_relative(y=step, animate=False, immediate=True)
+                missing -= step
+
+    def _fit_list(self) -> None:
+        for overlay in self.query("SelectOverlay"):
+            overlay.styles.max_height = max(3, min(self._list_lines(), self._room_below()))
+
+    def offer(self, options: Sequence[tuple[str, str]]) -> None:
+        """Offer *options* instead (the value is kept if it is still among them)."""
+        self.options = list(options)
+        self.set_options([(Text(label), option) for label, option in self.options])
+
+
+class Box(Checkbox):
+    """A yes/no box whose state shows without colour: ``X`` when checked, empty when not."""
+
+    def __init__(self, label: Content, *, value: bool, id: str | None = None) -> None:
+        super().__init__(label, value=value, id=id, compact=True)
+        self.BUTTON_INNER = "X" if value else " "
+
+    def watch_value(self) -> None:
+        self.BUTTON_INNER = "X" if self.value else " "
+        super().watch_value()
 
 
 class Bar(ItemGrid):
@@ -189,19 +348,12 @@ class Bar(ItemGrid):
 def _natural_width(widget: Widget) -> int:
     if isinstance(widget, Button):
         return len(str(widget.label)) + (2 if widget.compact else 4)
-    if isinstance(widget, Select):
+    if isinstance(widget, Choice):
         # Its list opens as wide as the choice: every option on one line, the arrow beside it.
-        options = getattr(widget, "_options", ())
-        shown = [str(widget.prompt), *(str(prompt) for prompt, _ in options)]
+        shown = [str(widget.prompt), *widget.labels]
         return max(cell_len(text) for text in shown) + 2
     width = widget.styles.width
     return int(width.value) if width is not None and width.is_cells else 12
-
-
-async def refill(container: Widget, content: ComposeResult) -> None:
-    """Replace what *container* shows with *content* (the rest of the screen stays)."""
-    await container.remove_children()
-    await container.mount_all(compose(container, content))
 
 
 def button(label: str, id: str, *, variant: str = "default", disabled: bool = False) -> Button:
@@ -219,241 +371,6 @@ def button(label: str, id: str, *, variant: str = "default", disabled: bool = Fa
     )
     widget.active_effect_duration = 0
     return widget
-
-
-class TrainerScreen(Screen[None]):
-    """A screen of the trainer: a header, a scrolling body, a translated footer."""
-
-    TITLE_TEXT: ClassVar[str] = ""
-    """The screen's name (a msgid), shown in the header."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("pagedown", "page(1)", show=False),
-        Binding("pageup", "page(-1)", show=False),
-    ]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.form: dict[str, Any] = {}
-        self._redrawing = False
-        self._redraw_lock = asyncio.Lock()
-
-    def __init_subclass__(cls, **options: Any) -> None:
-        """Every screen's :meth:`sync` ends by keeping the focused control in view."""
-        super().__init_subclass__(**options)
-        own = cls.__dict__.get("sync")
-        if own is not None and not getattr(own, "_reveals", False):
-
-            @functools.wraps(own)
-            def sync(self: TrainerScreen) -> None:
-                own(self)
-                self.reveal_focus()
-
-            sync._reveals = True  # type: ignore[attr-defined]
-            cls.sync = sync  # type: ignore[method-assign]
-
-    # -- drawing -------------------------------------------------------------------
-
-    def compose(self) -> ComposeResult:
-        yield Header(icon="♠")
-        yield Body(self)
-        yield TrainerFooter(compact=True)
-
-    def compose_body(self) -> ComposeResult:
-        """The screen's widgets, drawn from its state."""
-        return
-        yield
-
-    def sync(self) -> None:
-        """Show the state in the widgets that change as the screen is used."""
-
-    def on_mount(self) -> None:
-        self.sub_title = self.title_text()
-        self.sync()
-
-    def title_text(self) -> str:
-        return trainer(self).translator.gettext(self.TITLE_TEXT) if self.TITLE_TEXT else ""
-
-    @property
-    def t(self) -> Translator:
-        return trainer(self).translator
-
-    def text(self, message: Message | AndarBaharError) -> str:
-        return tr(self, message)
-
-    # -- forms that survive a change of language -----------------------------------------
-
-    def field(self, id: str, *, value: str = "", placeholder: str = "", **options: Any) -> Input:
-        """A text field holding what was typed before the screen was drawn again."""
-        return Input(
-            value=str(self.form.get(id, value)),
-            placeholder=placeholder,
-            id=id,
-            compact=True,
-            **options,
-        )
-
-    def choice(
-        self, id: str, options: Sequence[tuple[str, str]], value: str, *, prompt: str = ""
-    ) -> Select[str]:
-        """A choice among *options* (label, value), keeping the value chosen before."""
-        values = [option for _, option in options]
-        saved = self.form.get(id, value)
-        return Select(
-            [(Text(label), option) for label, option in options],
-            value=saved if saved in values else value,
-            allow_blank=False,
-            prompt=prompt,
-            id=id,
-            compact=True,
-        )
-
-    def checkbox(self, id: str, label: str, *, value: bool = False) -> Checkbox:
-        """A yes/no box with its label, keeping its state."""
-        return Checkbox(literal(label), value=bool(self.form.get(id, value)), id=id, compact=True)
-
-    def save_form(self) -> None:
-        """Remember every field, choice and box by its id."""
-        for widget in self.query("Input, Select, Checkbox"):
-            if widget.id:
-                self.form[widget.id] = cast("Input | Select[str] | Checkbox", widget).value
-
-    def value(self, id: str) -> str:
-        """The current text of a field or the value of a choice."""
-        widget = self.query_one(f"#{id}")
-        if isinstance(widget, Input):
-            return widget.value
-        if isinstance(widget, Select):
-            return str(widget.value)
-        raise TypeError(id)
-
-    def checked(self, id: str) -> bool:
-        return self.query_one(f"#{id}", Checkbox).value
-
-    async def relocalize(self) -> None:
-        """Draw the screen again in the app's language, from its state, keeping the focus."""
-        focused = self.focused.id if self.focused is not None else None
-        scroll = self.query_one("#body").scroll_y if self.query("#body") else 0
-        self.save_form()
-        await self.redraw()
-        self.sub_title = self.title_text()
-        self.query_one(TrainerFooter).refresh(recompose=True)
-        if focused and self.query(f"#{focused}"):
-            self.set_focus(self.query_one(f"#{focused}"), scroll_visible=False)
-        body = self.query("#body")
-        if body:
-            body.first().scroll_to(y=scroll, animate=False, immediate=True)
-
-    async def redraw(self) -> None:
-        """Compose the body again from the state, and show the state in it."""
-        async with self._redraw_lock:  # one redraw at a time, or widgets vanish mid-mount
-            if not self.is_attached:
-                return
-            self._redrawing = True
-            try:
-                await self.query_one(Body).recompose()
-            finally:
-                self._redrawing = False
-        self.sync()
-        self.reveal_focus()
-
-    def focus_on(self, widget: Widget) -> None:
-        """Focus *widget* and scroll it into view once the screen's layout has settled."""
-        widget.focus()
-        self.reveal_focus()
-
-    def reveal_focus(self) -> None:
-        """After the next refresh, scroll the focused control into view."""
-
-        def reveal() -> None:
-            focused = self.focused
-            if focused is not None and focused.is_attached:
-                focused.scroll_visible(animate=False, immediate=True)
-
-        self.call_after_refresh(reveal)
-
-    def resync(self) -> None:
-        """Show the state again (an answer from the history or a worker has come in).
-
-        While the body is being drawn again, its :meth:`sync` will show the state anyway.
-        """
-        if self.is_mounted and not self._redrawing and self.query("#body"):
-            self.sync()
-
-    # -- leaving -------------------------------------------------------------------------
-
-    def leave_question(self) -> Message | None:
-        """A question to confirm before leaving (a game in progress), or ``None``."""
-        return None
-
-    def action_leave(self) -> None:
-        """Go back: at once, or after a confirmation when something would be abandoned."""
-        question = self.leave_question()
-        if question is None:
-            self.leave()
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.leave()
-
-        self.app.push_screen(ConfirmScreen(question), answered)
-
-    def leave(self) -> None:
-        if len(self.app.screen_stack) > 2 and self.app.screen is self:
-            self.app.pop_screen()
-
-    def action_page(self, direction: int) -> None:
-        body = self.query_one("#body", VerticalScroll)
-        if direction > 0:
-            body.scroll_page_down(animate=False)
-        else:
-            body.scroll_page_up(animate=False)
-
-    def ask(self, question: Message, then: Callable[[], object]) -> None:
-        """Ask *question*; run *then* on yes."""
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                then()
-
-        self.app.push_screen(ConfirmScreen(question), answered)
-
-
-class EndScreen(TrainerScreen):
-    """The last screen of a game (standings, a session's summary): it leads to the menu."""
-
-    def menu_button(self) -> Button:
-        return button(tr(self, Message(N_("Back to the menu"))), "menu", variant="primary")
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.focus_on(self.query_one("#menu", Button))
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "menu":
-            self.leave()
-
-    def leave(self) -> None:
-        """The game is over: back to the menu (Esc too)."""
-        while len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-
-
-class Body(VerticalScroll, can_focus=False):
-    """The scrolling part of a screen, between the header and the footer."""
-
-    def __init__(self, screen: TrainerScreen) -> None:
-        super().__init__(id="body")
-        self.owner = screen
-
-    def compose(self) -> ComposeResult:
-        yield from self.owner.compose_body()
-
-    def watch_virtual_size(self) -> None:
-        """The content grew or shrank: keep the control in use in view."""
-        if self.is_attached and self.screen.focused is not None:
-            self.owner.reveal_focus()
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -477,9 +394,11 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("escape", "answer(False)", N_("No")),
     ]
 
-    def __init__(self, question: Message) -> None:
+    def __init__(self, question: Message, *, quitting: bool = False) -> None:
         super().__init__()
         self.question = question
+        self.quitting = quitting
+        """Whether this is the question before quitting (a second Ctrl+Q answers yes)."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -491,11 +410,16 @@ class ConfirmScreen(ModalScreen[bool]):
         yield TrainerFooter(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
+        self._focus_no()
 
     async def relocalize(self) -> None:
         await self.recompose()
-        self.query_one("#no", Button).focus()
+        self._focus_no()
+
+    def _focus_no(self) -> None:
+        """ "No" in focus: Enter pressed at once by habit keeps the game."""
+        for no in self.query("#no").results(Button):  # none if closed already
+            no.focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -503,3 +427,12 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+    def dismiss(self, result: bool | None = None) -> AwaitComplete:
+        """Answer once: a key typed after the answer (y, then Esc) closes nothing else."""
+        if self.app.screen is not self:
+            return AwaitComplete(asyncio.sleep(0))
+        return super().dismiss(result)
+
+
+guard_handlers(ConfirmScreen, lambda screen, error: trainer(screen).failed(error))

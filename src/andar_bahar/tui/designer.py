@@ -1,6 +1,8 @@
-"""Designing a paytable for the procedure chosen, before a club table opens (issue 13):
-a target range of house edges in, pays on the club's step out — each bet's exact edge
-shown, the bets no pay can bring into the range named — and the table used if wanted."""
+"""Designing a paytable for the procedure chosen, before a club table opens: a target range
+of house edges in, pays on the club's step out, in range at every stake the chosen table's
+chip, rounding and limits allow — each bet's exact edge and its lowest and highest over
+those stakes shown, the bets no pay can serve named — and the table used if wanted (not a
+refused design: its headline says so instead)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.games.wording import paytable_title
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.tui.common import Bar, Note, Table, TrainerScreen, button, literal, tr
+from andar_bahar.tui.common import Bar, Note, button, literal, tr
+from andar_bahar.tui.screen import TrainerScreen, steady
+from andar_bahar.tui.tables import Table
 
 if TYPE_CHECKING:
     from andar_bahar.chance.design import Design
@@ -38,20 +42,22 @@ class DesignState:
 
 
 def design_table(
-    procedure: Procedure, edge_text: str
+    procedure: Procedure, edge_text: str, base: Paytable | None = None
 ) -> tuple[Design, list[Message]] | AndarBaharError:
-    """The designed table for *procedure* and what rounding does to it (a worker's job);
-    a range that is not one comes back as the refusal, to be shown as its sentence."""
+    """The designed table for *procedure* at the stakes *base*'s chip, rounding and limits
+    allow, and what rounding does to it (a worker's job); a range that is not one comes back
+    as the refusal, to be shown as its sentence."""
     from andar_bahar.chance.design import EdgeRange, design_paytable
     from andar_bahar.tui.odds import rounding_messages
 
     try:
-        design = design_paytable(procedure, edge=EdgeRange.parse(edge_text))
+        design = design_paytable(procedure, edge=EdgeRange.parse(edge_text), base=base)
     except AndarBaharError as refused:
         return refused
     return design, rounding_messages(design.report)
 
 
+@steady
 class DesignPanel(Vertical):
     """The designer's fields and its result, drawn from a :class:`DesignState`."""
 
@@ -109,26 +115,36 @@ class DesignPanel(Vertical):
             return
         t = screen.t
         from andar_bahar.chance.odds import percent_text
+        from andar_bahar.engine.money import Amount
+        from andar_bahar.reports.design_tables import design_headline
         from andar_bahar.tui.odds import pays_text, when_text
 
         table = design.paytable
+        headline = literal(tr(screen, design_headline(design)))
+        yield Static(headline, id="design-headline", classes="title" if design.refused else "hint")
+        headers = (N_("bet"), N_("when"), N_("pays"), N_("house edge"), N_("lowest (stake)"),
+                   N_("highest (stake)"))  # fmt: skip
         yield Table(
-            [tr(screen, Message(m)) for m in (N_("bet"), N_("when"), N_("pays"), N_("house edge"))],
+            [tr(screen, Message(m)) for m in headers],
             [
                 [
                     row.bet.localized(t),
                     when_text(row.given, t),
                     pays_text(row.bet, table, t),
                     percent_text(row.house_edge, t),
+                    f"{percent_text(row.lowest, t)} ({Amount(row.lowest_at).localized(t)})",
+                    f"{percent_text(row.highest, t)} ({Amount(row.highest_at).localized(t)})",
                 ]
                 for row in design.rows
             ],
-            right=(3,),
+            right=(3, 4, 5),
             focusable=True,
             id="design-table",
         )
         for message in [*design.messages(), *self.state.rounding]:
             yield Static(literal(tr(screen, message)), classes="hint")
+        if design.refused:
+            return
         yield button(
             tr(
                 screen,
@@ -146,7 +162,11 @@ class DesignPanel(Vertical):
         if event.button.id == "design":
             event.stop()
             self.post_message(self.Design())
-        elif event.button.id == "use-design" and self.state.design is not None:
+        elif (
+            event.button.id == "use-design"
+            and self.state.design is not None
+            and not self.state.design.refused
+        ):
             event.stop()
             self.post_message(self.Use(self.state.design.paytable))
 

@@ -14,17 +14,22 @@ from textual.widgets import Button, Input, Static
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.engine.rules import Row
 from andar_bahar.games.drills import (
+    AnswerKind,
     Drill,
     DrillKind,
     DrillResult,
+    Question,
     check_answers,
     make_drill,
     practice_title,
 )
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message, render
-from andar_bahar.tui.common import Bar, Note, Table, TrainerScreen, button, literal, tr, trainer
+from andar_bahar.tui.common import Bar, Note, button, literal, tr
 from andar_bahar.tui.layout import LayoutView
+from andar_bahar.tui.protocol import trainer
+from andar_bahar.tui.screen import TrainerScreen
+from andar_bahar.tui.tables import Table
 
 if TYPE_CHECKING:
     from andar_bahar.storage import DrillStats
@@ -80,12 +85,24 @@ class DrillScreen(TrainerScreen):
                 yield layout
             for question in drill.questions:
                 yield Static(literal(question.prompt.localized(t)), classes="question")
-                yield self.field(f"answer-{question.key}")
+                yield self.field(f"answer-{question.key}", placeholder=self._hint(question))
             yield button(tr(self, Message(N_("Check"))), "check", variant="success")
             yield Note(id="result")
             yield button(tr(self, Message(N_("Another drill"))), "again", variant="primary")
         yield Static(literal(tr(self, Message(N_("Progress")))), classes="title")
         yield Table(*self._progress_table(), right=(2, 3, 4, 5), focusable=False, id="progress")
+
+    def _hint(self, question: Question) -> str:
+        """What to type in an answer's field, in the user's language."""
+        if question.answer is AnswerKind.ROW:
+            hint = Message(
+                N_("{andar} or {bahar} (or its first letter)"), andar=Row.ANDAR, bahar=Row.BAHAR
+            )
+        elif question.answer is AnswerKind.CHOICE:
+            hint = Message(N_("the number of the choice, e.g. 1"))
+        else:
+            hint = Message(N_("a number, e.g. 12"))
+        return tr(self, hint)
 
     def _progress_table(self) -> tuple[list[str], list[list[str]]]:
         from andar_bahar.chance.odds import percent_text
@@ -185,6 +202,7 @@ class DrillScreen(TrainerScreen):
             self.sync()
             self.focus_on(self.query_one("#learner", Input))
             return
+        self.pin()
         self.error = None
         kind = DrillKind(self.value("kind"))
         try:
@@ -217,6 +235,7 @@ class DrillScreen(TrainerScreen):
         self.result = result = check_answers(drill, answers)
         self.sync()
         self.focus_on(self.query_one("#again", Button))
+        self.pin("#result")  # the explanation stays in view until another drill
         learner, kind, session = self.learner, drill.kind.value, self.session
 
         def store(storage) -> list[DrillStats]:  # type: ignore[no-untyped-def]
@@ -224,12 +243,12 @@ class DrillScreen(TrainerScreen):
             return list(storage.drill_progress(learner))
 
         self.loading_progress = True
-        trainer(self).history(store, self._show_progress, failed=self._progress_failed)
+        self.history(store, self._show_progress, failed=self._progress_failed)
 
     def _load_progress(self) -> None:
         learner = self.learner
         self.loading_progress = True
-        trainer(self).history(
+        self.history(
             lambda storage: list(storage.drill_progress(learner)),
             self._show_progress,
             failed=self._progress_failed,

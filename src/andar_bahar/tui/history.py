@@ -17,18 +17,10 @@ from andar_bahar.engine.rules import Row
 from andar_bahar.games.wording import CLUB, LESSON, procedure_title
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.tui.common import (
-    Bar,
-    Note,
-    Table,
-    TrainerScreen,
-    button,
-    keys,
-    literal,
-    tr,
-    trainer,
-)
+from andar_bahar.tui.common import Bar, Note, button, keys, literal, tr
 from andar_bahar.tui.layout import LayoutView
+from andar_bahar.tui.screen import TrainerScreen
+from andar_bahar.tui.tables import Table
 
 if TYPE_CHECKING:
     from andar_bahar.storage import Storage
@@ -135,9 +127,7 @@ class HistoryScreen(TrainerScreen):
     def load(self) -> None:
         limit = self.limit
         self.query_one("#rounds").loading = True
-        trainer(self).history(
-            lambda store: _listed(store, limit), self._loaded, failed=self._failed
-        )
+        self.history(lambda store: _listed(store, limit), self._loaded, failed=self._failed)
 
     def _loaded(self, rounds: list[Listed]) -> None:
         first = self.rounds is None
@@ -155,9 +145,7 @@ class HistoryScreen(TrainerScreen):
         table.loading = self.rounds is None
         headers, rows, row_keys = self._table()
         if rows or table.row_count:
-            row = table.cursor_row
-            table.fill(headers, rows, row_keys)
-            table.move_cursor(row=row)
+            table.fill(headers, rows, row_keys)  # the cursor stays on its round
         table.display = bool(rows)
         note = self.query_one("#note", Note)
         more = self.query_one("#more", Button)
@@ -183,9 +171,10 @@ class HistoryScreen(TrainerScreen):
 
         def opened(rnd: Round) -> None:
             self.query_one("#rounds").loading = False
-            self.app.push_screen(ReplayScreen(rnd))
+            if self.app.screen is self:  # not once the user has gone elsewhere meanwhile
+                self.app.push_screen(ReplayScreen(rnd))
 
-        trainer(self).history(lambda store: store.load_round(round_id), opened, failed=self._failed)
+        self.history(lambda store: store.load_round(round_id), opened, failed=self._failed)
 
 
 class ReplayScreen(TrainerScreen):
@@ -286,7 +275,7 @@ class ReplayScreen(TrainerScreen):
             self.timer.stop()
             self.timer = None
         elif self.shown < len(self.round.dealt):
-            self.timer = self.set_interval(0.5, self.action_step)
+            self.timer = self.every(0.5, self.action_step)
         self.sync()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.visual import VisualType
 from textual.widgets import Static
 
 from andar_bahar.engine.cards import Card, Colour
@@ -124,6 +125,7 @@ class LayoutView(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
         self._shown: tuple[Round | RoundResult, Translator | None, dict[str, Any]] | None = None
+        self._fitted = ""
 
     def show(
         self,
@@ -146,5 +148,14 @@ class LayoutView(Static):
         return layout_text(source, translator, columns=self.size.width or None, **options)
 
     def on_resize(self) -> None:
+        """Fitted to the new width: drawn again only if a row now goes on under its cards
+        (or no longer does), not on every change of the screen's size."""
         if self._shown is not None:
-            self.update(self._text())
+            text = self._text()
+            if text.plain != self._fitted:
+                self.update(text)
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        if isinstance(content, Text):
+            self._fitted = content.plain
+        super().update(content, layout=layout)

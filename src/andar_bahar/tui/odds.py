@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Button, Select, Static
+from textual.widgets import Button, Input, Select, Static
 
 from andar_bahar.engine.bets import Bet, MainBet
 from andar_bahar.engine.cards import Colour
@@ -22,17 +22,21 @@ from andar_bahar.engine.rules import Procedure, Row
 from andar_bahar.games.wording import paytable_title, procedure_title
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message, Translator
-from andar_bahar.tui.common import Note, Table, TrainerScreen, button, literal, refill, tr
+from andar_bahar.tui.common import Note, button, literal, tr
 from andar_bahar.tui.rules_form import (
+    FILE_FIELDS,
     awaited_file,
     compose_rules,
     read_rules,
     reveal_file_field,
+    select_refused_file,
     sync_rules,
 )
+from andar_bahar.tui.screen import TrainerScreen
+from andar_bahar.tui.tables import Table
 
 if TYPE_CHECKING:
-    from andar_bahar.chance.odds import BetOdds, OddsReport
+    from andar_bahar.chance.odds import OddsReport
 
 __all__ = [
     "OddsScreen",
@@ -93,23 +97,9 @@ def odds_table(report: OddsReport, translator: Translator | None, *, id: str) ->
 
 def warning_messages(report: OddsReport) -> list[Message]:
     """A warning for every bet on which the player has the edge, naming the table as shown."""
-    from andar_bahar.chance.odds import Percent
-
-    return [
-        Message(
-            N_(
-                "Warning: with the procedure '{procedure}' and the paytable '{paytable}'"
-                " the player has the edge on {bet}{given}: it returns {edge} per unit"
-                " staked on average."
-            ),
-            procedure=_Title(report.procedure),
-            paytable=_Title(report.paytable),
-            bet=odds.bet,
-            given=_Given(odds),
-            edge=Percent(odds.expected_return, signed=True),
-        )
-        for odds in report.warnings
-    ]
+    return report.warning_messages(
+        procedure=_Title(report.procedure), paytable=_Title(report.paytable)
+    )
 
 
 class _Title:
@@ -120,18 +110,6 @@ class _Title:
         if isinstance(self.rules, Procedure):
             return procedure_title(self.rules.name, translator)
         return paytable_title(self.rules, translator)
-
-
-class _Given:
-    def __init__(self, odds: BetOdds) -> None:
-        self.odds = odds
-
-    def localized(self, translator: Translator | None) -> str:
-        if self.odds.given is None:
-            return ""
-        return Message(N_(" once the centre card is {colour}"), colour=self.odds.given).localized(
-            translator
-        )
 
 
 def limits_text(paytable: Paytable, translator: Translator | None) -> str:
@@ -262,6 +240,12 @@ class OddsScreen(TrainerScreen):
             self.sync()
         reveal_file_field(self, event)
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """A path refused is being typed again: its sentence goes."""
+        if event.input.id in FILE_FIELDS and self.error is not None:
+            self.error = None
+            self.sync()
+
     def on_input_submitted(self) -> None:
         self.compute()
 
@@ -276,6 +260,7 @@ class OddsScreen(TrainerScreen):
         except AndarBaharError as refused:
             self.error = refused
             self.sync()
+            select_refused_file(self)
             return
         self.error, self.busy = None, True
         self.sync()
@@ -289,7 +274,7 @@ class OddsScreen(TrainerScreen):
         if event.worker.group != "odds" or event.state is not WorkerState.SUCCESS:
             return
         (self.report, self.rounding), self.busy = event.worker.result, False
-        await refill(self.query_one("#results"), self._results())
+        await self.refill("#results", self._results())
         self.sync()
 
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -20,6 +19,7 @@ from textual.message import Message as TextualMessage
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Input, Select, Static
+from textual.widgets.select import NoSelection
 
 from andar_bahar.engine.cards import Card, Rank
 from andar_bahar.engine.errors import ActionError, AndarBaharError
@@ -27,8 +27,10 @@ from andar_bahar.engine.round import Round
 from andar_bahar.games.wording import Wording
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message, Translator, translate
-from andar_bahar.tui.common import Bar, ConfirmScreen, Note, Say, button, keys, literal, tr, trainer
+from andar_bahar.tui.common import Bar, Choice, Note, Say, button, keys, literal, tr
 from andar_bahar.tui.layout import LayoutView
+from andar_bahar.tui.protocol import trainer
+from andar_bahar.tui.screen import TrainerScreen, steady
 
 __all__ = ["DEALING_KEYS", "Dealer", "RoundPanel"]
 
@@ -57,8 +59,14 @@ class Dealer:
     timer: Timer | None = field(default=None, repr=False)
     typed: str = ""
     """A card being typed from a real deck (kept when the screen is drawn again)."""
+    refused: str | None = None
+    """The card text last refused (its sentence goes once the field is changed)."""
     rank: str | None = None
     """The target rank chosen in the list, not yet taken (the chosen-rank procedure)."""
+    question: Callable[[str], Message | None] | None = None
+    """A question to ask before a step (``centre``, ``target``, ``deal``, ``auto``), or none."""
+    declined: Callable[[], object] | None = None
+    """What follows a no to that question (the control to correct in focus)."""
 
     @property
     def auto(self) -> bool:
@@ -79,8 +87,10 @@ class Dealer:
 
     def say(self, text: Say, kind: str = "") -> None:
         self.message, self.kind = text, kind
+        self.refused = None
 
 
+@steady
 class RoundPanel(Vertical):
     """Draws a :class:`Dealer` and takes its steps; posts :class:`Finished` at the end."""
 
@@ -127,12 +137,11 @@ class RoundPanel(Vertical):
             )
         if not rnd.procedure.has_centre:
             controls.append(
-                Select(
-                    [(Text(f"{r.localized(t)} — {r.name_localized(t)}"), r.value) for r in Rank],
+                Choice(
+                    [(f"{r.localized(t)} — {r.name_localized(t)}", r.value) for r in Rank],
                     prompt=tr(self, Message(N_("target rank"))),
                     value=self._rank_shown(),
                     id="rank",
-                    compact=True,
                 )
             )
             controls.append(button(tr(self, Message(N_("Choose the target rank"))), "target"))
@@ -141,10 +150,8 @@ class RoundPanel(Vertical):
         controls.append(button(tr(self, Message(N_("Deal a card"))), "deal", variant="primary"))
         if not dealer.physical:
             controls.append(button(self._auto_label(), "auto"))
-            speeds = [(Text(self._speed_text(s)), s) for s in SPEEDS]
-            controls.append(
-                Select(speeds, value=dealer.speed, allow_blank=False, id="speed", compact=True)
-            )
+            speeds = [(self._speed_text(s), s) for s in SPEEDS]
+            controls.append(Choice(speeds, value=dealer.speed, allow_blank=False, id="speed"))
         else:
             controls.append(
                 button(tr(self, Message(N_("Deck exhausted"))), "void", variant="warning")
@@ -152,7 +159,7 @@ class RoundPanel(Vertical):
         yield Bar(*controls, width=16)
         yield Note(id="panel-note")
 
-    def _rank_shown(self) -> str | object:
+    def _rank_shown(self) -> str | NoSelection:
         """The target rank taken, or the one chosen in the list, or none yet."""
         target = self.dealer.round.target
         if target is not None:
@@ -257,6 +264,9 @@ class RoundPanel(Vertical):
                 self._deal()
         except AndarBaharError as refused:
             self.dealer.say(refused, "error")
+            for card_field in self.query("#card").results(Input):
+                self.dealer.refused = card_field.value
+                card_field.select_all()  # the next card typed replaces it
             self.sync()
             return False
         for card_field in self.query("#card").results(Input):
@@ -299,11 +309,10 @@ class RoundPanel(Vertical):
             )
             self.sync()
             return
-        question = Message(self.dealer.wording.void_question)
         screen = self.screen
 
-        def answered(yes: bool | None) -> None:
-            if yes and not rnd.finished:
+        def void() -> None:
+            if not rnd.finished:
                 rnd.void()
                 self.dealer.stop()
                 self.dealer.say(None)
@@ -311,7 +320,8 @@ class RoundPanel(Vertical):
                 panel.sync()
                 panel.post_message(self.Finished(rnd))
 
-        self.app.push_screen(ConfirmScreen(question), answered)
+        if isinstance(screen, TrainerScreen):
+            screen.ask(Message(self.dealer.wording.void_question), void)
 
     def toggle_auto(self) -> None:
         """Start or stop Auto; it keeps its speed from round to round."""
@@ -326,6 +336,8 @@ class RoundPanel(Vertical):
         self.sync()
 
     def _start_timer(self) -> None:
+        """Auto's timer, the screen's: it finds the panel as the screen is now, and skips
+        a tick while the screen is drawn again."""
         screen = self.screen
         dealer = self.dealer
 
@@ -340,11 +352,16 @@ class RoundPanel(Vertical):
                 panel.sync()
 
         dealer.stop()
-        dealer.timer = screen.set_interval(float(dealer.speed), tick)
+        if isinstance(screen, TrainerScreen):
+            dealer.timer = screen.every(float(dealer.speed), tick)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "card":
-            self.dealer.typed = event.value
+            dealer = self.dealer
+            dealer.typed = event.value
+            if dealer.refused is not None and event.value != dealer.refused:
+                dealer.say(None)  # the card refused is being typed again: its sentence goes
+                self.sync()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "rank":
@@ -360,8 +377,20 @@ class RoundPanel(Vertical):
         event.stop()
         self.act(event.button.id or "")
 
-    def act(self, action: str) -> None:
-        """A button or a hotkey: ``centre``, ``target``, ``deal``, ``auto`` or ``void``."""
+    def act(self, action: str, *, asked: bool = False) -> None:
+        """A button or a hotkey: ``centre``, ``target``, ``deal``, ``auto`` or ``void``;
+        the dealer's question first, if there is one (*asked*: it has been answered)."""
+        dealer, screen = self.dealer, self.screen
+        stopping = action == "auto" and dealer.auto
+        if dealer.question and not asked and not stopping and isinstance(screen, TrainerScreen):
+            question = dealer.question(action)
+            if question is not None:
+                screen.ask(
+                    question,
+                    lambda: screen.query_one(RoundPanel).act(action, asked=True),
+                    dealer.declined,
+                )
+                return
         if action == "auto":
             self.toggle_auto()
         elif action == "void":
@@ -374,4 +403,4 @@ class RoundPanel(Vertical):
         event.stop()
         if event.input.id == "card":
             rnd = self.dealer.round
-            self.step("centre" if rnd.procedure.has_centre and rnd.centre is None else "deal")
+            self.act("centre" if rnd.procedure.has_centre and rnd.centre is None else "deal")

@@ -14,18 +14,23 @@ from andar_bahar.engine.paytables import PAYTABLES, Paytable
 from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure
 from andar_bahar.games.wording import CLUB, paytable_title, procedure_title
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.tui.common import TrainerScreen, literal, tr
+from andar_bahar.tui.common import literal, tr
+from andar_bahar.tui.screen import TrainerScreen
 
 __all__ = [
+    "FILE_FIELDS",
     "awaited_file",
     "compose_rules",
     "read_procedure_chosen",
     "read_rules",
     "reveal_file_field",
+    "select_refused_file",
     "sync_rules",
 ]
 
 FILE = "file"
+FILE_FIELDS = ("procedure-file", "paytable-file")
+"""The fields of a club's files' paths: a refusal about one goes once it is changed."""
 OWN = "own"
 DESIGNED = "designed"
 
@@ -138,3 +143,11 @@ def sync_rules(screen: TrainerScreen) -> None:
             procedure = procedure.replace(window=BetWindow(window))
         text = CLUB.describe(procedure, screen.t)
     screen.query_one("#procedure-text", Static).update(literal(text))
+
+
+def select_refused_file(screen: TrainerScreen) -> None:
+    """A file refused while its path is in use: the path selected, so that the next key
+    typed replaces it."""
+    focused = screen.focused
+    if isinstance(focused, Input) and focused.id in FILE_FIELDS:
+        focused.select_all()

@@ -23,7 +23,8 @@ from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.games.clubgame import check_seat
 from andar_bahar.i18n import format_number, language_of
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.tui.common import Note, TrainerScreen
+from andar_bahar.tui.common import Note
+from andar_bahar.tui.screen import TrainerScreen
 
 __all__ = ["SeatingScreen"]
 
@@ -59,16 +60,14 @@ class SeatingScreen(TrainerScreen):
         """Seat *player* (checked) with *chips*; a project error if refused."""
         raise NotImplementedError
 
-    def seat_typed(self, name: str, chips: str) -> bool:
-        """Seat *name* with *chips* as typed; False, with a sentence shown, if refused."""
-        note = self.query_one(self.SEAT_NOTE, Note)
+    def seat_typed(self, name: str, chips: str) -> AndarBaharError | None:
+        """Seat *name* with *chips* as typed; the refusal, if refused (nothing said yet)."""
         try:
             player, amount = check_seat(name, chips, self.seated())
             self.add_seat(player, amount)
         except AndarBaharError as refused:
-            note.say(refused)
-            return False
-        note.say(
+            return refused
+        self.query_one(self.SEAT_NOTE, Note).say(
             Message(
                 N_("{player} sits down with {chips} chips."),
                 player=player,
@@ -76,7 +75,7 @@ class SeatingScreen(TrainerScreen):
             ),
             kind="success",
         )
-        return True
+        return None
 
     def seat(self) -> bool:
         """Seat the player in the fields (the Seat button): the same as Enter, unhurried."""
@@ -109,12 +108,14 @@ class SeatingScreen(TrainerScreen):
 
     def _seat(self, typed: _Typed, name: Input, chips: Input) -> bool:
         assert typed.name is not None and typed.chips is not None
-        if self.seat_typed(typed.name, typed.chips):
+        refused = self.seat_typed(typed.name, typed.chips)
+        if refused is None:
             self.set_focus(name)
             return True
         name.value = typed.name + name.value  # refused: what was typed is back
         chips.value = typed.chips + chips.value
-        self.set_focus(chips if self._name_is_fine(typed.name) else name)
+        # the field to correct, its text selected: the next key typed replaces it
+        self.refuse(self.SEAT_NOTE, refused, "chips" if self._name_is_fine(typed.name) else "name")
         return False
 
     def _name_is_fine(self, typed: str) -> bool:

@@ -110,16 +110,14 @@ class Table(DataTable[Text]):
         self._right = set(right)
         self._filled = False
         self._fitted_to = -1
+        self._shown_keys: list[str] | None = None
 
     def on_mount(self) -> None:
         self.fill(self._headers, self._rows, keys=self._keys)
 
     def on_resize(self, event: events.Resize) -> None:
         if self._filled and self._room() != self._fitted_to:
-            row = self.cursor_row
             self._draw()
-            if self.row_count:
-                self.move_cursor(row=min(row, self.row_count - 1))
 
     def fill(
         self,
@@ -161,6 +159,7 @@ class Table(DataTable[Text]):
         for index, width in enumerate(widths):  # a wrapped column: as wide as its lines
             lines = [labels[index], *(row[index] for row in rows if index < len(row))]
             widths[index] = min(width, max(cell_len(line) for t in lines for line in t.split("\n")))
+        row, key = self.cursor_row, self._key_at(self.cursor_row)
         self.clear(columns=True)
         self.header_height = max((len(label.split("\n")) for label in labels), default=1)
         for index, label in enumerate(labels):
@@ -172,8 +171,24 @@ class Table(DataTable[Text]):
                 height=height,
                 key=self._keys[number] if self._keys is not None else None,
             )
+        self._keep_cursor(row, key)
         overflow = sum(widths) + PADDING * len(widths) > room > 0
         self.can_focus = self._focusable or overflow  # what does not fit can be scrolled to
+
+    def _key_at(self, row: int) -> str | None:
+        if self._shown_keys is None or not 0 <= row < len(self._shown_keys):
+            return None
+        return self._shown_keys[row]
+
+    def _keep_cursor(self, row: int, key: str | None) -> None:
+        """The cursor on the row it was on: the same key (a player topped up stays chosen),
+        or the same place (the next player, once one has left)."""
+        self._shown_keys = list(self._keys) if self._keys is not None else None
+        if not self.row_count or not self.show_cursor:
+            return
+        if key is not None and self._shown_keys is not None and key in self._shown_keys:
+            row = self._shown_keys.index(key)
+        self.move_cursor(row=max(0, min(row, self.row_count - 1)), animate=False)
 
     def _wrap(self, text: str, width: int) -> str:
         if cell_len(text) <= width:

@@ -1,13 +1,17 @@
-"""The teaching game at the terminal (seed 000, SPEC §8)."""
+"""The teaching game at the terminal: markers, the deal, tokens and the standings."""
 
 from __future__ import annotations
 
 import re
 from typing import ClassVar
 
+from rich.cells import cell_len
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Button, Select, Static
 
 from andar_bahar.engine.errors import AndarBaharError, BetError
@@ -16,19 +20,13 @@ from andar_bahar.engine.rules import PROCEDURES, Row
 from andar_bahar.games.teaching import TRAINER, RoundScore, TeachingGame
 from andar_bahar.games.wording import LESSON, procedure_title
 from andar_bahar.i18n.messages import N_, NP_, Message
-from andar_bahar.tui.common import (
-    EndScreen,
-    Note,
-    Table,
-    TrainerScreen,
-    button,
-    keys,
-    literal,
-    tr,
-    trainer,
-)
+from andar_bahar.tui.common import Note, button, keys, literal, tr
 from andar_bahar.tui.panel import DEALING_KEYS, Dealer, RoundPanel
+from andar_bahar.tui.protocol import trainer
 from andar_bahar.tui.records import GameRecord
+from andar_bahar.tui.screen import EndScreen, TrainerScreen
+from andar_bahar.tui.tables import Table
+from andar_bahar.tui.text import short_name
 
 __all__ = ["StandingsScreen", "TeachingRoundScreen", "TeachingSetup", "split_names"]
 
@@ -61,6 +59,33 @@ def read_rounds(text: str) -> int:
     if not _ROUNDS.fullmatch(cleaned):
         raise BetError(Message(N_("Rounds must be a whole number, not '{text}'."), text=cleaned))
     return int(cleaned)
+
+
+class PlayerName(Static):
+    """A player's name in a marker row: in full where the row has room, else cut after the
+    part that tells it from the other players' names, and in full again (on more lines)
+    while a button of its row has the focus."""
+
+    DEFAULT_CSS = """
+    PlayerName { height: auto; max-width: 40%; margin: 0 1 0 0; }
+    """
+
+    def __init__(self, name: str, players: tuple[str, ...], *, width: int) -> None:
+        super().__init__(markup=False, classes="name")
+        self.full_name = name
+        self.players = players
+        self.styles.width = width
+        self.in_full = False
+
+    def render(self) -> Content:
+        if self.in_full:
+            return literal(self.full_name)
+        return literal(short_name(self.full_name, self.players, self.size.width))
+
+    def show_in_full(self, in_full: bool) -> None:
+        if in_full != self.in_full:
+            self.in_full = in_full
+            self.refresh(layout=True)
 
 
 class TeachingSetup(TrainerScreen):
@@ -120,15 +145,20 @@ class TeachingSetup(TrainerScreen):
     def start(self) -> None:
         error = self.query_one("#error", Note)
         try:
+            rounds = read_rounds(self.value("rounds"))
+        except AndarBaharError as refused:
+            self.refuse("#error", refused, "rounds")
+            return
+        try:
             game = TeachingGame(
                 split_names(self.value("names")),
                 procedure=PROCEDURES[self.value("procedure")],
-                rounds=read_rounds(self.value("rounds")),
+                rounds=rounds,
                 scoring=self.checked("scoring"),
                 trainer_deals=self.checked("trainer"),
             )
         except AndarBaharError as refused:
-            error.say(refused)
+            self.refuse("#error", refused, "names", select=False)  # to add a name to
             return
         error.say(None)
         self.app.push_screen(TeachingRoundScreen(game, physical=self.checked("physical")))
@@ -139,8 +169,7 @@ class TeachingRoundScreen(TrainerScreen):
 
     TITLE_TEXT = N_("Teaching game")
     DEFAULT_CSS = """
-    TeachingRoundScreen .marker { height: 1; margin: 0 0 0 0; }
-    TeachingRoundScreen .marker .name { width: 18; }
+    TeachingRoundScreen .marker { height: auto; margin: 0 0 0 0; }
     TeachingRoundScreen .marker Button { margin: 0 1 0 0; min-width: 10; }
     TeachingRoundScreen .marker .marked { width: 1fr; }
     TeachingRoundScreen #next { width: auto; min-width: 20; margin: 1 0 0 0; }
@@ -181,7 +210,7 @@ class TeachingRoundScreen(TrainerScreen):
                 "teaching", game.procedure, game.paytable, game.participants, settings
             )
 
-        trainer(self).history(start)
+        self.history(start)
         self._focus_first()
 
     def compose_body(self) -> ComposeResult:
@@ -205,9 +234,11 @@ class TeachingRoundScreen(TrainerScreen):
             classes="hint",
         )
         andar, bahar = Row.ANDAR.localized(self.t), Row.BAHAR.localized(self.t)
-        for index, name in enumerate(self.players):
-            with Horizontal(classes="marker"):
-                yield Static(literal(name), classes="name")
+        players = self.players
+        width = max((cell_len(name) for name in players), default=1)  # at most 40 % of the row
+        for index, name in enumerate(players):
+            with Horizontal(classes="marker", id=f"marker-row-{index}"):
+                yield PlayerName(name, players, width=width)
                 yield button(andar, f"mark-{index}-andar")
                 yield button(bahar, f"mark-{index}-bahar")
                 yield Static("", id=f"marker-{index}", classes="marked", markup=False)
@@ -293,6 +324,20 @@ class TeachingRoundScreen(TrainerScreen):
         ]
         return " · ".join(parts)
 
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A marker button in focus: its player's name in full."""
+        self._name_in_full(event.widget, in_full=True)
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self._name_in_full(event.widget, in_full=False)
+
+    @staticmethod
+    def _name_in_full(widget: Widget, *, in_full: bool) -> None:
+        row = widget.parent
+        if isinstance(row, Horizontal) and row.has_class("marker"):
+            for name in row.query(PlayerName):
+                name.show_in_full(in_full)
+
     def _focus_first(self) -> None:
         buttons = [b for b in self.query(Button) if not b.disabled]
         if buttons:
@@ -354,11 +399,12 @@ class TeachingRoundScreen(TrainerScreen):
         def store(storage) -> None:  # type: ignore[no-untyped-def]
             storage.record_round(rnd, game_id=record.id, number=number)
 
-        trainer(self).history(store)
+        self.history(store)
         if game.finished:
             self._store_result()
         self.sync()
         self.focus_on(self.query_one("#next", Button))
+        self.pin("#layout", "#score")  # the winner and the verdict, in view until Next
 
     def _store_result(self) -> None:
         game, record = self.game, self.record
@@ -369,7 +415,7 @@ class TeachingRoundScreen(TrainerScreen):
                 record.finished = True
                 storage.finish_game(record.id, result)
 
-        trainer(self).history(finish)
+        self.history(finish)
 
     async def action_next(self) -> None:
         if self.score is None:
@@ -381,10 +427,10 @@ class TeachingRoundScreen(TrainerScreen):
             self.app.switch_screen(StandingsScreen(self.game))
             return
         self.score = None
+        self.pin()
         self.dealer.next_round(
             self.game.start_round(rng=trainer(self).rng(), physical=self.physical)
         )
-        self.save_form()
         await self.redraw()
         self._focus_first()
 

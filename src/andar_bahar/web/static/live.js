@@ -1,4 +1,4 @@
-/* andar-bahar: keep a table page live (the protocol: web/live.py).
+/* andar-bahar: keep a table page live (the protocol: web/live/hub.py).
    <body data-live-path="/ws/CODE" data-live-page="player|dealer|…" data-live-version="N">
    (base.html sets them). Opens ws(s)://host/ws/CODE?page=KIND&v=N&lang=LL; each message
    {"v", "kind", "blocks", "data"} (and "h", the version of its HTML, where newer than
@@ -12,9 +12,16 @@
    form the action came from is reset.
    Its socket has an id (?s=ID) that the page's own actions send (header X-Live-Socket): the
    server then does not send down the socket what their answers brought.
-   Reconnects with backoff (0.5 s doubling to 30 s), pings, and says "reconnecting…" in
-   #live-status while down (<body class="live-down">; table.js says when it is back); on
-   reconnecting the server sends whatever was missed, at once, in one message. */
+   Never silently stale: the server sends something at least once a beat (data-live-beat,
+   10 s; "beat" when it has nothing else), so a socket that hears nothing for 1.4 beats is
+   dead even if it never closed (a black-holed route): the page says "reconnecting…" in
+   #live-status (<body class="live-down">; table.js says when it is back) and connects
+   again at once; on reconnecting the server sends whatever was missed, in one message.
+   While down it tries again soon (0.25 s doubling to 1 s, ±25 %), with or without the
+   browser's "online" event, so that it is current within 2 s of the network's return;
+   an attempt that does not open within 2 s (its packets lost) gives way to a fresh one.
+   A server that says "not now" (close 1013: its database is not answering) is asked
+   again less often (2 s doubling to 8 s); one that refuses the page (1008), never. */
 (function () {
   "use strict";
 
@@ -51,12 +58,17 @@
     return;
   }
   var badge = document.getElementById("live-status");
-  var MIN_DELAY = 500;
-  var MAX_DELAY = 30000;
-  var PING_EVERY = 25000;   // ask the server for a "pong" this often …
-  var SILENCE = 60000;      // … and give the socket up after this long without a word
-  var POLICY = 1008;        // the server refused this page: retrying will not help
-
+  var BEAT = (parseFloat(body.getAttribute("data-live-beat")) || 10) * 1000;
+  var SILENCE = BEAT * 1.4;   // nothing heard for this long (14 s): the line is dead — 1 s
+                              // under 15 s, for a busy phone's late timer
+  var MIN_DELAY = 250;        // after a failed attempt, try again this soon, doubling …
+  var MAX_DELAY = 1000;       // … to at most this: current within 2 s of the network's return
+  var LATER_DELAY = 2000;     // the server said "not now" (1013): this, doubling …
+  var LATER_MAX = 8000;       // … to at most this
+  var OPENING = 2000;         // an attempt not open by then is given up for a fresh one
+  var SETTLE = 300;           // open this long (or a first message): the page is back
+  var POLICY = 1008;          // the server refused this page: retrying will not help
+  var TRY_LATER = 1013;       // the server cannot serve it now
   // This page's socket id: its own actions send it (X-Live-Socket), so that what their
   // answers bring the page is not sent down the socket again.
   var socketId = (function () {
@@ -77,9 +89,13 @@
     event.detail.headers["X-Live-Socket"] = socketId;
   });
 
-  var socket = null;
+  var socket = null;          // the open socket
+  var attempt = null;         // the socket being opened
+  var openedAt = 0;           // when the attempt began
   var delay = MIN_DELAY;
-  var retry = null;
+  var laterDelay = LATER_DELAY;
+  var retry = null;           // the timer of the next attempt
+  var watch = null;           // the watchdog's timer (silence, or a slow attempt)
   var lastHeard = 0;
   var leaving = false;
 
@@ -164,79 +180,134 @@
     }
   });
 
-  function schedule() {
+  function schedule(later) {
     if (retry !== null || leaving) {
       return;
     }
-    var wait = delay + Math.random() * delay * 0.3;
-    delay = Math.min(delay * 2, MAX_DELAY);
+    var wait = later ? laterDelay : delay;
+    if (later) {
+      laterDelay = Math.min(laterDelay * 2, LATER_MAX);
+    } else {
+      delay = Math.min(delay * 2, MAX_DELAY);
+    }
     retry = setTimeout(function () {
       retry = null;
       connect();
-    }, wait);
+    }, wait * (0.75 + Math.random() * 0.5));
   }
 
-  function lost() {
+  function lost(later) {
     socket = null;
     if (!leaving) {
       showDown(true);
-      schedule();
+      schedule(later);
     }
   }
 
-  // Close the socket and stop listening to it.
-  function forget() {
-    var old = socket;
-    if (old) {
-      old.onopen = old.onmessage = old.onclose = old.onerror = null;
+  // Stop listening to a socket and close it.
+  function abandon(ws) {
+    if (ws) {
+      ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
       try {
-        old.close();
+        ws.close();
       } catch (ignored) {
         /* already closing */
       }
     }
-    socket = null;
   }
 
-  function drop() {
-    // A silent socket (a phone that slept, a Wi-Fi that changed): stop waiting for it.
+  function forget() {
+    abandon(socket);
+    abandon(attempt);
+    socket = attempt = null;
+  }
+
+  // The watchdog: wakes when the open socket's silence or the attempt's wait would run out.
+  function arm() {
+    clearTimeout(watch);
+    watch = null;
+    var due = socket ? lastHeard + SILENCE : (attempt ? openedAt + OPENING : 0);
+    if (due) {
+      watch = setTimeout(check, Math.max(due - Date.now(), 20));
+    }
+  }
+
+  function check() {
+    watch = null;
+    if (socket && Date.now() - lastHeard >= SILENCE) {
+      stale();   // no word for 1.4 beats, and no close: a dead line (a Wi-Fi that dropped …)
+      return;
+    }
+    if (!socket && attempt && Date.now() - openedAt >= OPENING) {
+      abandon(attempt);   // its packets are lost: a fresh attempt starts its retries over
+      attempt = null;
+      connect();
+      return;
+    }
+    arm();
+  }
+
+  function stale() {
     forget();
-    lost();
+    showDown(true);
+    reconnectNow();
+  }
+
+  function confirmed() {
+    delay = MIN_DELAY;
+    laterDelay = LATER_DELAY;
+    showDown(false);   // caught up: the server sent what this page missed, if anything
   }
 
   function connect() {
-    if (socket || leaving) {
+    if (socket || attempt || leaving) {
       return;
     }
     var ws;
     try {
       ws = new WebSocket(address());
     } catch (error) {
-      lost();
+      lost(false);
       return;
     }
-    socket = ws;
+    attempt = ws;
+    openedAt = Date.now();
     ws.onopen = function () {
-      delay = MIN_DELAY;
+      attempt = null;
+      socket = ws;
       lastHeard = Date.now();
-      showDown(false);   // caught up: the server sends what this page missed, if anything
+      setTimeout(function () {
+        if (socket === ws) {
+          confirmed();
+        }
+      }, SETTLE);   // not at once: a server that cannot serve now closes it right away
+      arm();
     };
     ws.onmessage = function (event) {
+      if (socket !== ws) {
+        return;
+      }
       lastHeard = Date.now();
-      if (event.data !== "pong") {
+      if (body.classList.contains("live-down")) {
+        confirmed();
+      }
+      if (event.data !== "beat" && event.data !== "pong") {
         received(event.data);
       }
     };
     ws.onclose = function (event) {
-      if (socket !== ws) {
+      if (socket !== ws && attempt !== ws) {
         return;
       }
+      socket = attempt = null;
       if (event.code === POLICY) {
-        socket = null;
+        arm();
         return;
       }
-      lost();
+      lost(event.code === TRY_LATER);
+      arm();
     };
+    arm();
   }
 
   function probe() {
@@ -245,7 +316,7 @@
     probed.send("ping");
     setTimeout(function () {
       if (socket === probed && lastHeard < sentAt) {
-        drop();
+        stale();
       }
     }, 5000);
   }
@@ -261,7 +332,7 @@
   document.addEventListener("htmx:sendError", resync);
   document.addEventListener("htmx:responseError", function (event) {
     var xhr = event.detail && event.detail.xhr;
-    if (xhr && xhr.status >= 500) {
+    if (xhr && xhr.status >= 500 && xhr.status !== 503) {   // 503: not done, nothing missed
       resync();
     }
   });
@@ -275,20 +346,9 @@
     connect();
   }
 
-  setInterval(function () {
-    if (!socket || socket.readyState !== WebSocket.OPEN) {
-      return;
-    }
-    if (Date.now() - lastHeard > SILENCE) {
-      drop();
-    } else {
-      socket.send("ping");
-    }
-  }, PING_EVERY);
-
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") {
-      if (socket && socket.readyState === WebSocket.OPEN && Date.now() - lastHeard > PING_EVERY) {
+      if (socket && socket.readyState === WebSocket.OPEN && Date.now() - lastHeard > BEAT) {
         probe();   // a phone back from sleep: check the line at once
       }
       reconnectNow();
@@ -297,11 +357,8 @@
   window.addEventListener("online", reconnectNow);
   window.addEventListener("pagehide", function () {
     leaving = true;
-    if (socket) {
-      socket.onclose = null;
-      socket.close();
-      socket = null;
-    }
+    forget();
+    clearTimeout(watch);
   });
   window.addEventListener("pageshow", function (event) {
     if (event.persisted) {   // back from the browser's page cache: catch up

@@ -1,6 +1,6 @@
 /* andar-bahar: the table pages (the player's phone, the dealer's screen, the room's display).
    No inline scripts, no eval (see the CSP). The live regions are elements with
-   data-live-block="NAME" (web/live_pages.py); static/live.js keeps the socket and fires
+   data-live-block="NAME" (web/live/blocks.py); static/live.js keeps the socket and fires
    "live:update" on document after it replaced regions. This script listens to it and:
 
    - sends the player's taps (a spot with the chosen chip, repeat, double, undo, clear, a
@@ -256,12 +256,13 @@
           location.href = redirect;
           return null;
         }
-        if (response.status >= 500) {   // it may have changed the table all the same
+        var unserved = response.status === 503;   // the database is not answering: not done
+        if (response.status >= 500 && !unserved) {   // it may have changed the table all the same
           document.dispatchEvent(new CustomEvent("live:resync"));
         }
         return response.text().then(function (html) {
           var problem = errorOf(html, response.status);
-          if (problem.offline) {
+          if (problem.offline || unserved) {   // sent again, with the same key
             retryKeys[signature] = data.get("key");
           } else {
             delete retryKeys[signature];
