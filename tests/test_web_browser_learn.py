@@ -1,15 +1,17 @@
-"""The trainer in a real browser: a learner on a phone takes every drill, a trainee pays a
-table against the clock and deals a real deck, both come back on a laptop with their code,
+"""The trainer in a real browser: a learner takes every drill, a trainee pays a table
+against the clock and deals a real deck, both come back on another browser with their code,
 and the table's dealer sees them both.
 
 Debian's Chromium through Playwright (tests/browser_support.py), at 390×844 (the phone)
-and 1280×680 (the laptop). Every drill is answered wrong, then right (by taps, by typing, by
+and 1280×680 (the laptop), each the learner's device and the other the one they come back
+on. Every drill is answered wrong, then right (by taps, by typing, by
 the tray's chips, by the keyboard alone); the explanation on the page is the drill's own,
 word for word in the page's language. The right answers come from the drill drawn again
 from the page's ticket (its seed); the table's payouts from the engine's settlement of the
 bets the page shows. Live checks: text contrast 4.5:1 (tests/contrast.js), tap targets of
-44 px or more, the question and its answer controls in the first screen of the phone.
-English walks in the everyday run; Russian and Georgian in the slow tier.
+44 px or more, the question and its answer controls in the first screen (phone and laptop).
+English on the phone walks in the everyday run; the other five pairs of language and size
+in the slow tier.
 """
 
 # ruff: noqa: F811 - the fixtures club, browser and people come from browser_support
@@ -62,7 +64,14 @@ FIRST_SCREEN = (
     "#exercise legend, #exercise .learn-number label, #exercise [data-answer],"
     " #exercise input.answer, #exercise [data-check], #exercise [data-chip]"
 )
-ALL = ["en", pytest.param("ru", marks=pytest.mark.slow), pytest.param("ka", marks=pytest.mark.slow)]
+SIZES = {"phone": PHONE, "laptop": LAPTOP}
+EVERY = [
+    pytest.param(lang, size, marks=() if (lang, size) == ("en", "phone") else pytest.mark.slow)
+    for lang in ("en", "ru", "ka")
+    for size in SIZES
+]
+"""Each language on each size (the learner's device; they come back on the other one): the
+phone in English every day, the rest in the slow tier."""
 
 
 def _checks(page: Page, what: str) -> None:
@@ -255,33 +264,37 @@ def _progress(page: Page, club: ClubServer) -> list[str]:
     return page.locator("#progress tbody tr").all_inner_texts()
 
 
-def _back_on_a_laptop(people: People, club: ClubServer, code: str, lang: str) -> list[str]:
-    laptop = people.page(LAPTOP)
-    laptop.goto(f"{club.url}/learn?lang={lang}")
-    laptop.fill("#learn-resume input[name=code]", code.lower())
-    laptop.click("#learn-resume button[type=submit]")
-    expect(laptop.locator("[data-learner-code]")).to_have_text(code)
-    _checks(laptop, "laptop")
-    return _progress(laptop, club)
+def _back_on(
+    people: People, club: ClubServer, code: str, lang: str, size: ViewportSize
+) -> list[str]:
+    """Another browser (of *size*) comes back with the learner code: its progress."""
+    other = people.page(size)
+    other.goto(f"{club.url}/learn?lang={lang}")
+    other.fill("#learn-resume input[name=code]", code.lower())
+    other.click("#learn-resume button[type=submit]")
+    expect(other.locator("[data-learner-code]")).to_have_text(code)
+    _checks(other, "back with the code")
+    return _progress(other, club)
 
 
-@pytest.mark.parametrize("lang", ALL)
+@pytest.mark.parametrize(("lang", "size"), EVERY)
 def test_learners_take_every_drill_pay_a_table_deal_and_the_dealer_sees_them(
-    club: ClubServer, people: People, lang: str
+    club: ClubServer, people: People, lang: str, size: str
 ) -> None:
     code, _ = club.table(f"School {lang}")
-    learner = people.page(PHONE)
+    device, other = SIZES[size], SIZES["laptop" if size == "phone" else "phone"]
+    learner = people.page(device)
     tamar = _start(learner, club, "Tamar", lang, code)
     _drills(learner, lang)
-    on_the_phone = _progress(learner, club)
-    assert len(on_the_phone) == len(DrillKind)  # one session, each kind answered twice
-    assert _back_on_a_laptop(people, club, tamar, lang) == on_the_phone
+    on_the_device = _progress(learner, club)
+    assert len(on_the_device) == len(DrillKind)  # one session, each kind answered twice
+    assert _back_on(people, club, tamar, lang, other) == on_the_device
 
-    trainee = people.page(PHONE)
+    trainee = people.page(device)
     dato = _start(trainee, club, "Dato", lang, code)
     right, total = _pay_the_table(trainee, lang)
     _deal_a_real_deck(trainee, club)
-    rows = _back_on_a_laptop(people, club, dato, lang)
+    rows = _back_on(people, club, dato, lang, other)
     assert len(rows) == 2  # the school and the real deck
     assert f"{total}\t{right}" in rows[0] or f"{total} {right}" in rows[0].replace("\t", " ")
 
