@@ -67,7 +67,6 @@ def register(app: FastAPI, club: Club) -> None:
     """Add the trainer's pages to *app* (the drills' too)."""
     learners = Learners(club.service.storage, lambda: club.service.limits)
     learning = Learning(learners, club.site.signer("learner"))
-    app.state.learning = learning
     _add_learner(app, club, learning)
     _add_choices(app, club, learning)
     _add_dealer(app, club, learning)
