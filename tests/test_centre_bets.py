@@ -33,7 +33,7 @@ from andar_bahar.engine.rules import BetWindow, Procedure, Row, StartRule, find_
 from andar_bahar.engine.settlement import Outcome, settle
 from andar_bahar.games.drills import DrillKind, make_drill
 
-TABLE = find_paytable("centre-bets")
+TABLE = find_paytable("joker")
 CLASSIC = find_procedure("classic")
 
 # The rule as the issue states it, written apart from the engine: the ace counts low.
@@ -449,7 +449,7 @@ def test_the_pay_drill_asks_about_centre_bets_and_explains_a_loss() -> None:
 def test_settle_on_the_command_line_pays_a_centre_bet() -> None:
     result = CliRunner().invoke(
         app,
-        ["settle", "--paytable", "centre-bets", "--cards", "Q♥ 4♣ 7♦ Q♠", "--format", "json",
+        ["settle", "--paytable", "joker", "--cards", "Q♥ 4♣ 7♦ Q♠", "--format", "json",
          "--bet", "centre:suit:h=10", "--bet", "ravi:centre:rank:7=5"],
         env={"LANG": "C", "LANGUAGE": ""},
     )  # fmt: skip
@@ -461,7 +461,7 @@ def test_settle_on_the_command_line_pays_a_centre_bet() -> None:
 
 def test_sessions_refuse_a_centre_bet_in_one_sentence() -> None:
     result = CliRunner().invoke(
-        app, ["sessions", "--paytable", "centre-bets", "--bet", "centre:low", "--seed", "1"],
+        app, ["sessions", "--paytable", "joker", "--bet", "centre:low", "--seed", "1"],
         env={"LANG": "C", "LANGUAGE": ""},
     )  # fmt: skip
     assert result.exit_code == 2

@@ -2,7 +2,7 @@
 
 The bets on the centre card are in the list until the centre card is turned; the moment
 it is, the screen says what each won or lost, and the round's settlement pays them.
-Expected figures: the centre-bets preset's pays (suit 2.9, low 1.1 to 1) and the rule.
+Expected figures: the joker preset's pays (suit 2.9, low 1.1 to 1) and the rule.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from tui_support import SMALL, choose, make_app, note, press, run, settle, type_
 def test_a_centre_bet_is_offered_until_the_turn_and_settled_at_it(tmp_path: Path) -> None:
     async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
         game = ClubGame(
-            find_procedure("classic"), find_paytable("centre-bets"), {"Asha": 500, "Ravi": 300}
+            find_procedure("classic"), find_paytable("joker"), {"Asha": 500, "Ravi": 300}
         )
         table = ClubRoundScreen(game, warnings=[])
         app.push_screen(table)

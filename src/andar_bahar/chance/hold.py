@@ -166,7 +166,7 @@ def round_law(
 
     >>> from andar_bahar.engine.paytables import find_paytable
     >>> from andar_bahar.engine.rules import find_procedure
-    >>> law = round_law(find_procedure("classic"), find_paytable("centre-bets"),
+    >>> law = round_law(find_procedure("classic"), find_paytable("joker"),
     ...                 [Wager("asha", Bet.parse("centre:suit:h"), Decimal(10))])
     >>> law.mean, law.variance            # 10 × the edge 1/40; keeps 10 or pays 29
     (Fraction(1, 4), Fraction(4563, 16))

@@ -197,7 +197,7 @@ class Paytable:
     def centre_bets(self) -> tuple[CentreBet, ...]:
         """Every bet on the centre card a player can place at this table.
 
-        >>> [str(b) for b in find_paytable("centre-bets").centre_bets][:7]
+        >>> [str(b) for b in find_paytable("joker").centre_bets][:7]
         ['centre:suit:♠', 'centre:suit:♥', 'centre:suit:♦', 'centre:suit:♣', 'centre:colour:red', 'centre:colour:black', 'centre:rank:A']
         """
         values: dict[CentreKind, tuple[Suit | Colour | Rank | None, ...]] = {
@@ -531,8 +531,8 @@ PAYTABLES: dict[str, Paytable] = {
         ("0.95 to 1", "1 to 1"),
         _TRAINER_BANDS,
     ),
-    "centre-bets": _preset(
-        "centre-bets",
+    "joker": _preset(
+        "joker",
         N_(
             "the published table with bets on the centre card, as live tables offer them:"
             " their house edges 2.5 % to 3.85 % at exact pays"
@@ -549,7 +549,7 @@ PAYTABLES: dict[str, Paytable] = {
         ),
     ),
 }
-"""The preset paytables of SPEC §7, each naming its source, and ``centre-bets``: the
+"""The preset paytables of SPEC §7, each naming its source, and ``joker``: the
 published table (``wizard``) with the bets on the centre card (suit 2.9, colour 0.95, rank and
 seven 11.5, low and high 1.1 to 1: house edges 1/40, 1/40, 1/26, 1/26, 2/65, 2/65)."""
 
@@ -560,7 +560,7 @@ def find_paytable(name: str) -> Paytable:
     >>> find_paytable("vegas")
     Traceback (most recent call last):
     ...
-    andar_bahar.engine.errors.PaytableError: Unknown paytable 'vegas': choose one of trainer-default, wizard, even-money, andar-0.95, centre-bets, or give a .toml file.
+    andar_bahar.engine.errors.PaytableError: Unknown paytable 'vegas': choose one of trainer-default, wizard, even-money, andar-0.95, joker, or give a .toml file.
     """
     paytable = PAYTABLES.get(name.strip().lower())
     if paytable is None:

@@ -199,7 +199,7 @@ def settle_centre(
     (the others wait for the deal). A round that ends void returns them after all.
 
     >>> from andar_bahar.engine.paytables import find_paytable
-    >>> paid = settle_centre(centre=Card.parse("Q♥"), paytable=find_paytable("centre-bets"),
+    >>> paid = settle_centre(centre=Card.parse("Q♥"), paytable=find_paytable("joker"),
     ...     wagers=[Wager("asha", Bet.parse("centre:suit:h"), Decimal(10)),
     ...             Wager("asha", Bet.parse("andar"), Decimal(10)),
     ...             Wager("ravi", Bet.parse("centre:low"), Decimal(10))])

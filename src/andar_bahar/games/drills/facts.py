@@ -79,7 +79,7 @@ def bets_to_ask(rng: random.Random, paytable: Paytable, *, centre: bool) -> list
     rank drawn from *rng*), so that they come up as often as a side bet.
 
     >>> from andar_bahar.engine.paytables import find_paytable
-    >>> [str(b) for b in bets_to_ask(random.Random(1), find_paytable("centre-bets"), centre=True)][-6:]
+    >>> [str(b) for b in bets_to_ask(random.Random(1), find_paytable("joker"), centre=True)][-6:]
     ['centre:suit:♥', 'centre:colour:red', 'centre:rank:5', 'centre:low', 'centre:seven', 'centre:high']
     """
     bets = [bet for bet in paytable.bets if not isinstance(bet, CentreBet)]
