@@ -469,3 +469,13 @@ def test_sessions_refuse_a_centre_bet_in_one_sentence() -> None:
         "Sessions play a bet on the deal (andar, bahar or cards:…), not centre:low: a bet on the"
         " centre card is decided by the centre card alone."
     )
+
+
+def test_paytable_show_lists_each_kind_of_centre_bet() -> None:
+    result = CliRunner().invoke(
+        app, ["paytable", "show", "joker"], env={"LANG": "C", "LANGUAGE": ""}
+    )
+    assert result.exit_code == 0
+    shown = [line.split() for line in result.stdout.splitlines() if line.startswith("centre")]
+    assert [line[-3:] for line in shown] == [["2.9", "to", "1"], ["0.95", "to", "1"],
+        ["11.5", "to", "1"], ["1.1", "to", "1"], ["11.5", "to", "1"], ["1.1", "to", "1"]]  # fmt: skip
