@@ -14,11 +14,11 @@ from decimal import Decimal
 
 import pytest
 
+from andar_bahar.club.service import TableService
 from andar_bahar.engine.errors import BetError
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
-from andar_bahar.web.service import TableService
 
 
 @pytest.fixture

@@ -318,3 +318,15 @@ def test_bad_pays_by_count_name_the_entry(extra: str, fragment: str) -> None:
     text = 'name = "x"\n[main]\nandar = "0.9 to 1"\nbahar = "1 to 1"\n' + extra
     problems = [str(p) for p in check_paytable(text, source="club.toml")]
     assert any(fragment in p for p in problems), problems
+
+
+@given(
+    st.fractions(min_value=Fraction(1, 10**6), max_value=10**6, max_denominator=10**6).filter(
+        lambda x: x > 0
+    )
+)
+def test_odds_are_written_as_they_read_back(value: Fraction) -> None:
+    # a property: every accepted pay is written so that reading it gives the same pay
+    # (1/128 to 1 was written 0.0078125 to 1, which the 6-places rule refuses)
+    odds = Odds.parse(f"{value.numerator}/{value.denominator} to 1")
+    assert Odds.parse(str(odds)) == odds

@@ -16,22 +16,21 @@ from decimal import Decimal
 
 import pytest
 
+from andar_bahar.club.events import TableEvent
+from andar_bahar.club.reads import Onlooker, visible_to
+from andar_bahar.club.service import CreatedTable, TableService
 from andar_bahar.engine.errors import BetError
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.storage.verification import verify
-from andar_bahar.web.api import round_json
-from andar_bahar.web.live import Viewer
-from andar_bahar.web.live_pages import Snapshot
-from andar_bahar.web.notify import TableEvent
-from andar_bahar.web.page_views import banner, player_view
-from andar_bahar.web.service import CreatedTable, TableService
-from andar_bahar.web.table_renderer import TableRenderer
-from andar_bahar.web.table_view import ROAD_LENGTH
-from andar_bahar.web.templating import make_environment
-from andar_bahar.web.views import Viewer as Sight
-from andar_bahar.web.views import visible_to
+from andar_bahar.web.http.templating import make_environment
+from andar_bahar.web.live.blocks import Snapshot
+from andar_bahar.web.live.hub import Viewer
+from andar_bahar.web.live.renderer import TableRenderer
+from andar_bahar.web.pages.api import round_json
+from andar_bahar.web.pages.drawing import ROAD_LENGTH
+from andar_bahar.web.pages.screens import banner, player_view
 from test_web_live_keys import check_keys, own_blocks_changed_unannounced, players_of
 
 PIN = "246813"
@@ -56,7 +55,7 @@ def centre_table(service: TableService) -> tuple[CreatedTable, str, str]:
 
 
 def seen(service: TableService, code: str, player: str):  # type: ignore[no-untyped-def]
-    return visible_to(service.state(code), Sight(dealer=False, player=player))
+    return visible_to(service.state(code), Onlooker(dealer=False, player=player))
 
 
 def test_a_centre_bet_settled_in_a_played_round_at_the_web_table(service) -> None:  # type: ignore[no-untyped-def]
