@@ -15,6 +15,7 @@ import re
 from decimal import Decimal
 
 import pytest
+from fastapi.testclient import TestClient
 
 from andar_bahar.club.events import TableEvent
 from andar_bahar.club.reads import Onlooker, visible_to
@@ -32,6 +33,8 @@ from andar_bahar.web.pages.api import round_json
 from andar_bahar.web.pages.drawing import ROAD_LENGTH
 from andar_bahar.web.pages.screens import banner, player_view
 from test_web_live_keys import check_keys, own_blocks_changed_unannounced, players_of
+from test_web_pages import admit, api_table, seat
+from web_support import csrf, served
 
 PIN = "246813"
 
@@ -171,3 +174,45 @@ def test_equal_keys_draw_equal_blocks_and_the_turn_names_every_phone() -> None:
     }
     assert len(turned) == 2
     assert all(e.players is None for e in events if e.version in turned)
+
+
+def test_a_centre_suit_bet_through_the_club_pages(database_url: str) -> None:
+    # The phone bets on hearts while the centre card is still to be turned; the dealer
+    # types Q♥: the bet is settled at once (10 at 2.9 to 1 on the joker preset: +29), a
+    # second bet on hearts is refused in one sentence, Clear takes back only what is still
+    # open, and the settled round pays 29 with the ledger summing to zero.
+    with served(database_url) as site:
+        code, dealer = api_table(site, paytable="joker", procedure="classic")
+        phone = TestClient(site.app)
+        seat(phone, code, admit(site, code, dealer, "Asha"))
+        opened = site.post(f"/api/tables/{code}/rounds", json={"physical": True}, headers=dealer)
+        assert opened.json()["centre_bets_open"] is True
+        page = phone.get(f"/play/{code}").text
+        assert page.count('data-bet="centre:') == 22  # 4 suits, 2 colours, 13 ranks, 3 bands
+        token = csrf(phone)
+        for key, spot in enumerate(("centre:suit:♥", "andar")):
+            form = {"bet": spot, "stake": "10", "key": f"k{key}", "csrf_token": token}
+            assert phone.post(f"/play/{code}/bet", data=form).status_code == 200
+        turned = site.post(
+            f"/api/tables/{code}/actions/centre", json={"card": "Q♥"}, headers=dealer
+        )
+        assert turned.json()["centre_settled"] == [
+            {"player": "Asha", "bet": "centre:suit:♥", "stake": "10", "outcome": "win", "win": "29"}
+        ]
+        page = phone.get(f"/play/{code}").text
+        assert 'data-bet="centre:' not in page and 'data-bet="andar"' in page
+        assert "won 29 on centre card ♥ (paid when the round is settled)" in page
+        again = {"bet": "centre:suit:♥", "stake": "10", "key": "k2", "csrf_token": token}
+        refused = phone.post(f"/play/{code}/bet", data=again)
+        assert refused.status_code >= 400 and "Bets on the centre card are closed" in refused.text
+        cleared = phone.post(f"/play/{code}/clear", data={"key": "k3", "csrf_token": token})
+        assert cleared.status_code == 200, cleared.text
+        state = site.get(f"/api/tables/{code}", headers=dealer).json()
+        assert state["round"]["bets"] == [{"player": "Asha", "bet": "centre:suit:♥", "stake": "10"}]
+        for card in ("4♣", "7♦", "Q♠"):  # Andar, Bahar, Andar: Andar wins with 3 cards
+            site.post(f"/api/tables/{code}/actions/deal", json={"card": card}, headers=dealer)
+        site.post(f"/api/tables/{code}/actions/settle", json={}, headers=dealer)
+        state = site.get(f"/api/tables/{code}", headers=dealer).json()
+        assert state["players"][0]["balance"] == "529"  # 500 + 29: the hearts bet alone
+        service = site.app.state.service
+        assert service.round_ledger_sum(code, 1) == 0 and service.ledger_total(code) == 0
