@@ -48,7 +48,7 @@ from andar_bahar.storage.models import (
 __all__ = ["NIGHT_PAGE", "RECENT", "Onlooker", "PlayerNight", "Reads", "visible_to"]
 
 RECENT = 10
-"""How many of the last rounds pages show (SPEC §9: recall of the last ten)."""
+"""How many of the last rounds pages show (a player recalls the last ten)."""
 NIGHT_PAGE = 50
 """A player's rounds on one page of their night (:meth:`Reads.player_night`)."""
 
@@ -290,7 +290,7 @@ class Reads:
         return tokens
 
     def recent_rounds(self, code: str, limit: int = 10) -> list[RoundSummary]:
-        """The table's last rounds, newest first (SPEC §9: recall of the last ten)."""
+        """The table's last rounds, newest first (a player recalls the last ten)."""
         with self.store.transactions.read() as session:
             return self._recent(session, self.store.table(session, code, lock=False), limit)
 

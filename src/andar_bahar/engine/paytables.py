@@ -509,25 +509,27 @@ _WIZARD_BANDS = (
 PAYTABLES: dict[str, Paytable] = {
     "trainer-default": _preset(
         "trainer-default",
-        N_("the trainer's default, seeds 001/002 (the rounded table)"),
+        N_("the trainer's default, from the club's rules (the rounded table)"),
         ("0.9 to 1", "1 to 1"),
         _TRAINER_BANDS,
     ),
     "wizard": _preset(
         "wizard",
-        N_("the published table the seeds' worked examples follow (seed 001)"),
+        N_("the published table the club's rules work their examples with"),
         ("0.9 to 1", "1 to 1"),
         _WIZARD_BANDS,
     ),
     "even-money": _preset(
         "even-money",
-        N_("an operator's table: both rows 1 to 1 (seed 001, 'variants')"),
+        N_("an operator's table: both rows 1 to 1 (the club's rules, 'Variants and differences')"),
         ("1 to 1", "1 to 1"),
         _TRAINER_BANDS,
     ),
     "andar-0.95": _preset(
         "andar-0.95",
-        N_("an operator's table: Andar 0.95 to 1, Bahar 1 to 1 (seed 001, 'variants')"),
+        N_(
+            "an operator's table: Andar 0.95 to 1, Bahar 1 to 1 (the club's rules, 'Variants and differences')"
+        ),
         ("0.95 to 1", "1 to 1"),
         _TRAINER_BANDS,
     ),
@@ -549,9 +551,9 @@ PAYTABLES: dict[str, Paytable] = {
         ),
     ),
 }
-"""The preset paytables of SPEC §7, each naming its source, and ``joker``: the
-published table (``wizard``) with the bets on the centre card (suit 2.9, colour 0.95, rank and
-seven 11.5, low and high 1.1 to 1: house edges 1/40, 1/40, 1/26, 1/26, 2/65, 2/65)."""
+"""The preset paytables, each naming its source, and ``joker``: the published table
+(``wizard``) with the bets on the centre card (suit 2.9, colour 0.95, rank and seven 11.5, low
+and high 1.1 to 1: house edges 1/40, 1/40, 1/26, 1/26, 2/65, 2/65)."""
 
 
 def find_paytable(name: str) -> Paytable:

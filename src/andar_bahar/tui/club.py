@@ -1,4 +1,4 @@
-"""The club betting game at the terminal (seeds 001/002): bets, the deal, the settlement.
+"""The club betting game at the terminal: bets, the deal, the settlement.
 
 The bets on the centre card are offered while it is still to be turned; the moment it is,
 the screen says what each won or lost (paid with the round's settlement)."""
