@@ -1,7 +1,7 @@
 """The pay drill: a finished round and a few bets on it; what does each bet win?
 
 The answer is the win only (the stake returned not counted), after the paytable's
-rounding to its chip.
+rounding to its chip. A table with bets on the centre card has them asked about too.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from andar_bahar.engine.bets import Bet, MainBet, Wager
+from andar_bahar.engine.bets import Bet, CentreBet, MainBet, Wager
 from andar_bahar.engine.cards import FULL_DECK
 from andar_bahar.engine.errors import BetError
 from andar_bahar.engine.money import Amount, format_amount
@@ -17,7 +17,13 @@ from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.round import RoundResult
 from andar_bahar.engine.rules import Procedure, Row
 from andar_bahar.engine.settlement import Outcome, SettledBet, settle
-from andar_bahar.games.drills.facts import Exact, TableName, procedure_fact, target_fact
+from andar_bahar.games.drills.facts import (
+    Exact,
+    TableName,
+    bets_to_ask,
+    procedure_fact,
+    target_fact,
+)
 from andar_bahar.games.drills.layout import deal
 from andar_bahar.games.drills.questions import TITLES, Drill, DrillKind, Question
 from andar_bahar.i18n.messages import N_, NP_, Message
@@ -66,7 +72,8 @@ def _pick_bets(rng: random.Random, paytable: Paytable, result: RoundResult) -> l
     band = paytable.band_for(result.cards_dealt)
     if band is not None and rng.random() < 0.5:
         bets.append(band.bet)
-    others = [bet for bet in paytable.bets if bet not in bets]
+    asked = bets_to_ask(rng, paytable, centre=result.centre is not None)
+    others = [bet for bet in asked if bet not in bets]
     rng.shuffle(others)
     bets.extend(others[: max(0, count - len(bets))])
     rng.shuffle(bets)
@@ -115,6 +122,14 @@ def pay_line(number: int, bet: SettledBet, paytable: Paytable, result: RoundResu
             bet=bet.bet,
             odds=bet.odds,
             win=Amount(bet.win),
+        )
+    if isinstance(bet.bet, CentreBet):
+        return Message(
+            N_("Bet {i}: {stake} on {bet} loses, because the centre card is {card}: it wins 0."),
+            i=number,
+            stake=Amount(bet.stake),
+            bet=bet.bet,
+            card=result.centre,
         )
     if isinstance(bet.bet, MainBet):
         return Message(
@@ -195,6 +210,7 @@ def pay_drill(rng: random.Random, procedure: Procedure, paytable: Paytable) -> D
         first_row=result.first_row,
         paytable=paytable,
         wagers=wagers,
+        centre=result.centre,
     )
     explanation = (
         won_line(result),
