@@ -76,6 +76,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (["history", "hold", "--help"], {"babel"}),
         (["history", "shuffle", "--help"], {"babel"}),
         (["paytable", "design", "--help"], {"babel"}),
+        (["history", "learners", "--help"], {"babel"}),
     ],
     ids=[
         "help",
@@ -87,6 +88,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "hold-help",
         "shuffle-help",
         "design-help",
+        "learners-help",
     ],
 )
 def test_a_command_imports_only_what_it_uses(
@@ -118,9 +120,10 @@ def test_the_summaries_in_the_help_are_the_commands_own() -> None:
     # `andar-bahar --help` lists COMMANDS' summaries without importing the commands: each
     # must be the first paragraph of the command's own help (`andar-bahar NAME --help`).
     from andar_bahar.cli import COMMANDS
+    from andar_bahar.cli.history import HistoryGroup
     from andar_bahar.cli.lazy import _summary, load
 
-    for name, sub in COMMANDS.items():
+    for name, sub in [*COMMANDS.items(), *HistoryGroup.subcommands.items()]:
         assert _summary(load(name, sub.module)) == sub.summary, name
 
 

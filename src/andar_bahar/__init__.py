@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from andar_bahar._version import __version__
 
 if TYPE_CHECKING:
-    from andar_bahar.engine.bets import Bet, CardsBet, MainBet
+    from andar_bahar.engine.bets import Bet, CardsBet, CentreBet, CentreKind, MainBet
     from andar_bahar.engine.cards import FULL_DECK, Card, Colour, Rank, Suit, check_complete
     from andar_bahar.engine.errors import (
         ActionError,
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from andar_bahar.engine.settlement import Outcome, Settlement, settle
 
 _HOMES = {
-    "andar_bahar.engine.bets": ("Bet", "CardsBet", "MainBet"),
+    "andar_bahar.engine.bets": ("Bet", "CardsBet", "CentreBet", "CentreKind", "MainBet"),
     "andar_bahar.engine.cards": ("FULL_DECK", "Card", "Colour", "Rank", "Suit", "check_complete"),
     "andar_bahar.engine.errors": (
         "ActionError",
@@ -84,6 +84,8 @@ __all__ = [
     "Card",
     "CardError",
     "CardsBet",
+    "CentreBet",
+    "CentreKind",
     "Colour",
     "DeckError",
     "MainBet",

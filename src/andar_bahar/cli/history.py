@@ -1,12 +1,14 @@
 """``andar-bahar history list|verify|statement|audit|hold|shuffle``: rounds, the replay check,
-a table's records, its hold against the maths and the check of its shuffle."""
+a table's records, its hold against the maths and the check of its shuffle (``history
+learners`` is :mod:`andar_bahar.cli.learners`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import tzinfo
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, ClassVar
 
 import typer
 
@@ -20,7 +22,7 @@ from andar_bahar.cli.common import (
     require_extra,
     translator_for,
 )
-from andar_bahar.cli.lazy import LazyGroup
+from andar_bahar.cli.lazy import LazyGroup, Subcommand
 from andar_bahar.cli.play import database_url
 from andar_bahar.i18n.messages import N_, NP_, Message
 from andar_bahar.reports.hold_options import By, Deck
@@ -28,9 +30,22 @@ from andar_bahar.reports.hold_options import By, Deck
 if TYPE_CHECKING:
     from andar_bahar.club.history import ClubHistory
 
+
+class HistoryGroup(LazyGroup):
+    """``history``: its commands here, and ``learners`` loaded from its own module when
+    named (it needs the learners' storage, which the other commands do not)."""
+
+    subcommands: ClassVar[Mapping[str, Subcommand]] = {
+        "learners": Subcommand(
+            "andar_bahar.cli.learners",
+            "Every learner with a code: level, sessions, answers and accuracy per kind, schools.",
+        )
+    }
+
+
 app = commands_app()
 history_app = commands_app(
-    cls=LazyGroup,
+    cls=HistoryGroup,
     help="The stored rounds: list them, verify every settlement, a table's hold and shuffle check.",
     no_args_is_help=True,
 )
