@@ -63,7 +63,7 @@ def test_a_small_load_run_reports_its_figures_and_loses_no_bet(pace: list[str]) 
     assert cpu["table"] > 0 and cpu["floor"] > 0
     assert cpu["ratio"] == round(cpu["table"] / cpu["floor"], 2)
     rss = out["rss_mib"]
-    assert 0 < rss["idle"] and rss["after_close_each_run"][-1] == rss["after_close"] > 0
+    assert rss["idle"] > 0 and rss["after_close_each_run"][-1] == rss["after_close"] > 0
     assert out["stray_end_tags"] == 0  # every block swapped in parses whole, as a browser's
     for run in out["runs"].values():
         assert run["elements_parsed"] > 0
