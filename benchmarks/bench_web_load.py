@@ -105,6 +105,7 @@ from web_load_people import (
 from web_load_server import (
     FLOOR_PATH,
     HOST,
+    STARTED,
     Clock,
     free_port,
     group_rss_mib,
@@ -418,7 +419,7 @@ def report(args: argparse.Namespace, db: str, result: dict[str, Any], found: dic
                                       "ratio": round(table_cpu / floor_cpu, 2)},
         "client_cpu_ms_per_request": {"table": capacity["cpu"]["client_cpu_ms_per_request"],
                                       "floor": result["floor"]["cpu"]["client_cpu_ms_per_request"]},
-        "rss_mib": result["rss_mib"],
+        "rss_mib": result["rss_mib"], "serve_start": STARTED,
         **(result["capacity"] or {}),
         "requests": capacity["requests"], "seconds": capacity["cpu"]["seconds"],
         "requests_per_second": capacity["requests_per_second"],
@@ -463,6 +464,8 @@ def print_text(out: dict[str, Any]) -> None:
     print(f"- server memory: idle {rss['idle']} MiB, after the run {rss['after_run']} MiB, its "
           f"sockets closed {rss['after_close']} MiB ({rss['after_close_to_idle']}× idle; after each "
           f"run: {rss['after_close_each_run']})")  # fmt: skip
+    print(f"- the server's first answer {out['serve_start']['first_answer_s']} s after its start "
+          f"({out['serve_start']['server_cpu_s']} s of its CPU)")  # fmt: skip
     if "capacity_phones" in out:
         print(f"- capacity at people's pace: **{out['capacity_phones']} phones**")
         for t in out["trials"]:

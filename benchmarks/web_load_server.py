@@ -36,6 +36,9 @@ FLOOR = Table(
     Column("created_at", DateTime(timezone=True)),
 )
 """The bare endpoint's table: one row per request (created by the benchmark, then dropped)."""
+STARTED: dict[str, float] = {}
+"""The server's start (:func:`start_server`): seconds to its first answer, and its CPU
+seconds by then (its process and the app of ``serve``, on a database already made)."""
 
 
 # -- the server ---------------------------------------------------------------------------------
@@ -111,14 +114,18 @@ def start_server(
         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         env={**os.environ, "XDG_DATA_HOME": str(folder / "data")},
     )  # fmt: skip
-    deadline = time.monotonic() + 60
+    started = time.monotonic()
+    deadline = started + 60
     while time.monotonic() < deadline:
         if server.poll() is not None:
             raise SystemExit(f"the server exited: {(folder / 'server.log').read_text()}")
         with contextlib.suppress(httpx.TransportError):
             if httpx.get(f"http://{HOST}:{port}/", timeout=1).status_code == 200:
+                user, system, _ = group_stat(server.pid)
+                STARTED.update(first_answer_s=round(time.monotonic() - started, 2),
+                               server_cpu_s=round(user + system, 2))  # fmt: skip
                 return server
-        time.sleep(0.1)
+        time.sleep(0.01)
     os.killpg(server.pid, signal.SIGKILL)
     raise SystemExit("the server did not answer within 60 s")
 
