@@ -87,10 +87,24 @@ def serve(url: str, port: int, workers: int, profile: str = "") -> None:
         uvicorn.run("web_load_server:bench_app", **options, **server_settings())
         return
     import cProfile
+    import pstats
+    import threading
 
-    with cProfile.Profile() as profiler:  # every thread's Python is not seen: the loop's is
+    profilers = [cProfile.Profile(time.thread_time)]  # CPU time, each thread its own
+
+    def in_thread(*_: object) -> None:  # each new thread (the renders, the requests) its own
+        sys.setprofile(None)
+        profilers.append(cProfile.Profile(time.thread_time))
+        profilers[-1].enable()
+
+    threading.setprofile(in_thread)
+    signal.signal(signal.SIGTERM, lambda *_: None)  # uvicorn raises it again once it stopped
+    with profilers[0]:
         uvicorn.run("web_load_server:bench_app", **options, **server_settings())
-    profiler.dump_stats(profile)
+    stats = pstats.Stats(profilers[0])
+    for other in profilers[1:]:
+        stats.add(other)
+    stats.dump_stats(profile)
 
 
 def free_port() -> int:
