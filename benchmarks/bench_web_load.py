@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_web_load.py [--tables 10] [--players 20] [--rounds 50]
         [--mode paced|saturate|both] [--reaction 0.3:3] [--again 0.3:1] [--card 0.3:0.5]
+        [--sleep 1:3] [--sleepers 0.05] [--runs N] [--find-capacity] [--profile FILE]
         [--db URL] [--workers N] [--format text|json] [--seed N] [--timeout S]
 
 Starts the server (``andar-bahar serve``'s app and uvicorn settings, with ``--workers``
@@ -13,13 +14,18 @@ dealer and its players (``web_load_people.py``):
   in on the dealer's page and follows it live (``/ws/CODE?page=dealer``); every step —
   open, deal, settle — is the dealer's page's own htmx POST, whose answer brings the
   page's new blocks;
-- each player joins on the home page with the seat code, loads ``/play/CODE`` once and
-  follows it over ``/ws/CODE?page=player&v=N`` as ``live.js`` does: a message newer
-  than the page replaces its blocks, anything else is ignored, and a message never
-  makes the phone send a request. When a message says the round is open the phone bets
-  (one or two spots, a stake of 1 to 10, a key of its own) by the page's htmx POST;
-  one bet in twenty is sent again with the same key — half at once, half after the
-  answer (a repeat applied twice would double the stake: repeated bets add up).
+- each player joins on the home page with the seat code, in English, Russian or Georgian
+  in turn, loads ``/play/CODE`` once and follows it over ``/ws/CODE?page=player&v=N`` as
+  ``live.js`` does: a message newer than the page replaces its blocks (their HTML parsed
+  into elements, as a browser's ``innerHTML`` does), anything else is ignored, and a
+  message never makes the phone send a request. When a message says the round is open
+  the phone bets (one or two spots, a stake of 1 to 10, a key of its own) by the page's
+  htmx POST; one bet in twenty is sent again with the same key — half at once, half
+  after the answer (a repeat applied twice would double the stake: repeated bets add up);
+- the dealer turns the centre card while the bets come in (they stay open after it, as
+  the classic procedure allows) and deals the next card once every bet is answered;
+- in each round one phone in twenty (``--sleepers``) sleeps after its bets: its socket
+  closed for 1–3 s (``--sleep``), then opened again with the version its page has.
 
 Two runs, on fresh tables each (``--mode both``, the default):
 
@@ -37,17 +43,24 @@ Two runs, on fresh tables each (``--mode both``, the default):
   machine as the run did: a shared host whose speed drifts moves both alike.
 
 Each run measures the latency of every request by kind, **card_to_phone** (from the
-deal's request being sent until that card is on *every* phone of the table; a card
-that a phone never showed is **missed**, unless the phone went on to a later round
-first — a render that starts after the dealer has settled and opened the next round
-draws the newest table, as the live pages intend: such a card is **passed**),
-requests per second, and the CPU time of the server's processes and of this client
-(which shares the machine). After the runs it checks in the database that every bet a
+deal's request being sent until that card is on *every* phone of the table awake
+meanwhile; a card that a phone never showed is **missed**, unless the phone went on to
+a later round first — a render that starts after the dealer has settled and opened the
+next round draws the newest table, as the live pages intend: such a card is
+**passed**), requests per second, the CPU time of the server's processes (from
+``/proc``: neither this client's speed nor the host's load enters it) and of this
+client, and the server's resident memory idle, after the rounds, and once every socket
+is closed (``--runs N`` plays the runs N times on fresh tables: the memory after each).
+``--find-capacity`` then plays short paced runs with more and more tables until a
+card's p99 passes 150 ms or a bet's 100 ms: ``capacity_phones``, the most that met both
+(each trial with the client's share of the machine beside). After the runs it checks in the database that every bet a
 phone saw accepted is stored once with its stake (``bets_lost``, ``bets_doubled``),
 that every round's and table's ledger sums to zero. It exits with status 1 if any
 check fails.
 
-``--format json`` prints one object with, at least, ``requests_per_second`` (the
+``--format json`` prints one object with, at least, ``server_cpu_ms_per_request``
+(``table``: the saturated run's, ``floor``, their ``ratio``), ``rss_mib`` (``idle``,
+``after_run``, ``after_close``, ``after_close_each_run``), ``requests_per_second`` (the
 saturated run's), ``floor_requests_per_second``, ``latency_ms`` (the paced run's:
 ``bet``, ``deal``, ``settle``, ``card_to_phone``, … each with ``p50``, ``p99``,
 ``max``), ``errors``, ``bets_sent``, ``bets_settled``, ``bets_lost``, ``bets_doubled``
@@ -64,24 +77,17 @@ import math
 import os
 import platform
 import random
-import secrets
-import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, insert, make_url, select
-from starlette.requests import Request  # at module level: the floor's route is annotated with it
+from sqlalchemy import make_url, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from web_load_people import (
@@ -96,51 +102,23 @@ from web_load_people import (
     seconds_range,
     set_up,
 )
+from web_load_server import (
+    FLOOR_PATH,
+    HOST,
+    STARTED,
+    Clock,
+    free_port,
+    group_rss_mib,
+    settled_rss_mib,
+    start_profile,
+    start_server,
+    stop_profile,
+    stop_server,
+)
 
-HOST = "127.0.0.1"
-FLOOR_PATH = "/bench/floor"
 LAST_CARDS_WAIT = 10.0
 """Seconds the last messages of a run may take to reach every phone before a card counts as
 missed (they are timed all the same: card_to_phone)."""
-FLOOR = Table(
-    "bench_floor",
-    MetaData(),
-    Column("id", Integer, primary_key=True),
-    Column("client", String(40)),
-    Column("created_at", DateTime(timezone=True)),
-)
-"""The bare endpoint's table: one row per request (created by the benchmark, then dropped)."""
-
-
-# -- the server ---------------------------------------------------------------------------------
-
-
-def bench_app() -> Any:
-    """The app of ``andar-bahar serve`` (a worker's) with the floor's bare endpoint added."""
-    from datetime import UTC, datetime
-
-    from starlette.concurrency import run_in_threadpool
-    from starlette.responses import JSONResponse
-
-    from andar_bahar.cli.serve import worker_app
-    from andar_bahar.club.limits import Limits
-
-    application = worker_app()
-    application.state.service.limits = Limits(tables_per_hour=1_000_000)  # one address, many
-    service = application.state.service
-
-    def durable_insert(client: str) -> None:
-        with (
-            service.store.transactions.write() as session
-        ):  # the service's own transaction (and writer lock)
-            session.execute(insert(FLOOR).values(client=client, created_at=datetime.now(UTC)))
-
-    @application.post(FLOOR_PATH)
-    async def floor(request: Request) -> JSONResponse:
-        await run_in_threadpool(durable_insert, request.headers.get("x-client", "")[:40])
-        return JSONResponse({"ok": True})
-
-    return application
 
 
 async def last_cards_arrive(clubs: list[Club], wait: float) -> None:
@@ -152,142 +130,6 @@ async def last_cards_arrive(clubs: list[Club], wait: float) -> None:
         if all(p.page.shown_or_passed(key) for c in clubs for key in c.dealt_at for p in c.players):
             return
         await asyncio.sleep(0.1)
-
-
-def serve(url: str, port: int, workers: int) -> None:
-    """Run :func:`bench_app` as ``serve`` runs its app (this is the server's process)."""
-    import uvicorn
-
-    from andar_bahar.cli.serve import tell_workers
-    from andar_bahar.web.http.connections import server_settings
-
-    tell_workers(url, secrets.token_bytes(32), workers)  # as serve does
-    uvicorn.run("bench_web_load:bench_app", factory=True, workers=workers, host=HOST, port=port,
-                **server_settings())  # fmt: skip
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((HOST, 0))
-        return int(probe.getsockname()[1])
-
-
-def start_server(url: str, port: int, workers: int, folder: Path) -> subprocess.Popen[bytes]:
-    from andar_bahar.storage import Storage
-
-    with Storage.open(url) as storage:  # the schema, and the floor's table, before the workers
-        FLOOR.drop(storage.engine, checkfirst=True)
-        FLOOR.create(storage.engine)
-    log = (folder / "server.log").open("wb")
-    server = subprocess.Popen(
-        [sys.executable, __file__, "--serve", url, "--port", str(port), "--workers", str(workers)],
-        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        env={**os.environ, "XDG_DATA_HOME": str(folder / "data")},
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"the server exited: {(folder / 'server.log').read_text()}")
-        with contextlib.suppress(httpx.TransportError):
-            if httpx.get(f"http://{HOST}:{port}/", timeout=1).status_code == 200:
-                return server
-        time.sleep(0.1)
-    os.killpg(server.pid, signal.SIGKILL)
-    raise SystemExit("the server did not answer within 60 s")
-
-
-def stop_server(server: subprocess.Popen[bytes]) -> None:
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(timeout=10)
-
-
-# -- CPU time -----------------------------------------------------------------------------------
-
-
-TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def group_cpu(group: int) -> tuple[float, float]:
-    """CPU seconds (user, system) of the live processes of process group *group* (Linux)."""
-    user = system = 0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            fields = stat.read_text().rpartition(")")[2].split()
-            if int(fields[2]) == group:  # fields[0] is the state: pgrp is the 5th field
-                user, system = user + int(fields[11]), system + int(fields[12])
-    return user / TICKS, system / TICKS
-
-
-@dataclass
-class Clock:
-    """Wall time and the CPU time of this client process and of the server's processes."""
-
-    server: int
-    started: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
-    paused: tuple[float, float, float, float] | None = None
-
-    def __post_init__(self) -> None:
-        self.started = self._now()
-
-    def _now(self) -> tuple[float, float, float, float]:
-        return time.perf_counter(), time.process_time(), *group_cpu(self.server)
-
-    def pause(self) -> None:
-        """Stop counting (the floor is measured halfway through the capacity run)."""
-        self.paused = self._now()
-
-    def resume(self) -> None:
-        """Count again: the time and CPU since :meth:`pause` are left out."""
-        assert self.paused is not None
-        now = self._now()
-        self.started = tuple(  # type: ignore[assignment]
-            s + (b - a) for s, a, b in zip(self.started, self.paused, now, strict=True)
-        )
-        self.paused = None
-
-    def lap(self, requests: int) -> dict[str, float]:
-        """Since the start: seconds, CPU seconds of each side, their shares of the machine."""
-        now = self._now()
-        wall, client, user, system = (b - a for a, b in zip(self.started, now, strict=True))
-        server = user + system
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-        return {
-            "seconds": round(wall, 2),
-            "client_cpu_s": round(client, 2), "server_cpu_s": round(server, 2),
-            "server_system_cpu_s": round(system, 2),
-            "client_share": round(client / (wall * cores), 3),
-            "server_share": round(server / (wall * cores), 3),
-            "server_cpu_ms_per_request": round(1000 * server / max(requests, 1), 2),
-            "client_cpu_ms_per_request": round(1000 * client / max(requests, 1), 2),
-        }  # fmt: skip
-
-
-# -- a profile of the server --------------------------------------------------------------------
-
-
-def start_profile(prefix: str | None, mode: str, server: int) -> subprocess.Popen[bytes] | None:
-    """``py-spy record`` of the server's processes while the rounds are played (``--py-spy``):
-    samples of the thread holding the GIL, as collapsed stacks in ``PREFIX.MODE.txt``
-    (``benchmarks/profile_kinds.py`` sums them by kind of request)."""
-    if not prefix:
-        return None
-    spy = shutil.which("py-spy") or str(
-        Path(sys.executable).parent / "py-spy"
-    )  # pip install py-spy
-    command = [spy, "record", "--gil", "--rate", "250", "--format", "raw", "--nonblocking",
-               "--subprocesses", "-o", f"{prefix}.{mode}.txt", "--pid", str(server)]  # fmt: skip
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def stop_profile(profiler: subprocess.Popen[bytes] | None) -> None:
-    if profiler is not None:
-        profiler.send_signal(signal.SIGINT)
-        profiler.wait(timeout=60)
 
 
 # -- the floor ----------------------------------------------------------------------------------------
@@ -387,15 +229,19 @@ Midway = Callable[[list[Club], int], Awaitable[dict[str, Any]]]
 
 
 async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int,
-                rng: random.Random, midway: Midway | None = None) -> dict[str, Any]:  # fmt: skip
-    """Fresh tables, every page following live, the rounds played at *pacing*; with
-    *midway*, half the rounds, then *midway* (the clock stopped), then the rest."""
+                rng: random.Random, midway: Midway | None = None, *, tables: int = 0,
+                rounds: int = 0, name: str = "") -> dict[str, Any]:  # fmt: skip
+    """Fresh tables (*tables*, else ``--tables``), every page following live, the rounds
+    (*rounds*, else ``--rounds``) played at *pacing*; with *midway*, half the rounds, then
+    *midway* (the clock stopped), then the rest. The server's memory once the rounds are
+    played, and again once every socket is closed."""
     from andar_bahar.engine.paytables import find_paytable
 
     spots = [str(b) for b in find_paytable(PAYTABLE).bets]
-    mode = "S" if pacing.saturate else "P"
-    clubs = [await set_up(f"{mode}{i + 1}", base, args.players, random.Random(rng.getrandbits(64)))
-             for i in range(args.tables)]  # fmt: skip
+    name = name or ("S" if pacing.saturate else "P")
+    rounds = rounds or args.rounds
+    clubs = [await set_up(f"{name}{i + 1}", base, args.players, random.Random(rng.getrandbits(64)))
+             for i in range(tables or args.tables)]  # fmt: skip
     pages = [c.dealer for c in clubs] + [p.page for c in clubs for p in c.players]
     readers = [asyncio.create_task(page.follow()) for page in pages]
     recorder = Recorder()
@@ -406,7 +252,7 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
         await asyncio.gather(*(play(c, rounds, spots, recorder, args.resend, pacing)
                                for c in clubs))  # fmt: skip
 
-    first = args.rounds if midway is None else (args.rounds + 1) // 2
+    first = rounds if midway is None else (rounds + 1) // 2
     await play_all(first)
     stop_profile(profiler)
     between = None
@@ -416,9 +262,10 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
         await asyncio.sleep(0.5)  # the settlements' too: none of it is the floor's CPU
         between = await midway(clubs, recorder.requests)
         clock.resume()
-        await play_all(args.rounds - first)
+        await play_all(rounds - first)
     cpu = clock.lap(recorder.requests)
     await last_cards_arrive(clubs, LAST_CARDS_WAIT)
+    rss = {"run": group_rss_mib(server)}
     for page in pages:
         if page.socket is not None:
             await page.socket.close()
@@ -426,14 +273,18 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
     card_to_phone, missed, passed = [], 0, 0
     for club in clubs:
         for key, sent in club.dealt_at.items():
-            times = [p.page.seen.get(key) for p in club.players]
             if not all(p.page.shown_or_passed(key) for p in club.players):
                 missed += 1
-            elif any(t is None for t in times):
+                continue
+            # A phone asleep while the card came is not timed (its socket was closed).
+            times = [p.page.seen.get(key) for p in club.players
+                     if not p.page.away(sent, p.page.seen.get(key, math.inf))]  # fmt: skip
+            if any(t is None for t in times):
                 passed += 1
-            else:
+            elif times:
                 card_to_phone.append(max(t for t in times if t is not None) - sent)
         await club.client.aclose()
+    rss["closed"] = await settled_rss_mib(server)
     latency = {kind: summary(recorder.latencies[kind]) for kind in KINDS}
     latency["card_to_phone"] = summary(card_to_phone)
     return {
@@ -445,6 +296,10 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
             "cards_missed": missed, "cards_passed": passed,
             "live_messages": sum(p.messages for p in pages),
             "live_kilobytes": round(sum(p.received for p in pages) / 1024),
+            "elements_parsed": sum(p.elements for p in pages),
+            "stray_end_tags": sum(p.stray for p in pages),
+            "reconnections": sum(len(p.absent) for p in pages),
+            "phones": len(pages) - len(clubs), "rss_mib": rss,
             "rounds_settled": sum(c.rounds for c in clubs),
             "cards_dealt": sum(len(c.dealt_at) for c in clubs), "cpu": cpu,
         },
@@ -452,23 +307,79 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
 
 
 async def run(args: argparse.Namespace, base: str, server: int) -> dict[str, Any]:
+    """The runs (``--runs`` times each mode, fresh tables each time), the floor halfway
+    through the last capacity run; the server's memory idle, and after each run."""
     rng = random.Random(args.seed)
-    pacings = {"paced": Pacing(args.reaction, args.again, args.card, args.start),
-               "saturate": Pacing(saturate=True)}  # fmt: skip
+    paced = Pacing(args.reaction, args.again, args.card, args.start, args.sleep, args.sleepers)
+    pacings = {"paced": paced, "saturate": Pacing(sleepers=args.sleepers, saturate=True)}
     modes = ["paced", "saturate"] if args.mode == "both" else [args.mode]
+    idle = await settled_rss_mib(server)
 
     async def the_floor(clubs: list[Club], requests: int) -> dict[str, Any]:
         return await floor(base, clubs, 2 * requests, server)
 
-    phases = {}
-    for mode in modes:  # the floor halfway through the capacity run (the last)
-        midway = the_floor if mode == modes[-1] else None
-        phases[mode] = await phase(args, base, pacings[mode], server, rng, midway)
-    assert phases[modes[-1]]["midway"] is not None
+    phases: dict[str, dict[str, Any]] = {}
+    every: list[dict[str, Any]] = []
+    closed = []
+    for again in range(args.runs):
+        for mode in modes:  # the floor halfway through the last capacity run
+            last = again == args.runs - 1 and mode == modes[-1]
+            name = f"{mode[0].upper()}{again + 1}-"
+            phases[mode] = await phase(args, base, pacings[mode], server, rng,
+                                       the_floor if last else None, name=name)  # fmt: skip
+            every.append(phases[mode])
+            closed.append(phases[mode]["figures"]["rss_mib"]["closed"])
+    capacity = await find_capacity(args, base, server, rng) if args.find_capacity else None
+    last_run = phases[modes[-1]]["figures"]["rss_mib"]
     return {
-        "phases": phases,
-        "floor": phases[modes[-1]]["midway"],
-    }
+        "phases": phases, "every": every, "floor": phases[modes[-1]]["midway"],
+        "capacity": capacity,
+        "rss_mib": {"idle": idle, "after_run": last_run["run"], "after_close": last_run["closed"],
+                    "after_close_each_run": closed,
+                    "after_close_to_idle": round(last_run["closed"] / idle, 2)},
+    }  # fmt: skip
+
+
+CARD_P99_MS, BET_P99_MS = 150.0, 100.0
+"""What a phone at people's pace must see: a card on every phone and a bet's answer, p99."""
+
+
+async def find_capacity(args: argparse.Namespace, base: str, server: int,
+                        rng: random.Random) -> dict[str, Any]:  # fmt: skip
+    """How many phones (tables of ``--players``) one server serves at people's pace with a
+    card's p99 ≤ 150 ms and a bet's ≤ 100 ms: tables doubled from ``--tables`` while they
+    are, then halved between the last that was and the first that was not (to 2 tables),
+    each trial ``--capacity-rounds`` rounds on fresh tables."""
+    paced = Pacing(args.reaction, args.again, args.card, args.start, args.sleep, args.sleepers)
+    trials: list[dict[str, Any]] = []
+
+    async def meets(tables: int) -> bool:
+        done = await phase(args, base, paced, server, rng, tables=tables,
+                           rounds=args.capacity_rounds, name=f"C{len(trials) + 1}-")  # fmt: skip
+        f = done["figures"]
+        card, bet = f["latency_ms"]["card_to_phone"]["p99"], f["latency_ms"]["bet"]["p99"]
+        ok = card <= CARD_P99_MS and bet <= BET_P99_MS and not f["errors"] and not f["cards_missed"]
+        trials.append({"phones": tables * args.players, "tables": tables, "met": ok,
+                       "card_p99_ms": card, "bet_p99_ms": bet, "errors": f["errors"],
+                       "server_share": f["cpu"]["server_share"],
+                       "client_share": f["cpu"]["client_share"],
+                       "client_cpu_s": f["cpu"]["client_cpu_s"]})  # fmt: skip
+        return bool(ok)
+
+    good, bad = 0, 0
+    tables = args.tables
+    while not bad:
+        if await meets(tables):
+            good, tables = tables, tables * 2
+        else:
+            bad = tables
+    while bad - good > 2 and good:
+        middle = (good + bad) // 2
+        if await meets(middle):
+            good = middle
+        else:
+            bad = middle
+    return {"capacity_phones": good * args.players, "capacity_tables": good, "trials": trials}
 
 
 def machine() -> str:
@@ -492,24 +403,35 @@ def report(args: argparse.Namespace, db: str, result: dict[str, Any], found: dic
     capacity = figures.get("saturate", figures.get("paced"))
     assert paced is not None and capacity is not None
     floor_rps = result["floor"]["requests_per_second"]
-    clubs = [c for p in phases.values() for c in p["clubs"]]
+    clubs = [c for p in result["every"] for c in p["clubs"]]
     players = [pl for c in clubs for pl in c.players]
-    samples = [s for p in phases.values() for s in p["recorder"].samples]
+    samples = [s for p in result["every"] for s in p["recorder"].samples]
+    every = [p["figures"] for p in result["every"]]
+    table_cpu = capacity["cpu"]["server_cpu_ms_per_request"]
+    floor_cpu = result["floor"]["cpu"]["server_cpu_ms_per_request"]
     return {
         "tables": args.tables, "players": args.players, "rounds": args.rounds,
         "database": db, "workers": args.workers, "machine": machine(),
         "load_average": load[0], "load_average_after": load[1], "mode": args.mode,
-        "pacing": Pacing(args.reaction, args.again, args.card, args.start).describe(),
+        "pacing": Pacing(args.reaction, args.again, args.card, args.start, args.sleep,
+                         args.sleepers).describe(),
+        "server_cpu_ms_per_request": {"table": table_cpu, "floor": floor_cpu,
+                                      "ratio": round(table_cpu / floor_cpu, 2)},
+        "client_cpu_ms_per_request": {"table": capacity["cpu"]["client_cpu_ms_per_request"],
+                                      "floor": result["floor"]["cpu"]["client_cpu_ms_per_request"]},
+        "rss_mib": result["rss_mib"], "serve_start": STARTED,
+        **(result["capacity"] or {}),
         "requests": capacity["requests"], "seconds": capacity["cpu"]["seconds"],
         "requests_per_second": capacity["requests_per_second"],
         "floor_requests_per_second": floor_rps,
         "ratio_to_floor": round(capacity["requests_per_second"] / floor_rps, 3),
         "latency_ms": paced["latency_ms"],
-        "errors": sum(f["errors"] for f in figures.values()),
-        "cards_missed": sum(f["cards_missed"] for f in figures.values()),
-        "cards_passed": sum(f["cards_passed"] for f in figures.values()),
-        "live_messages": sum(f["live_messages"] for f in figures.values()),
-        "rounds_settled": sum(f["rounds_settled"] for f in figures.values()),
+        "errors": sum(f["errors"] for f in every),
+        "cards_missed": sum(f["cards_missed"] for f in every),
+        "cards_passed": sum(f["cards_passed"] for f in every),
+        "live_messages": sum(f["live_messages"] for f in every),
+        "stray_end_tags": sum(f["stray_end_tags"] for f in every),
+        "rounds_settled": sum(f["rounds_settled"] for f in every),
         "bets_sent": sum(len(p.accepted) + p.unknown for p in players),
         "bets_settled": found.get("settled", 0),
         "bets_lost": found.get("lost", 0),
@@ -535,11 +457,21 @@ def print_text(out: dict[str, Any]) -> None:
         print("| request | count | p50 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|")
         for kind, s in run["latency_ms"].items():
             print(f"| {kind} | {s['count']:,} | {s['p50']} | {s['p99']} | {s['max']} |")
-    floor_cpu = out["floor"]["cpu"]
-    print(f"\n- capacity: **{out['requests_per_second']} requests/s**; the floor: "
-          f"{out['floor_requests_per_second']} requests/s (ratio {out['ratio_to_floor']}; server "
-          f"CPU {floor_cpu['server_cpu_ms_per_request']} ms a request, client "
-          f"{floor_cpu['client_share']:.0%})")  # fmt: skip
+    floor_cpu, cpu, rss = out["floor"]["cpu"], out["server_cpu_ms_per_request"], out["rss_mib"]
+    print(f"\n- server CPU a request: **table {cpu['table']} ms, floor {cpu['floor']} ms, ratio "
+          f"{cpu['ratio']}**; capacity {out['requests_per_second']} requests/s, the floor "
+          f"{out['floor_requests_per_second']} requests/s (client {floor_cpu['client_share']:.0%})")  # fmt: skip
+    print(f"- server memory: idle {rss['idle']} MiB, after the run {rss['after_run']} MiB, its "
+          f"sockets closed {rss['after_close']} MiB ({rss['after_close_to_idle']}× idle; after each "
+          f"run: {rss['after_close_each_run']})")  # fmt: skip
+    print(f"- the server's first answer {out['serve_start']['first_answer_s']} s after its start "
+          f"({out['serve_start']['server_cpu_s']} s of its CPU)")  # fmt: skip
+    if "capacity_phones" in out:
+        print(f"- capacity at people's pace: **{out['capacity_phones']} phones**")
+        for t in out["trials"]:
+            print(f"  - {t['phones']} phones: card p99 {t['card_p99_ms']} ms, bet p99 "
+                  f"{t['bet_p99_ms']} ms, server {t['server_share']:.0%}, client "
+                  f"{t['client_share']:.0%} of the machine ({'met' if t['met'] else 'not met'})")  # fmt: skip
     print(f"- errors {out['errors']}; cards missed by a phone {out['cards_missed']}; passed "
           f"(a phone went on to the next round first) {out['cards_passed']}")  # fmt: skip
     print(f"- bets: {out['bets_sent']:,} sent, {out['bets_settled']:,} settled, "
@@ -568,6 +500,18 @@ def arguments() -> argparse.ArgumentParser:
                         help="paced: seconds between the dealer's steps (0.3:0.5)")  # fmt: skip
     parser.add_argument("--start", type=seconds_range, default=Pacing.start, metavar="LO:HI",
                         help="paced: seconds before each table opens its first round (0:5)")  # fmt: skip
+    parser.add_argument("--sleep", type=seconds_range, default=Pacing.sleep, metavar="LO:HI",
+                        help="seconds a sleeping phone stays away (1:3; a tenth when saturated)")  # fmt: skip
+    parser.add_argument("--sleepers", type=float, default=Pacing.sleepers,
+                        help="share of the phones that sleep mid-round, each round (0.05)")  # fmt: skip
+    parser.add_argument("--runs", type=int, default=1,
+                        help="play the runs this many times (memory after each)")  # fmt: skip
+    parser.add_argument("--find-capacity", action="store_true",
+                        help="then find how many phones one server serves at people's pace")  # fmt: skip
+    parser.add_argument("--capacity-rounds", type=int, default=4,
+                        help="rounds at each table in each trial of --find-capacity")  # fmt: skip
+    parser.add_argument("--profile", metavar="FILE", default="",
+                        help="cProfile the server's process (one worker) into FILE")  # fmt: skip
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--port", type=int, default=0, help="default: a free port")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds for the whole run")
@@ -575,18 +519,14 @@ def arguments() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=5, help="the players' choices")
     parser.add_argument("--py-spy", metavar="PREFIX",
                         help="profile the server during the rounds (the saturated run: its first half; py-spy): PREFIX.MODE.txt")  # fmt: skip
-    parser.add_argument("--serve", metavar="URL", help=argparse.SUPPRESS)  # the server's process
     return parser
 
 
 def main() -> int:
     parser = arguments()
     args = parser.parse_args()
-    if args.serve:
-        serve(args.serve, args.port, args.workers)
-        return 0
-    if min(args.tables, args.players, args.rounds, args.workers) < 1:
-        parser.error("--tables, --players, --rounds and --workers must be at least 1")
+    if min(args.tables, args.players, args.rounds, args.workers, args.runs) < 1:
+        parser.error("--tables, --players, --rounds, --workers and --runs must be at least 1")
     with tempfile.TemporaryDirectory(prefix="andar-bahar-load-") as temporary:
         folder = Path(temporary)
         url = args.db or f"sqlite:///{folder / 'club.sqlite3'}"
@@ -594,7 +534,7 @@ def main() -> int:
             parser.error("--workers above 1 needs --db postgresql+psycopg://…")
         port = args.port or free_port()
         load = [[round(x, 2) for x in os.getloadavg()]]
-        server = start_server(url, port, args.workers, folder)
+        server = start_server(url, port, args.workers, folder, args.profile)
         try:
             main_loop = run(args, f"http://{HOST}:{port}", server.pid)
             result = asyncio_run(asyncio.wait_for(main_loop, args.timeout))
@@ -604,7 +544,7 @@ def main() -> int:
         finally:
             load.append([round(x, 2) for x in os.getloadavg()])
             stop_server(server)
-        clubs = [c for p in result["phases"].values() for c in p["clubs"]]
+        clubs = [c for p in result["every"] for c in p["clubs"]]
         found = check_database(url, clubs)
         db = make_url(url).get_backend_name() + ("" if args.db else " (a temporary file)")
         out = report(args, db, result, found, load)
@@ -614,7 +554,7 @@ def main() -> int:
         print_text(out)
     ok = out["bets_lost"] == out["bets_doubled"] == out["ledgers_not_zero"] == 0
     expected = args.tables * args.rounds * (2 if args.mode == "both" else 1)
-    ok = ok and out["errors"] == 0 and out["rounds_settled"] == expected
+    ok = ok and out["errors"] == 0 and out["rounds_settled"] == expected * args.runs
     return 0 if ok else 1
 
 

@@ -21,6 +21,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from html.parser import HTMLParser
 from typing import Any
 
 import httpx
@@ -38,6 +39,8 @@ BALANCE = Decimal(10_000)
 PIN = "246813"
 TIMEOUT = 60.0
 KINDS = ("open", "bet", "bet again", "deal", "settle")
+LANGUAGES = ("en", "ru", "ka")
+"""The phones' languages, in turn (the shared blocks are drawn once per language)."""
 
 
 # -- how fast people act ---------------------------------------------------------------------
@@ -60,24 +63,37 @@ class Pacing:
       step; left in step, every table would open, deal and settle in the same
       milliseconds all night.
 
-    ``saturate``: no pauses at all — the closed loop that measures capacity.
+    - ``sleep``: how long a phone that sleeps mid-round (its screen off: its socket closed)
+      stays away before it connects again with the version its page has; ``sleepers``:
+      the share of the phones that do so in each round, after their bets (the dealer
+      goes on dealing meanwhile).
+
+    ``saturate``: no pauses at all — the closed loop that measures capacity (the sleepers
+    still sleep: a reconnection's full set is part of the work).
     """
 
     reaction: tuple[float, float] = (0.3, 3.0)
     again: tuple[float, float] = (0.3, 1.0)
     card: tuple[float, float] = (0.3, 0.5)
     start: tuple[float, float] = (0.0, 5.0)
+    sleep: tuple[float, float] = (1.0, 3.0)
+    sleepers: float = 0.05
     saturate: bool = False
 
     async def pause(self, rng: random.Random, span: tuple[float, float]) -> None:
         if not self.saturate:
             await asyncio.sleep(rng.uniform(*span))
 
+    async def doze(self, rng: random.Random) -> None:
+        """A sleeping phone's time away (in the closed loop too, a tenth of it)."""
+        await asyncio.sleep(rng.uniform(*self.sleep) * (0.1 if self.saturate else 1))
+
     def describe(self) -> dict[str, Any]:
         if self.saturate:
             return {"mode": "saturate", "closed_loop": True}
         return {"mode": "paced", "reaction_s": list(self.reaction), "second_bet_s": list(self.again),
-                "dealer_step_s": list(self.card), "table_start_s": list(self.start)}  # fmt: skip
+                "dealer_step_s": list(self.card), "table_start_s": list(self.start),
+                "sleep_s": list(self.sleep), "sleepers": self.sleepers}  # fmt: skip
 
 
 def seconds_range(text: str) -> tuple[float, float]:
@@ -139,6 +155,33 @@ class Recorder:
 # -- the people at a table ----------------------------------------------------------------------
 
 
+class Swap(HTMLParser):
+    """What a browser does with a block's HTML before it swaps it in (``innerHTML``):
+    parse it into elements (counted; an end tag without its start is counted apart)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.elements = 0
+        self.stray = 0
+        self.open: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements += 1
+        if tag not in VOID:
+            self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.open:
+            while self.open.pop() != tag:
+                pass
+        else:
+            self.stray += 1
+
+
+VOID = frozenset({"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+                  "track", "wbr"})  # fmt: skip
+
+
 def html_version(message: dict[str, Any]) -> int:
     """The version of a live message's HTML: ``h`` where the server says it is newer than
     ``v`` (as live.js reads it)."""
@@ -167,6 +210,15 @@ class Page:
     """The live messages' bytes (UTF-8), as the phone's socket got them."""
     socket_id: str = field(default_factory=lambda: secrets.token_hex(12))
     """As live.js: the id its socket opens with (``?s=``) and its actions send."""
+    address: str = ""
+    """Its socket's URL less the version (``…&v=``)."""
+    elements: int = 0
+    """The elements of every block it swapped in, parsed as a browser does (:class:`Swap`)."""
+    stray: int = 0
+    """End tags without their start in what it swapped in (0 for well-formed blocks)."""
+    awake: asyncio.Event = field(default_factory=asyncio.Event)
+    absent: list[tuple[float, float]] = field(default_factory=list)
+    """(from, to): when its socket was closed (asleep), for the card latencies."""
 
     def headers(self) -> dict[str, str]:
         return {"Cookie": self.cookies, "HX-Request": "true", "X-CSRF-Token": self.csrf,
@@ -178,6 +230,10 @@ class Page:
         at = html_version(message)
         for name, html in message.get("blocks", {}).items():
             if self.shown.get(name, -1) <= at:
+                swap = Swap()
+                swap.feed(html)
+                swap.close()
+                self.elements, self.stray = self.elements + swap.elements, self.stray + swap.stray
                 self.blocks[name], self.shown[name] = html, at
         if complete:
             self.version = max(self.version, int(message["v"]))
@@ -192,6 +248,29 @@ class Page:
         if data.get("bets_open"):
             self.opened.put_nowait(number)
 
+    def away(self, since: float, until: float) -> bool:
+        """Whether its socket was closed at some time between *since* and *until*."""
+        return any(start <= until and since <= end for start, end in self.absent)
+
+    async def connect(self) -> None:
+        """Open its socket as live.js does: with the version the page has."""
+        self.socket = await connect(
+            f"{self.address}{self.version}", additional_headers={"Cookie": self.cookies},
+            open_timeout=TIMEOUT, max_queue=None, compression=None,
+        )  # fmt: skip
+        self.awake.set()
+
+    async def doze(self, pacing: Pacing, rng: random.Random) -> None:
+        """Sleep (its socket closed) and wake up: connect again with the page's version."""
+        if self.socket is None or not self.awake.is_set():
+            return
+        self.awake.clear()
+        started = time.perf_counter()
+        await self.socket.close()
+        await pacing.doze(rng)
+        await self.connect()
+        self.absent.append((started, time.perf_counter()))
+
     def shown_or_passed(self, card: tuple[int, int]) -> bool:
         """Whether this page has shown *card* (round, cards turned), or a later round: a
         render that starts after the dealer has settled and opened the next round draws
@@ -199,16 +278,23 @@ class Page:
         return card in self.seen or self.latest > card[0]
 
     async def follow(self) -> None:
-        assert self.socket is not None
-        with contextlib.suppress(Exception):  # closed at the end, or by the server
-            async for text in self.socket:
-                if text in ("pong", "beat"):  # as live.js: the server's answer, its heartbeat
-                    continue
-                message = loads(text)
-                self.messages += 1
-                self.received += len(text.encode())
-                if html_version(message) > self.version:  # as live.js
-                    self.apply(message)
+        """Apply its socket's messages until the socket closes (while it sleeps: again
+        once it has woken up)."""
+        while True:
+            socket = self.socket
+            assert socket is not None
+            with contextlib.suppress(Exception):  # closed at the end, or by the server
+                async for text in socket:
+                    if text in ("pong", "beat"):  # as live.js: the server's answer, its heartbeat
+                        continue
+                    message = loads(text)
+                    self.messages += 1
+                    self.received += len(text.encode())
+                    if html_version(message) > self.version:  # as live.js
+                        self.apply(message)
+            if self.awake.is_set() and self.socket is socket:
+                return
+            await self.awake.wait()
 
 
 @dataclass
@@ -231,12 +317,15 @@ class Club:
     dealt_at: dict[tuple[int, int], float] = field(default_factory=dict)
     """(round, cards turned) → when the dealer's page sent the deal that turned it."""
     rounds: int = 0
+    dozing: list[asyncio.Future[None]] = field(default_factory=list)
+    """The phones sleeping now (each wakes up before the next round opens)."""
 
 
-async def page_of(base: str, path: str, form: dict[str, str]) -> tuple[str, str]:
-    """Post *form* to *path* as a fresh browser: its cookies and its page's CSRF token."""
+async def page_of(base: str, path: str, form: dict[str, str], lang: str = "en") -> tuple[str, str]:
+    """Post *form* to *path* as a fresh browser in *lang*: its cookies (the language's
+    among them) and its page's CSRF token."""
     async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as browser:
-        home = await browser.get("/")
+        home = await browser.get(f"/?lang={lang}")
         csrf = re.search(r'name="csrf_token" value="([^"]+)"', home.text)
         assert csrf, "no CSRF token on the home page"
         answer = await browser.post(path, data={**form, "csrf_token": csrf.group(1)})
@@ -246,7 +335,9 @@ async def page_of(base: str, path: str, form: dict[str, str]) -> tuple[str, str]
         return cookies, csrf.group(1)
 
 
-async def live_page(base: str, url: str, cookies: str, csrf: str, kind: str) -> Page:
+async def live_page(
+    base: str, url: str, cookies: str, csrf: str, kind: str, lang: str = "en"
+) -> Page:
     """Load the page once (its version) and follow it over the WebSocket."""
     async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as browser:
         loaded = await browser.get(url, headers={"Cookie": cookies})
@@ -255,11 +346,8 @@ async def live_page(base: str, url: str, cookies: str, csrf: str, kind: str) -> 
     page = Page(cookies, csrf, int(version.group(1)))
     code = url.rsplit("/", 1)[-1]
     ws = base.replace("http://", "ws://")
-    page.socket = await connect(
-        f"{ws}/ws/{code}?page={kind}&v={page.version}&lang=en&s={page.socket_id}",
-        additional_headers={"Cookie": cookies}, open_timeout=TIMEOUT, max_queue=None,
-        compression=None,
-    )  # fmt: skip
+    page.address = f"{ws}/ws/{code}?page={kind}&lang={lang}&s={page.socket_id}&v="
+    await page.connect()
     return page
 
 
@@ -279,11 +367,11 @@ async def set_up(name: str, base: str, players: int, rng: random.Random) -> Club
     cookies, csrf = await page_of(base, f"/dealer/{code}/login", {"pin": PIN})
     dealer = await live_page(base, f"/dealer/{code}", cookies, csrf, "dealer")
     people = []
-    for player, seat in seats:
-        cookies, csrf = await page_of(base, "/join", {"code": code, "seat": seat})
-        people.append(
-            Player(player, await live_page(base, f"/play/{code}", cookies, csrf, "player"))
-        )
+    for n, (player, seat) in enumerate(seats):
+        lang = LANGUAGES[n % len(LANGUAGES)]
+        cookies, csrf = await page_of(base, "/join", {"code": code, "seat": seat}, lang)
+        page = await live_page(base, f"/play/{code}", cookies, csrf, "player", lang)
+        people.append(Player(player, page))
     limits = httpx.Limits(max_connections=players + 4, max_keepalive_connections=players + 4,
                           keepalive_expiry=4.0)  # fmt: skip
     client = httpx.AsyncClient(base_url=base, timeout=TIMEOUT, limits=limits)
@@ -333,7 +421,8 @@ async def bet(club: Club, player: Player, number: int, spot: str, recorder: Reco
 
 async def bets_of(club: Club, player: Player, number: int, spots: list[str], recorder: Recorder,
                   resend: float, pacing: Pacing) -> None:  # fmt: skip
-    """The phone waits until its page shows the round open, then its player taps."""
+    """The phone waits until its page shows the round open, then its player taps; one phone
+    in twenty (``pacing.sleepers``) then sleeps through part of the deal."""
     while True:
         seen = await asyncio.wait_for(player.page.opened.get(), TIMEOUT)
         if seen == number:
@@ -344,11 +433,14 @@ async def bets_of(club: Club, player: Player, number: int, spots: list[str], rec
         if index:
             await pacing.pause(club.rng, pacing.again)
         await bet(club, player, number, spot, recorder, resend)
+    if club.rng.random() < pacing.sleepers:
+        club.dozing.append(asyncio.ensure_future(player.page.doze(pacing, club.rng)))
 
 
 async def play(club: Club, rounds: int, spots: list[str], recorder: Recorder, resend: float,
                pacing: Pacing) -> None:  # fmt: skip
-    """The dealer's rounds: open, wait for every phone's bets, deal to the end, settle."""
+    """The dealer's rounds: open, turn the centre card while the bets come in (the bets
+    stay open after it), wait for every phone's bets, deal to the end, settle."""
     await pacing.pause(club.rng, pacing.start)
     for index in range(rounds):
         if index:
@@ -357,11 +449,13 @@ async def play(club: Club, rounds: int, spots: list[str], recorder: Recorder, re
         if opened is None:
             continue
         number = int(opened["data"]["round"])
-        await asyncio.gather(*(bets_of(club, p, number, spots, recorder, resend, pacing)
-                               for p in club.players))  # fmt: skip
+        betting = asyncio.gather(*(bets_of(club, p, number, spots, recorder, resend, pacing)
+                                   for p in club.players))  # fmt: skip
         status, turned, failures = "open", 0, 0
         while status == "open" and failures < 5:
             await pacing.pause(club.rng, pacing.card)
+            if turned:  # past the centre card: the next one closes the bets
+                await betting
             sent = time.perf_counter()
             dealt = await act(club, "deal", recorder)
             if dealt is None:
@@ -371,8 +465,11 @@ async def play(club: Club, rounds: int, spots: list[str], recorder: Recorder, re
             turned = int(data.get("dealt") or 0) + (1 if data.get("card") else 0)
             club.dealt_at[(number, turned)] = sent
             status = data["status"]
+        await betting
         await pacing.pause(club.rng, pacing.card)
         for _ in range(3):
             if await act(club, "settle", recorder) is not None:
                 club.rounds += 1
                 break
+        await asyncio.gather(*club.dozing)  # the sleepers awake before the next round
+        club.dozing.clear()

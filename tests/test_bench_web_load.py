@@ -20,7 +20,7 @@ import pytest
 BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_web_load.py"
 
 QUICK_PACE = ["--reaction", "0.05:0.2", "--again", "0.05:0.1", "--card", "0.05:0.1",
-              "--start", "0:0.2"]  # fmt: skip
+              "--start", "0:0.2", "--sleep", "0.1:0.3"]  # fmt: skip
 """The paced run's waits cut to a tenth: the same requests and checks, in 8 s instead of 24."""
 
 
@@ -58,7 +58,16 @@ def test_a_small_load_run_reports_its_figures_and_loses_no_bet(pace: list[str]) 
     assert out["latency_ms"] == out["runs"]["paced"]["latency_ms"]
     assert out["requests_per_second"] == out["runs"]["saturate"]["requests_per_second"] > 0
     assert out["floor_requests_per_second"] > 0
+    # The ratio judged in the server's CPU (its processes' own, from /proc), table to floor.
+    cpu = out["server_cpu_ms_per_request"]
+    assert cpu["table"] > 0 and cpu["floor"] > 0
+    assert cpu["ratio"] == round(cpu["table"] / cpu["floor"], 2)
+    rss = out["rss_mib"]
+    assert rss["idle"] > 0 and rss["after_close_each_run"][-1] == rss["after_close"] > 0
+    assert out["serve_start"]["first_answer_s"] > 0 and out["serve_start"]["server_cpu_s"] > 0
+    assert out["stray_end_tags"] == 0  # every block swapped in parses whole, as a browser's
     for run in out["runs"].values():
+        assert run["elements_parsed"] > 0
         assert run["cpu"]["server_cpu_s"] > 0 and 0 <= run["cpu"]["client_share"] <= 1
         # Every live message is at least its head and data ({"v":…,"kind":…,"data":{…}}).
         assert run["live_kilobytes"] * 1024 >= run["live_messages"] * 50 > 0
@@ -78,3 +87,18 @@ def test_a_card_counts_as_passed_only_when_the_phone_showed_a_later_round() -> N
     page.apply({"v": 2, "data": {"round": 5, "dealt": 0, "card": None, "bets_open": True}})
     assert page.shown_or_passed((4, 4)) and (4, 4) not in page.seen
     assert not page.shown_or_passed((5, 1))
+
+
+def test_a_card_dealt_while_a_phone_slept_is_not_timed_on_that_phone() -> None:
+    """A phone asleep (its socket closed) between a card's deal and its showing is left out
+    of that card's time to every phone: a sleeping phone is not a slow server."""
+    if str(BENCHMARK.parent) not in sys.path:
+        sys.path.insert(0, str(BENCHMARK.parent))
+    people = importlib.import_module("web_load_people")
+    page = people.Page("cookie", "csrf", 0)
+    page.absent.append((10.0, 12.0))  # asleep from 10 s to 12 s
+    assert page.away(11.5, 13.0) and page.away(9.0, 10.5) and page.away(9.0, 13.0)
+    assert not page.away(12.5, 14.0) and not page.away(8.0, 9.5)
+    swap = people.Swap()
+    swap.feed('<div class="felt"><img src="a.svg"><b>K</b></div></span>')
+    assert (swap.elements, swap.stray) == (3, 1)  # div, img, b; the </span> has no start

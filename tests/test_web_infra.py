@@ -15,9 +15,8 @@ import shutil
 import socket
 import threading
 import time
-import types
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -37,8 +36,7 @@ from andar_bahar.i18n import translations
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web import Hub, create_app, hub_of, redirect, render
 from andar_bahar.web.http.security import CSRF_REFUSED, load_or_create_secret
-from andar_bahar.web.live import hub as live
-from andar_bahar.web.live.hub import PAUSE, QUEUE, SLICE, Follower, Rendered, Room, Viewer
+from andar_bahar.web.live.hub import QUEUE, Rendered, Viewer
 from andar_bahar.web.live.sockets import add_live_route
 
 with warnings.catch_warnings():
@@ -100,6 +98,9 @@ class CountRenderer:
         return None
 
     def forget(self, code: str) -> None:
+        return None
+
+    def release(self, code: str) -> None:
         return None
 
 
@@ -552,58 +553,40 @@ def test_a_socket_too_far_behind_gets_the_full_set_instead_of_the_backlog() -> N
     assert [(m["v"], m["kind"], m["blocks"]) for m in messages] == [(1, "sync", {"count": "1"})]
 
 
-class SlowRenderer(CountRenderer):
-    """Each player's own blocks take 2 ms of work (a settlement draws every phone's)."""
-
-    def private(self, snapshot: int, viewer: Viewer) -> Rendered:
-        end = time.perf_counter() + 2 * SLICE
-        while time.perf_counter() < end:
-            pass
-        return Rendered({"mine": viewer.player or ""})
+def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Until *condition* holds (the server's loop runs in another thread), or fail."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.01)
 
 
-def test_a_live_render_gives_way_to_requests_in_flight_and_only_then(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """live/hub.py: a render lets the GIL go (PAUSE) after every SLICE of its work while the
-    process serves requests, so that a bet never waits behind a whole settlement; with no
-    request in flight it never pauses."""
-    pauses: list[float] = []
-    clock = types.SimpleNamespace(
-        perf_counter=time.perf_counter, sleep=pauses.append, monotonic=time.monotonic
-    )
-    monkeypatch.setattr(live, "time", clock)
-    hub = Hub(SlowRenderer({"K7": 1}))
+class ReleasingRenderer(CountRenderer):
+    """Counts the tables it is told to let go of."""
 
-    async def render(requests: int) -> int:
-        hub.requests = requests
-        players = [Follower(Viewer("demo", "player", "en", n, f"P{n}"), -1) for n in range(10)]
-        out, _ = Room(hub, "K7")._render(None, players)
-        assert [json.loads(text or "")["blocks"]["mine"] for _, text in out] == [
-            f"P{n}" for n in range(10)
-        ]
-        return len(pauses)
+    def __init__(self, counts: dict[str, int]) -> None:
+        super().__init__(counts)
+        self.released: list[str] = []
 
-    assert asyncio.run(render(requests=1)) >= 9  # 2 ms a phone: a pause before each next one
-    assert set(pauses) == {PAUSE}
-    pauses.clear()
-    assert asyncio.run(render(requests=0)) == 0
+    def release(self, code: str) -> None:
+        self.released.append(code)
 
 
-def test_the_requests_in_flight_are_counted_while_they_are_served() -> None:
+def test_a_table_is_let_go_of_when_its_last_socket_closes_and_not_before() -> None:
+    """live/hub.py: while one socket follows a table the renderer keeps it; when the last
+    one closes, the renderer is told to release it (once), and the room is gone."""
     hub = Hub()
     app = demo_app(hub)
-
-    @app.get("/in-flight")
-    async def in_flight() -> dict[str, int]:
-        return {"requests": hub.requests}
-
+    renderer = ReleasingRenderer({})
+    hub.renderer = renderer
     with TestClient(app) as client:
-        assert client.get("/in-flight").json() == {"requests": 1}
-        assert client.get("/demo").status_code == 200
-        with client.websocket_connect("/ws/K7?v=0"):  # a socket is not a request in flight
-            assert hub.requests == 0
-    assert hub.requests == 0
+        with client.websocket_connect("/ws/K7?v=0"):
+            with client.websocket_connect("/ws/K7?v=0"):
+                assert hub.followers("K7") == 2
+            wait_until(lambda: hub.followers("K7") == 1)
+            assert renderer.released == []
+        wait_until(lambda: renderer.released == ["K7"])
+        assert "K7" not in hub.rooms
 
 
 def test_websocket_receives_what_changed() -> None:

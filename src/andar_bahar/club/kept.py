@@ -157,6 +157,25 @@ class Kept:
                 raw.close()  # back to the pool (its transaction, if any, rolled back)
         return (int(found[0]), int(found[1])) if found is not None else None
 
+    def release(self, code: str) -> int | None:
+        """Let go of table *code*'s snapshots, its round as pages see it, and its settled
+        rounds' centres, markers and pays (read again when asked for); its id, if it was kept.
+        What a writer of the table holds now (its row, its round) is left to it."""
+        table_id = self.ids.pop(code.strip().upper(), None)
+        if table_id is None:
+            return None
+        self._publics.pop(table_id, None)
+        for key in [k for k in list(self.snapshots) if k[0] == table_id]:
+            self.snapshots.pop(key, None)
+        with self.transactions.read() as session:  # its rounds: one indexed read
+            rounds = session.scalars(
+                select(TableRoundRow.id).where(TableRoundRow.table_id == table_id)
+            ).all()
+        for round_id in rounds:
+            for kept in (self.paid, self.rounds_paid, self.centres, self.markers):
+                kept.pop(round_id, None)
+        return table_id
+
     # -- the tables' rows kept in memory -----------------------------------------------
 
     def kept_table(self, session: Session, table_id: int, version: int) -> ClubTableRow | None:
@@ -299,17 +318,18 @@ class Kept:
         elif list(kinds) == ["open"]:
             move = partial(_round_opened, public=public)
         elif list(kinds) == ["settle"] and _plain_win(public) and row.id in self._records:
-            if row.id not in self.rounds_paid:  # as Reads._settled reads it: once
+            done = self.rounds_paid.get(row.id)
+            if done is None:  # as Reads._settled reads it: once
                 paid = self.paid[row.id] = settled_bets(self._records[row.id].text())
-                self.rounds_paid[row.id] = settled_round(
+                done = self.rounds_paid[row.id] = settled_round(
                     public.number, row.winner, row.cards_dealt, paid
                 )
-            move = partial(_round_settled, public=public, row=row, done=self.rounds_paid[row.id])
+            move = partial(_round_settled, public=public, row=row, done=done)
         else:
             return
-        for key in [k for k in self.snapshots if k[0] == table_id]:
-            kept = self.snapshots[key]
-            if kept.state.version == version - 1:
+        for key in [k for k in list(self.snapshots) if k[0] == table_id]:
+            kept = self.snapshots.get(key)  # None: released meanwhile (nobody follows it)
+            if kept is not None and kept.state.version == version - 1:
                 moved = move(kept, version, key[1])
                 if moved is not None:
                     self.snapshots[key] = moved

@@ -7,6 +7,7 @@ shows an undealt card: a deck is revealed only once its round is settled.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import lru_cache
@@ -337,38 +338,48 @@ class Reads:
                 PLAYED_ROUNDS,
                 {"player": player.id, "limit": NIGHT_PAGE, "skip": (page - 1) * NIGHT_PAGE},
             ).all()
-            self._read_paid(session, [row.id for row in rows])
+            paid = self._read_paid(session, [row.id for row in rows])
         rounds = tuple(
-            player_round(number, winner, cards, self.store.kept.paid[round_id], player.name)
+            player_round(number, winner, cards, paid[round_id], player.name)
             for round_id, number, winner, cards in rows
         )
         return PlayerNight(account, rounds, page, pages)
 
-    def _read_paid(self, session: Session, round_ids: list[int]) -> None:
+    def _read_paid(
+        self, session: Session, round_ids: list[int]
+    ) -> dict[int, tuple[Mapping[str, str], ...]]:
         """Every bet's settlement in the settled rounds *round_ids*, from their records
-        (each read once: a settled round never changes)."""
-        missing = [i for i in round_ids if i not in self.store.kept.paid]
+        (each read once: a settled round never changes; kept until its table is released)."""
+        kept = self.store.kept.paid
+        found = {i: kept[i] for i in round_ids if i in kept}
+        missing = [i for i in round_ids if i not in found]
         if missing:
             for round_id, record in session.execute(
                 select(TableRoundRow.id, TableRoundRow.record).where(TableRoundRow.id.in_(missing))
             ):
-                self.store.kept.paid[round_id] = settled_bets(record)
+                found[round_id] = kept[round_id] = settled_bets(record)
+        return found
 
     def _settled(
         self, session: Session, table: ClubTableRow, limit: int
     ) -> tuple[SettledRound, ...]:
         """The table's last *limit* settled rounds, newest first, with every bet's settlement."""
         rows = session.execute(SETTLED_ROUNDS, {"table": table.id, "limit": limit}).all()
-        self._read_paid(session, [row.id for row in rows])
-        return tuple(self._settled_round(i, n, w, c) for i, n, w, c in rows)
+        paid = self._read_paid(session, [row.id for row in rows])
+        return tuple(self._settled_round(i, n, w, c, paid[i]) for i, n, w, c in rows)
 
     def _settled_round(
-        self, round_id: int, number: int, winner: str | None, cards: int | None
+        self,
+        round_id: int,
+        number: int,
+        winner: str | None,
+        cards: int | None,
+        paid: tuple[Mapping[str, str], ...],
     ) -> SettledRound:
         kept = self.store.kept.rounds_paid.get(round_id)  # a settled round never changes
         if kept is None:
             kept = self.store.kept.rounds_paid[round_id] = settled_round(
-                number, winner, cards, self.store.kept.paid[round_id]
+                number, winner, cards, paid
             )
         return kept
 

@@ -165,3 +165,8 @@ class TableService:
     def notify_channel(self) -> str | None:
         """The PostgreSQL channel the changes are announced on (``None`` on SQLite)."""
         return self.store.transactions.notify_channel
+
+    def release(self, code: str) -> None:
+        """Let go of what this process keeps in memory of table *code* (nobody follows it
+        here): it is read again from the database if it is asked for."""
+        self.store.release(code)

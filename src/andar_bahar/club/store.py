@@ -194,6 +194,12 @@ class Store:
         self.rng = rng if rng is not None else secrets.SystemRandom()
         self.now = now
 
+    def release(self, code: str) -> None:
+        """Let go of what is kept in memory of table *code* (read again when asked for)."""
+        table_id = self.kept.release(code)
+        if table_id is not None:
+            self._sums.pop(table_id, None)
+
     # -- lookups ----------------------------------------------------------------------------
 
     def table(self, session: Session, code: str, *, lock: bool = True) -> ClubTableRow:

@@ -39,7 +39,6 @@ from types import TracebackType
 from typing import Self
 
 import platformdirs
-from alembic.util import CommandError
 from sqlalchemy import ColumnElement, Engine, case, func, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -53,6 +52,7 @@ from andar_bahar.storage.engines import (
     DATABASE_WAIT,
     MIGRATIONS,
     READ_ONLY_OPTION,
+    MigrationFailed,
     cannot_open,
     create_database_engine,
     upgrade,
@@ -135,7 +135,7 @@ class Storage:
             raise cannot_open(target, error) from error
         try:
             upgrade(engine)
-        except (SQLAlchemyError, OSError, CommandError) as error:
+        except (SQLAlchemyError, OSError, MigrationFailed) as error:
             engine.dispose()
             raise cannot_open(target, error) from error
         except BaseException:

@@ -4,14 +4,14 @@ commits, the pools a web server needs) and the Alembic migrations that bring it 
 
 from __future__ import annotations
 
+import ast
 import math
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
@@ -20,6 +20,9 @@ from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.records import StorageError
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 __all__ = [
     "DATABASE_WAIT",
     "MIGRATIONS",
@@ -27,6 +30,7 @@ __all__ = [
     "POOL_OVERFLOW",
     "POOL_SIZE",
     "READ_ONLY_OPTION",
+    "MigrationFailed",
     "alembic_config",
     "cannot_open",
     "create_database_engine",
@@ -165,18 +169,71 @@ def _sqlite_begin(connection: Any) -> None:
 
 
 def alembic_config() -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS).replace("%", "%%"))
     config.set_main_option("path_separator", "os")
     return config
 
 
+class MigrationFailed(Exception):
+    """A migration could not run (Alembic's own error, in its words: :func:`cannot_open` says it)."""
+
+
 def upgrade(engine: Engine) -> None:
-    """Run the migrations to every head on one connection, in one transaction."""
+    """Run the migrations to every head on one connection, in one transaction (nothing,
+    not even Alembic's import, for a database at every head already: one read)."""
+    if _at_heads(engine):
+        return
+    from alembic import command
+    from alembic.util import CommandError
+
     config = alembic_config()
     with migrating(engine) as connection:
         config.attributes["connection"] = connection
-        command.upgrade(config, "heads")
+        try:
+            command.upgrade(config, "heads")
+        except CommandError as error:
+            raise MigrationFailed(str(error)) from error
+
+
+_REVISION = re.compile(r"^(down_revision|revision)\b[^=\n]*=\s*(.+)$", re.MULTILINE)
+
+
+def head_revisions() -> frozenset[str]:
+    """The revisions no migration comes after, from the migrations' own files.
+
+    >>> sorted(head_revisions()) == sorted(alembic_heads())
+    True
+    """
+    revisions: set[str] = set()
+    before: set[str] = set()
+    for path in (MIGRATIONS / "versions").glob("*.py"):
+        found = dict(_REVISION.findall(path.read_text(encoding="utf-8")))
+        if "revision" not in found:
+            continue
+        revisions.add(str(ast.literal_eval(found["revision"])))
+        down = ast.literal_eval(found.get("down_revision", "None"))
+        before.update([down] if isinstance(down, str) else (down or ()))
+    return frozenset(revisions - before)
+
+
+def alembic_heads() -> list[str]:
+    """The heads as Alembic reads them (slower: for the check above)."""
+    from alembic.script import ScriptDirectory
+
+    return list(ScriptDirectory.from_config(alembic_config()).get_heads())
+
+
+def _at_heads(engine: Engine) -> bool:
+    """Whether the database's schema is at every head (``False`` when it cannot tell)."""
+    try:
+        with engine.connect().execution_options(**{READ_ONLY_OPTION: True}) as connection:
+            rows = connection.execute(text("SELECT version_num FROM alembic_version")).all()
+    except SQLAlchemyError:
+        return False  # no schema yet (or no answer: the migrations say why)
+    return frozenset(str(row[0]) for row in rows) == head_revisions()
 
 
 @contextmanager

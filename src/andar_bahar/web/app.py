@@ -35,7 +35,8 @@ from andar_bahar.web.http.responses import API_PREFIX, error_response
 from andar_bahar.web.http.security import DEFAULT_CSP, WebMiddleware, new_secret
 from andar_bahar.web.http.site import Site
 from andar_bahar.web.http.templating import make_environment
-from andar_bahar.web.live.hub import CountRequests, Hub
+from andar_bahar.web.live.hub import Hub
+from andar_bahar.web.live.memory import limit_pools
 from andar_bahar.web.pages.routes import register
 
 __all__ = ["GC_YOUNG", "Pages", "create_app", "tune_garbage_collector"]
@@ -104,6 +105,7 @@ def create_app(
             for hook in app.state.lifespan_hooks:
                 await stack.enter_async_context(hook())
             if serving:
+                limit_pools()
                 tune_garbage_collector()
             yield
             site.hub.close()  # the browsers reconnect, with backoff, to the next server
@@ -131,7 +133,6 @@ def create_app(
     )
     # Every limit counts a request by its client's IP address, worked out once, here.
     app.add_middleware(ClientAddresses, proxies=trusted_proxies(proxies))
-    app.add_middleware(CountRequests, hub=site.hub)  # outermost: every request counts
     handlers: dict[type[Exception], Any] = {
         AndarBaharError: _on_project_error,
         RequestValidationError: _on_invalid_request,

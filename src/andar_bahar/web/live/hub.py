@@ -45,13 +45,10 @@ element rule:
 ``data-live-block="NAME"`` is on the element, the Jinja block ``NAME`` renders its
 *inside*, and a message replaces the inside.
 
-Live renders give way to requests: a render runs in a worker thread, and a thread that
-holds Python's GIL keeps it up to 5 ms while another waits for it (``sys.getswitchinterval``),
-so a request beside a long render (a settlement draws every phone's own blocks) would
-wait up to 5 ms at each of its many turns (each SQL statement lets the GIL go and takes
-it back). While this process serves HTTP requests (:class:`CountRequests`), a
-render therefore pauses briefly (:data:`PAUSE`) after every :data:`SLICE` of its work:
-the requests waiting then go first.
+When the last socket of a table in this process closes, its room goes and the renderer
+lets go of what it kept for the table (:meth:`Renderer.release`); when no table is
+followed any more, the process gives its free memory back
+(:func:`~andar_bahar.web.live.memory.give_back`).
 
 Never silently stale: every socket hears from the server at least once a beat
 (:data:`BEAT`, 10 s): a socket that was sent nothing for half a beat gets
@@ -90,24 +87,21 @@ from typing import Any, Protocol
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from andar_bahar.club.events import PLAYER_STEPS, ROUND_STEPS, TableEvent
 from andar_bahar.club.health import DatabaseUnavailable
+from andar_bahar.web.live.memory import give_back
 from andar_bahar.web.live.text import SERVER_NOW, message_text, with_now
 
 __all__ = [
     "BEAT",
     "COMPLETE_ANSWERS",
     "HEARTBEAT",
-    "PAUSE",
     "POLICY_VIOLATION",
     "QUEUE",
     "SERVER_NOW",
     "SERVICE_RESTART",
-    "SLICE",
     "TRY_AGAIN_LATER",
-    "CountRequests",
     "Follower",
     "Hub",
     "Rendered",
@@ -137,10 +131,6 @@ COMPLETE_ANSWERS = frozenset({"dealer"})
 at the answer's version); other roles' answers bring their own blocks."""
 QUEUE = 32
 """Messages waiting for one slow socket; past that it gets the full set instead."""
-SLICE = 0.001
-"""How long a live render works (seconds) before it lets the requests in flight go first."""
-PAUSE = 0.0002
-"""How long it then lets the GIL go (seconds): time for a waiting thread to take it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +190,10 @@ class Renderer(Protocol):
     def forget(self, code: str) -> None:
         """What the phones and devices of *code* hold may have changed (an event other than
         a step of the round, or events missed): :meth:`allowed` reads it again."""
+
+    def release(self, code: str) -> None:
+        """Nobody follows *code* in this process any more: let go of what is kept for it
+        (blocking; it is read and drawn again if it is asked for)."""
 
 
 class Follower:
@@ -322,11 +316,7 @@ class Room:
         texts: dict[tuple[Any, ...], str] = {}
         out: list[tuple[Follower, str | None]] = []
         now = datetime.now(UTC)
-        turn = time.perf_counter() + SLICE
         for follower in followers:
-            if self.hub.requests and time.perf_counter() > turn:
-                time.sleep(PAUSE)  # the requests waiting for the GIL go first
-                turn = time.perf_counter() + SLICE
             if not renderer.allowed(snapshot, follower.viewer):  # signed out since it came:
                 out.append((follower, None))  # ended; it reconnects as who it is now
                 continue
@@ -444,8 +434,6 @@ class Hub:
         self.rooms: dict[str, Room] = {}
         self.tasks: set[asyncio.Future[Any]] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.requests = 0
-        """The HTTP requests this process is serving now (:class:`CountRequests`)."""
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Deliver the events of other threads in *loop* (the app's, at startup)."""
@@ -510,6 +498,33 @@ class Hub:
             if not room.followers and self.rooms.get(key) is room:
                 room.close()
                 del self.rooms[key]
+                self._release(key)
+
+    def _release(self, code: str) -> None:
+        """Let go of what is kept for table *code* (in a worker thread, after its last
+        render), and give the memory back if no table is followed any more."""
+        renderer = self.renderer
+        last = not self.rooms
+
+        def release() -> None:
+            try:
+                if renderer is not None:
+                    renderer.release(code)
+            except DatabaseUnavailable:  # said by its Health; kept until the next time
+                pass
+            except Exception:
+                log.exception("letting go of table %s failed", code)
+            if last:
+                give_back()
+
+        async def later() -> None:
+            room = self.rooms.get(code)
+            if room is None or not room.followers:  # not followed again meanwhile
+                await run_in_threadpool(release)
+
+        task = asyncio.ensure_future(later())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     def followers(self, code: str) -> int:
         """How many sockets follow *code* in this process now."""
@@ -521,25 +536,6 @@ class Hub:
         for room in list(self.rooms.values()):
             room.close()
         self.rooms.clear()
-
-
-class CountRequests:
-    """ASGI middleware: counts the HTTP requests in flight in *hub* (:attr:`Hub.requests`),
-    which its live renders give way to."""
-
-    def __init__(self, app: ASGIApp, hub: Hub) -> None:
-        self.app = app
-        self.hub = hub
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        self.hub.requests += 1
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            self.hub.requests -= 1
 
 
 def _may_have_made(viewer: Viewer, event: TableEvent) -> bool:

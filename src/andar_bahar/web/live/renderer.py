@@ -74,6 +74,16 @@ class TableRenderer:
     def forget(self, code: str) -> None:
         self._held.pop(code, None)
 
+    def release(self, code: str) -> None:
+        """Nobody follows *code* here any more: its blocks, and the table the service kept."""
+        self._held.pop(code, None)
+        self._locks.pop(code, None)
+        for key in [k for k in list(self._kept) if k[0] == code]:
+            self._kept.pop(key, None)
+        for where in [w for w in list(self._alike) if w[0] == code]:
+            self._alike.pop(where, None)
+        self.service.release(code)
+
     def allowed(self, snapshot: Snapshot, viewer: Viewer) -> bool:
         """Whether *viewer* still holds its seat or dealer's sign-in. What the table's phones
         and devices hold is read once, and again only after :meth:`forget` (the room calls

@@ -1,0 +1,53 @@
+"""A server process gives its memory back when its live tables close.
+
+The C library's allocator (glibc's malloc on Linux) keeps memory that Python frees for
+later, and by default keeps it in one pool per thread that ever allocated (up to eight
+per core): a night of live renders in worker threads leaves tens of megabytes resident
+that nothing uses. A server process therefore uses two pools (:func:`limit_pools`, at
+start), and when its last followed table closes it collects its garbage and hands the
+free pages back (:func:`give_back`). Elsewhere (no glibc) both do only what Python can.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import gc
+
+__all__ = ["POOLS", "give_back", "limit_pools"]
+
+POOLS = 2
+"""The allocator's pools in a server process: Python runs one thread at a time, so more
+pools only keep more free memory apart."""
+_M_ARENA_MAX = -8
+"""glibc's ``mallopt`` parameter: the most pools (arenas)."""
+
+
+@functools.cache
+def _glibc() -> ctypes.CDLL | None:
+    """The C library if it is glibc (it has ``malloc_trim``), else ``None``."""
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return None
+    try:
+        libc = ctypes.CDLL(name)
+    except OSError:
+        return None
+    return libc if hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None
+
+
+def limit_pools() -> None:
+    """Use :data:`POOLS` pools of memory (before the worker threads start)."""
+    libc = _glibc()
+    if libc is not None:
+        libc.mallopt(_M_ARENA_MAX, POOLS)
+
+
+def give_back() -> None:
+    """Collect the garbage and hand the allocator's free pages back to the system
+    (blocking, some milliseconds: when nothing is followed live)."""
+    gc.collect()
+    libc = _glibc()
+    if libc is not None:
+        libc.malloc_trim(0)
