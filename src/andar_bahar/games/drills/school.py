@@ -39,6 +39,7 @@ from andar_bahar.engine.round import RoundResult
 from andar_bahar.engine.rules import Procedure, Row
 from andar_bahar.engine.settlement import SettledBet, settle
 from andar_bahar.games.drills.answers import check_answers
+from andar_bahar.games.drills.facts import bets_to_ask
 from andar_bahar.games.drills.layout import deal
 from andar_bahar.games.drills.pay import (
     PLAYERS,
@@ -172,9 +173,8 @@ def _stacks(
 def _spots(rng: random.Random, paytable: Paytable, level: Level, result: RoundResult) -> list[Spot]:
     """Each player's spots: a main bet, then (at levels with them) side bets."""
     stakes = stakes_for(paytable)
-    sides = (
-        [bet for bet in paytable.bets if not isinstance(bet, MainBet)] if level.side_bets else []
-    )
+    asked = bets_to_ask(rng, paytable, centre=result.centre is not None) if level.side_bets else []
+    sides = [bet for bet in asked if not isinstance(bet, MainBet)]
     band = paytable.band_for(result.cards_dealt)
     spots: list[Spot] = []
     for player in rng.sample(PLAYERS, level.players):
@@ -236,6 +236,7 @@ def school_table(
         first_row=result.first_row,
         paytable=paytable,
         wagers=[Wager(spot.player, spot.bet, spot.stake) for spot in spots],
+        centre=result.centre,
     )
     questions = tuple(
         _question(number, spot, bet, paytable)
