@@ -34,11 +34,11 @@ from datetime import UTC, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from andar_bahar.club.history import read_club_history
+from andar_bahar.club.service import TableService
 from andar_bahar.reports.hold import HoldReport, hold_report
 from andar_bahar.reports.shuffle import shuffle_sections
 from andar_bahar.storage import Storage
-from andar_bahar.storage.club_history import read_club_history
-from andar_bahar.web.service import TableService
 from hold_support import open_table, play
 
 

@@ -123,14 +123,16 @@ def bench_app() -> Any:
     from starlette.responses import JSONResponse
 
     from andar_bahar.cli.serve import worker_app
-    from andar_bahar.web.limits import Limits
+    from andar_bahar.club.limits import Limits
 
     application = worker_app()
     application.state.service.limits = Limits(tables_per_hour=1_000_000)  # one address, many
     service = application.state.service
 
     def durable_insert(client: str) -> None:
-        with service._tx() as session:  # the service's own transaction (and writer lock)
+        with (
+            service.store.transactions.write() as session
+        ):  # the service's own transaction (and writer lock)
             session.execute(insert(FLOOR).values(client=client, created_at=datetime.now(UTC)))
 
     @application.post(FLOOR_PATH)
@@ -157,7 +159,7 @@ def serve(url: str, port: int, workers: int) -> None:
     import uvicorn
 
     from andar_bahar.cli.serve import tell_workers
-    from andar_bahar.web.connections import server_settings
+    from andar_bahar.web.http.connections import server_settings
 
     tell_workers(url, secrets.token_bytes(32), workers)  # as serve does
     uvicorn.run("bench_web_load:bench_app", factory=True, workers=workers, host=HOST, port=port,
@@ -342,10 +344,10 @@ def summary(values: list[float]) -> dict[str, float]:
 
 def check_database(url: str, clubs: list[Club]) -> dict[str, int]:
     """Every accepted bet stored once with its stake; ledgers sum to zero; balances."""
+    from andar_bahar.club.service import TableService
     from andar_bahar.engine.round import Round
     from andar_bahar.storage import Storage
     from andar_bahar.storage.models import ClubTableRow, TableRoundRow
-    from andar_bahar.web.service import TableService
 
     found = Counter[str]()
     with Storage.open(url) as storage:

@@ -18,13 +18,13 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect, sync_playwright
 
 from andar_bahar.web.app import create_app
-from andar_bahar.web.live import Hub
+from andar_bahar.web.live.hub import Hub
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -39,6 +39,9 @@ LAPTOP: ViewportSize = {"width": 1280, "height": 800}
 PHONE: ViewportSize = {"width": 390, "height": 844}
 TV: ViewportSize = {"width": 1920, "height": 1080}
 
+PIN = "135792"
+"""The PIN of the tables the dealer's screen makes (:func:`create_table`)."""
+
 # A setup request (a table's PIN is hashed with scrypt) may wait behind other test
 # workers on a busy 2-core CI host; a test fails on what it checks, not on the host's load.
 SETUP_TIMEOUT = 30
@@ -48,6 +51,13 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+class Site(Protocol):
+    """Where a browser finds the club: a server, or a relay in front of one (``url``)."""
+
+    @property
+    def url(self) -> str: ...
 
 
 class ClubServer:
@@ -60,7 +70,7 @@ class ClubServer:
         self.database = f"sqlite:///{database}"
         self.app = create_app(database_url=self.database, secret=b"b" * 32, hub=self.hub)
         if seed is not None:  # reproducible shuffles (screenshots); live play uses the OS
-            self.app.state.service._rng = random.Random(seed)
+            self.app.state.service.store.rng = random.Random(seed)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(
@@ -155,7 +165,7 @@ class People:
         self.problems: list[str] = []
 
     def context(self, viewport: ViewportSize, **options: Any) -> BrowserContext:
-        context = self.browser.new_context(viewport=viewport, locale="en-US", **options)
+        context = self.browser.new_context(viewport=viewport, **{"locale": "en-US", **options})
         context.set_default_timeout(10_000)
         self.contexts.append(context)
         return context
@@ -219,7 +229,7 @@ def people(browser: Browser) -> Iterator[People]:
 # -- what people do --------------------------------------------------------------------------
 
 
-def join(player: Page, club: ClubServer, code: str, seat_code: str, name: str) -> None:
+def join(player: Page, club: Site, code: str, seat_code: str, name: str) -> None:
     """From the home page, with the table's code (typed in lower case) and the seat code."""
     player.goto(f"{club.url}/")
     player.fill("input[name=code]", code.lower())
@@ -243,6 +253,37 @@ def dealer_token(dealer: Page, code: str) -> str:
         if cookie["name"] == f"dealer_{code}":
             return cookie["value"].rpartition(".")[0]
     raise AssertionError(f"no dealer cookie for {code}")
+
+
+def create_table(dealer: Page, club: Site, **fields: str) -> str:
+    """Fill in /tables/new (after looking at the odds of the pairing); the table's code."""
+    dealer.goto(f"{club.url}/tables/new")
+    form = dealer.locator("#new-table")
+    form.locator("input[name=name]").fill(fields["name"])
+    form.locator("select[name=kind]").select_option(fields.get("kind", "betting"))
+    form.locator("select[name=procedure]").select_option(fields.get("procedure", "classic"))
+    form.locator("select[name=paytable]").select_option(fields.get("paytable", "wizard"))
+    if "rounds" in fields:
+        form.locator("input[name=rounds]").fill(fields["rounds"])
+    form.locator("input[name=pin]").fill(PIN)
+    form.get_by_role("button", name="Show the odds of this pairing").click()  # in place
+    expect(dealer.locator("#preview h2")).to_contain_text(fields.get("procedure", "classic"))
+    form.locator("button[type=submit]").click()
+    dealer.wait_for_url(re.compile(r"/dealer/[A-Z0-9]{6}$"))
+    return dealer.url.rsplit("/", 1)[-1]
+
+
+def admit(dealer: Page, name: str, chips: str | None = None) -> str:
+    """Admit *name* from the dealer's screen; the seat code it shows for them."""
+    dealer.fill("#admit input[name=name]", name)
+    if chips is not None:
+        dealer.fill("#admit input[name=balance]", chips)
+    with dealer.expect_navigation():  # the page comes back with the new seat code
+        dealer.click("#admit button")
+    seat = dealer.locator(f'[data-seat-for="{name}"]')
+    expect(seat).to_have_count(1)
+    expect(seat.locator("xpath=../..").locator("svg")).to_have_count(1)  # its QR code
+    return seat.inner_text()
 
 
 def next_step(dealer: Page) -> str:
@@ -282,6 +323,39 @@ def in_viewport(page: Page, selector: str) -> list[str]:
     )
     return outside
 
+
+CONTROLS = "[data-next-step], [data-picker], .timer-row"
+"""The current step's controls: the next-step button, a real deck's picker, the bet timer."""
+
+
+def in_first_screen(dealer: Page) -> None:
+    """The current step's controls are inside the viewport, the page scrolled to the top."""
+    assert dealer.evaluate("() => window.scrollY") == 0
+    assert in_viewport(dealer, CONTROLS) == [], dealer.viewport_size
+
+
+OVERLAPS = """(selector) => {
+    // Pairs of shown messages, and of a shown message and an element of the selector, whose
+    // boxes overlap.
+    const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 1 && r.height > 1; };
+    const messages = Array.from(document.querySelectorAll(
+        '[data-banner], [data-tap-error], [data-tap-note]')).filter(shown);
+    const meet = (a, b) => { const r = a.getBoundingClientRect(), s = b.getBoundingClientRect();
+        return r.left < s.right && s.left < r.right && r.top < s.bottom && s.top < r.bottom; };
+    const found = [];
+    messages.forEach((m, i) => {
+        messages.slice(i + 1).forEach((n) => { if (meet(m, n)) found.push([m.className, n.className]); });
+        document.querySelectorAll(selector).forEach((o) => {
+            if (meet(m, o)) found.push([m.className, o.outerHTML.slice(0, 40)]);
+        });
+    });
+    return found;
+}"""
+"""In the page: messages that overlap another message or an element of a selector."""
+TAPPED = "[data-bet], [data-chip], [data-action]"
+"""What a player taps: the spots, the chips, the buttons under them."""
+CARDS = ".felt .card"
+"""What the player's felt shows: the cards."""
 
 BROKEN_WORDS = """(selector) => {
     // Words of the matching elements that a line break cuts in two: the first and the last

@@ -17,15 +17,15 @@ from decimal import Decimal
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from andar_bahar.club.cashier import post_all
+from andar_bahar.club.service import TableService
+from andar_bahar.club.values import commitment_of
 from andar_bahar.engine.cards import FULL_DECK, Card
 from andar_bahar.engine.paytables import Paytable, find_paytable, load_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import Procedure, find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow, TablePlayerRow, TableRoundRow
-from andar_bahar.web.cashier import post_all
-from andar_bahar.web.records import commitment_of
-from andar_bahar.web.service import TableService
 
 PIN = "246810"
 PLAYERS = ("Asha", "Ravi", "Nino", "Dato")

@@ -27,13 +27,15 @@ def free_port() -> int:
 
 
 class ServeProcess:
-    """``python -m andar_bahar serve --db URL [--workers N]`` on a free loopback port."""
+    """``python -m andar_bahar serve --db URL [--workers N]`` on a free loopback port (or on
+    *port*: a server started again where its pages look for it)."""
 
     def __init__(
-        self, url: str, folder: Path, name: str, workers: int = 1, start_timeout: float = 60.0
-    ) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
+        self, url: str, folder: Path, name: str, workers: int = 1, start_timeout: float = 60.0,
+        port: int | None = None,
+    ) -> None:  # fmt: skip
+        self.port = port or free_port()
+        self.base = self.url = f"http://127.0.0.1:{self.port}"
         self.log = folder / f"server-{name}.log"
         self.start_timeout = start_timeout
         env = {**os.environ, "XDG_DATA_HOME": str(folder / "data"), "PYTHONUNBUFFERED": "1"}

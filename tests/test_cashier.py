@@ -12,23 +12,34 @@ import random
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from andar_bahar.club.cashier import Posting, Statement, player_account
+from andar_bahar.club.service import TableService
 from andar_bahar.engine.errors import AndarBaharError, BetError
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow, LedgerRow, TableRoundRow
-from andar_bahar.web.cashier import Posting, Statement, player_account
-from andar_bahar.web.service import TableService
+from sqlite_template import migrated_sqlite
 
 
 @pytest.fixture
 def service(database_url: str) -> Iterator[TableService]:
     storage = Storage.open(database_url)
+    yield TableService(storage, rng=random.Random(6))
+    storage.close()
+
+
+@pytest.fixture
+def sqlite_service(tmp_path: Path) -> Iterator[TableService]:
+    """On SQLite only: there the service's own check is all that keeps a ledger summing to zero
+    (PostgreSQL's constraint trigger refuses the bad row itself: tests/test_web_trust.py)."""
+    storage = Storage.open(migrated_sqlite(tmp_path / "club.sqlite3"))
     yield TableService(storage, rng=random.Random(6))
     storage.close()
 
@@ -281,32 +292,36 @@ def _ledger_row(service: TableService, code: str, amount: int, round_number: int
 
 
 def test_a_ledger_that_does_not_sum_to_zero_refuses_every_further_movement(
-    service: TableService,
+    sqlite_service: TableService,
 ) -> None:
-    other, other_dealer = _table(service)
-    code, dealer = _table(service)
-    _seat(service, code, dealer, "Asha", "100")
-    _seat(service, other, other_dealer, "Asha", "100")
-    _ledger_row(service, code, 5, None)
-    assert _refused(lambda: service.top_up(code, dealer, "Asha", "1")) == (
+    other, other_dealer = _table(sqlite_service)
+    code, dealer = _table(sqlite_service)
+    _seat(sqlite_service, code, dealer, "Asha", "100")
+    _seat(sqlite_service, other, other_dealer, "Asha", "100")
+    _ledger_row(sqlite_service, code, 5, None)
+    assert _refused(lambda: sqlite_service.top_up(code, dealer, "Asha", "1")) == (
         f"The ledger of table {code} would not sum to zero (5): refused."
     )
-    assert service.top_up(other, other_dealer, "Asha", "1") == 101  # its own ledger sums to 0
+    assert (
+        sqlite_service.top_up(other, other_dealer, "Asha", "1") == 101
+    )  # its own ledger sums to 0
 
 
-def test_a_round_whose_postings_do_not_sum_to_zero_is_not_settled(service: TableService) -> None:
+def test_a_round_whose_postings_do_not_sum_to_zero_is_not_settled(
+    sqlite_service: TableService,
+) -> None:
     # +5 in round 1 and −5 outside it: the table sums to zero, the round does not.
-    code, dealer = _table(service)
-    asha = _seat(service, code, dealer, "Asha", "100")
-    service.open_round(code, dealer)
-    service.place_bet(code, asha, "andar", "10", key="a")
-    _ledger_row(service, code, 5, 1)
-    _ledger_row(service, code, -5, None)
-    assert service.top_up(code, dealer, "Asha", "1") == 101  # the table itself sums to zero
-    service.turn_centre(code, dealer)
-    while service.deal(code, dealer).status == "open":
+    code, dealer = _table(sqlite_service)
+    asha = _seat(sqlite_service, code, dealer, "Asha", "100")
+    sqlite_service.open_round(code, dealer)
+    sqlite_service.place_bet(code, asha, "andar", "10", key="a")
+    _ledger_row(sqlite_service, code, 5, 1)
+    _ledger_row(sqlite_service, code, -5, None)
+    assert sqlite_service.top_up(code, dealer, "Asha", "1") == 101  # the table itself sums to zero
+    sqlite_service.turn_centre(code, dealer)
+    while sqlite_service.deal(code, dealer).status == "open":
         pass
-    assert _refused(lambda: service.settle(code, dealer)) == (
+    assert _refused(lambda: sqlite_service.settle(code, dealer)) == (
         f"The ledger of table {code} would not sum to zero (5): refused."
     )
 

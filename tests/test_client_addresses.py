@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from andar_bahar.club.limits import Limits
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
-from andar_bahar.web.limits import Limits, client_address, trusted_proxies
+from andar_bahar.web.http.clients import client_address, trusted_proxies
 from web_support import served_by_command
 
 PIN = "246813"

@@ -55,6 +55,15 @@ from sqlalchemy import event as sa_event
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from andar_bahar.club.limits import MAX_CHIPS, RequestConflict, check_bet_return
+from andar_bahar.club.service import (
+    CODE_ALPHABET,
+    PlacedBet,
+    PublicRound,
+    TableService,
+    commitment_of,
+)
+from andar_bahar.club.store import token_hash
 from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
 from andar_bahar.engine.cards import FULL_DECK, Card, check_complete
 from andar_bahar.engine.errors import (
@@ -74,15 +83,6 @@ from andar_bahar.engine.rules import PROCEDURES, BetWindow, Procedure, load_proc
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow, DealerSessionRow
 from andar_bahar.web.app import create_app
-from andar_bahar.web.limits import MAX_CHIPS, RequestConflict, check_bet_return
-from andar_bahar.web.service import (
-    CODE_ALPHABET,
-    PlacedBet,
-    PublicRound,
-    TableService,
-    commitment_of,
-)
-from andar_bahar.web.store import token_hash
 from strategies import (
     RANKS,
     amount_text,

@@ -24,12 +24,12 @@ from typer.testing import CliRunner
 
 from andar_bahar.chance.odds import outcome_distribution
 from andar_bahar.cli import app
+from andar_bahar.club.history import read_club_history
 from andar_bahar.engine.cards import Colour
 from andar_bahar.engine.settlement import settle
 from andar_bahar.reports.hold import hold_report, night_of
 from andar_bahar.reports.hold_options import By
 from andar_bahar.storage import Storage
-from andar_bahar.storage.club_history import read_club_history
 from andar_bahar.storage.models import LedgerRow, TableRoundRow
 from hold_support import START, open_table, play, sign_in_again
 

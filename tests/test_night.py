@@ -19,13 +19,13 @@ from decimal import Decimal
 import pytest
 from fastapi.testclient import TestClient
 
+from andar_bahar.club import reads as views
+from andar_bahar.club.reads import NIGHT_PAGE
+from andar_bahar.club.service import TableService
 from andar_bahar.engine.money import parse_stake
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
-from andar_bahar.web import views
-from andar_bahar.web.service import TableService
-from andar_bahar.web.views import NIGHT_PAGE
 from web_support import csrf, served
 
 ROUNDS = 60
@@ -53,7 +53,7 @@ def _shown_total(page: str, lang: str) -> Decimal:
 
 def test_each_phones_night_total_is_the_ledgers_after_60_rounds(club: TestClient) -> None:
     service = club.app.state.service  # type: ignore[attr-defined]
-    service._rng = random.Random(29)  # the decks of this night, the same on every run
+    service.store.rng = random.Random(29)  # the decks of this night, the same on every run
     table = service.create_table(name="Night", kind="betting", pin="246813",
                                  procedure=find_procedure("classic"), paytable=find_paytable("wizard"))  # fmt: skip
     code, dealer = table.code, table.dealer_token

@@ -37,7 +37,7 @@ def _said(words: str, lang: str) -> str:
 def test_a_paytable_changed_in_a_round_applies_from_the_next_and_every_screen_says_so(
     site: TestClient,
 ) -> None:
-    site.app.state.service._rng = random.Random(11)  # type: ignore[attr-defined]
+    site.app.state.service.store.rng = random.Random(11)  # type: ignore[attr-defined]
     made = site.post("/api/tables", json={"name": "Pays", "pin": PIN, "paytable": "wizard"})
     code, token = made.json()["code"], made.json()["dealer_token"]
     api = {"Authorization": f"Bearer {token}"}

@@ -325,6 +325,18 @@ def test_bad_pays_by_count_name_the_entry(extra: str, fragment: str) -> None:
     assert any(fragment in p for p in problems), problems
 
 
+@given(
+    st.fractions(min_value=Fraction(1, 10**6), max_value=10**6, max_denominator=10**6).filter(
+        lambda x: x > 0
+    )
+)
+def test_odds_are_written_as_they_read_back(value: Fraction) -> None:
+    # a property: every accepted pay is written so that reading it gives the same pay
+    # (1/128 to 1 was written 0.0078125 to 1, which the 6-places rule refuses)
+    odds = Odds.parse(f"{value.numerator}/{value.denominator} to 1")
+    assert Odds.parse(str(odds)) == odds
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -358,11 +370,11 @@ def test_a_toml_decimal_keeps_its_places_rule() -> None:
 
 def test_odds_keep_the_clubs_wording_and_print_exactly() -> None:
     assert Odds.parse("  3.5 for 1 ").written == "3.5 for 1"
-    # Exact computation: 1/1024 = 0.0009765625 (a power of 2 within 10¹²: printed as a
-    # decimal); 1/8192 needs 13 places and 1/3 has none: printed as fractions.
-    assert [str(Odds.parse(f"1/{d} to 1")) for d in (1024, 8192, 3)] == [
-        "0.0009765625 to 1",
-        "1/8192 to 1",
+    # Exact computation: 1/64 = 0.015625 (6 places, the most a pay may be written with:
+    # printed as a decimal); 1/128 = 0.0078125 needs 7 and 1/3 has none: printed as fractions.
+    assert [str(Odds.parse(f"1/{d} to 1")) for d in (64, 128, 3)] == [
+        "0.015625 to 1",
+        "1/128 to 1",
         "1/3 to 1",
     ]
 

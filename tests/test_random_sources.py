@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 
 from andar_bahar.chance import dealing_kernels
+from andar_bahar.club.service import TableService
 from andar_bahar.engine import cards
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
-from andar_bahar.web.service import TableService
 
 ROOT = Path(__file__).resolve().parent.parent
 

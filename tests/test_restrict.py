@@ -17,11 +17,11 @@ import sqlalchemy as sa
 from alembic import command
 from sqlalchemy.exc import IntegrityError
 
+from andar_bahar.club.service import TableService
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage, StorageError
 from andar_bahar.storage.engines import alembic_config, migrating
-from andar_bahar.web.service import TableService
 from sqlite_template import migrated_sqlite
 
 HISTORY = ("club_tables", "dealer_sessions", "attempts", "audit_log", "table_players",

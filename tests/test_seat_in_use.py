@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from andar_bahar.web.limits import Limits
+from andar_bahar.club.limits import Limits
 from web_support import csrf, served
 
 PIN = "246813"

@@ -10,12 +10,12 @@ from sqlalchemy import text
 from typer.testing import CliRunner
 
 from andar_bahar.cli import app
+from andar_bahar.club.service import TableService
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.storage.verification import verify
-from andar_bahar.web.service import TableService
 
 
 def settled_round() -> Round:

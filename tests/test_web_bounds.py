@@ -1,7 +1,7 @@
 """Slow and noisy clients cost the server little, and never slow another client.
 
 Against the real ``serve`` command (its uvicorn protocols and settings:
-``web/connections.py``), on SQLite:
+``web/http/connections.py``), on SQLite:
 
 - 300 clients dribbling a request's headers and 300 dribbling a body are each closed
   10 s after they began (``READ_TIMEOUT``), while a phone's bets go on at the latency
@@ -28,9 +28,9 @@ import pytest
 from starlette.websockets import WebSocketDisconnect
 
 from abuse_support import Flood, Frames, SlowClients, Table, frame, open_files, raw_socket
-from andar_bahar.web.connections import READ_TIMEOUT
-from andar_bahar.web.live import HEARTBEAT, POLICY_VIOLATION, Hub, Viewer
-from andar_bahar.web.live_socket import MESSAGE_BURST, MESSAGE_MOST, MESSAGE_TOO_BIG
+from andar_bahar.web.http.connections import READ_TIMEOUT
+from andar_bahar.web.live.hub import HEARTBEAT, POLICY_VIOLATION, Hub, Viewer
+from andar_bahar.web.live.sockets import MESSAGE_BURST, MESSAGE_MOST, MESSAGE_TOO_BIG
 from serve_process import ServeProcess
 from test_web_infra import CountRenderer
 from web_support import served
@@ -146,7 +146,7 @@ def test_a_socket_sending_too_much_is_closed_and_a_page_s_ping_answered(
 @pytest.mark.timeout(30)
 def test_the_heartbeat_reaches_quiet_sockets_only() -> None:
     """A socket sent nothing for half a beat gets HEARTBEAT at the next half beat; one that
-    was just sent a message gets none (live.py)."""
+    was just sent a message gets none (live/hub.py)."""
 
     async def scenario() -> tuple[str | None, bool]:
         hub = Hub(CountRenderer({"K7": 1}), beat=0.2)  # a table at version 1, unchanging
@@ -169,7 +169,7 @@ def test_the_heartbeat_reaches_quiet_sockets_only() -> None:
 def test_a_body_cut_short_is_never_taken_for_the_whole_request() -> None:
     """A client that leaves (or is closed, too slow) in the middle of a form: the route
     never runs on the part that came (``stake=10`` of ``stake=1000``)."""
-    from andar_bahar.web.security import WebMiddleware
+    from andar_bahar.web.http.security import WebMiddleware
 
     ran: list[Any] = []
 
@@ -207,7 +207,7 @@ def test_the_deadline_is_the_request_s_not_the_answer_s(monkeypatch: pytest.Monk
 
     import uvicorn
 
-    from andar_bahar.web import connections
+    from andar_bahar.web.http import connections
 
     monkeypatch.setattr(connections, "READ_TIMEOUT", 0.3)
 

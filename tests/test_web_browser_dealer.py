@@ -22,6 +22,7 @@ try:
 except ImportError:  # pragma: no cover - playwright is a dev dependency
     pytest.skip("Playwright is not installed", allow_module_level=True)
 
+from andar_bahar.club.values import commitment_of
 from andar_bahar.engine.bets import Bet, Wager
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import Row
@@ -29,18 +30,19 @@ from andar_bahar.engine.settlement import Outcome, settle
 from andar_bahar.i18n import format_number
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow, TableRoundRow
-from andar_bahar.web.records import commitment_of
-from andar_bahar.web.table_view import signed_amount
+from andar_bahar.web.pages.drawing import signed_amount
 from browser_support import (  # noqa: F401 - club, browser, people: the fixtures
     LAPTOP,
     PHONE,
     TV,
     ClubServer,
     People,
+    admit,
     browser,
     club,
+    create_table,
     dealer_token,
-    in_viewport,
+    in_first_screen,
     join,
     people,
     row_cards,
@@ -49,39 +51,7 @@ from browser_support import (  # noqa: F401 - club, browser, people: the fixture
 expect.set_options(timeout=10_000)
 
 CONTRAST = Path(__file__).with_name("contrast.js").read_text(encoding="utf-8")
-PIN = "135792"
 MATCHES = "the deck matches the commitment"
-
-
-def create_table(dealer: Page, club: ClubServer, **fields: str) -> str:
-    """Fill in /tables/new (after looking at the odds of the pairing); the table's code."""
-    dealer.goto(f"{club.url}/tables/new")
-    form = dealer.locator("#new-table")
-    form.locator("input[name=name]").fill(fields["name"])
-    form.locator("select[name=kind]").select_option(fields.get("kind", "betting"))
-    form.locator("select[name=procedure]").select_option(fields.get("procedure", "classic"))
-    form.locator("select[name=paytable]").select_option(fields.get("paytable", "wizard"))
-    if "rounds" in fields:
-        form.locator("input[name=rounds]").fill(fields["rounds"])
-    form.locator("input[name=pin]").fill(PIN)
-    form.get_by_role("button", name="Show the odds of this pairing").click()  # in place
-    expect(dealer.locator("#preview h2")).to_contain_text(fields.get("procedure", "classic"))
-    form.locator("button[type=submit]").click()
-    dealer.wait_for_url(re.compile(r"/dealer/[A-Z0-9]{6}$"))
-    return dealer.url.rsplit("/", 1)[-1]
-
-
-def admit(dealer: Page, name: str, chips: str | None = None) -> str:
-    """Admit *name* from the dealer's screen; the seat code it shows for them."""
-    dealer.fill("#admit input[name=name]", name)
-    if chips is not None:
-        dealer.fill("#admit input[name=balance]", chips)
-    with dealer.expect_navigation():  # the page comes back with the new seat code
-        dealer.click("#admit button")
-    seat = dealer.locator(f'[data-seat-for="{name}"]')
-    expect(seat).to_have_count(1)
-    expect(seat.locator("xpath=../..").locator("svg")).to_have_count(1)  # its QR code
-    return seat.inner_text()
 
 
 def space(dealer: Page) -> str:
@@ -327,15 +297,6 @@ def test_the_new_table_form_shows_the_fields_of_the_game_chosen(
 
 
 # -- the dealer never scrolls: the current step's controls in the first screen -------------------
-
-CONTROLS = "[data-next-step], [data-picker], .timer-row"
-"""The current step's controls: the next-step button, a real deck's picker, the bet timer."""
-
-
-def in_first_screen(dealer: Page) -> None:
-    """The current step's controls are inside the viewport, the page scrolled to the top."""
-    assert dealer.evaluate("() => window.scrollY") == 0
-    assert in_viewport(dealer, CONTROLS) == [], dealer.viewport_size
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """A phone's page is never silently stale (Chromium): a dead line is noticed, and the page catches up.
 
-The phone reaches the server through a TCP relay of the test's own (:class:`Link`), which
-can **black-hole** the line — hold every byte both ways and close nothing, as a Wi-Fi that
+The phone reaches the server through a TCP relay (``link_support.Link``), which can
+**black-hole** the line — hold every byte both ways and close nothing, as a Wi-Fi that
 froze or a route that lost its packets — or **drop** it: close every connection and
 refuse new ones, as a phone that left the network; either way the browser fires no
 ``online`` event when it is back. Meanwhile the dealer deals cards (straight to the
@@ -16,13 +16,10 @@ server). The server sends a quiet socket a heartbeat every beat; the page:
 
 from __future__ import annotations
 
-import contextlib
-import socket
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -30,9 +27,10 @@ import pytest
 from playwright.sync_api import Browser
 
 from andar_bahar.web.app import create_app
-from andar_bahar.web.connections import server_settings
-from andar_bahar.web.live import BEAT, Hub
+from andar_bahar.web.http.connections import server_settings
+from andar_bahar.web.live.hub import BEAT, Hub
 from browser_support import PHONE, free_port, join, launch
+from link_support import Link
 
 CURRENT_WITHIN = 2.0
 """Seconds after the line's return by which the page shows every card dealt meanwhile."""
@@ -40,83 +38,6 @@ SHORT_BEAT = 1.0
 """The everyday tests' heartbeat (the page then gives a silent line 1.4 s)."""
 LATE = 0.75
 """Seconds a timer of the page or of the server may fire late on a busy 2-core host."""
-
-
-class Link:
-    """A TCP relay from a free loopback port to *target*, that can black-hole or drop."""
-
-    def __init__(self, target: int) -> None:
-        self.target = target
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.flowing = threading.Event()
-        self.flowing.set()
-        self.refusing = False
-        self.refused = 0
-        """Connections refused since the last :meth:`drop` (the page's attempts)."""
-        self.open: list[socket.socket] = []
-        self.lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:  # closed: the test is over
-                return
-            threading.Thread(target=self._connect, args=(client,), daemon=True).start()
-
-    def _connect(self, client: socket.socket) -> None:
-        self.flowing.wait()  # black-holed: the connection is held, nothing goes through
-        if self.refusing:
-            self.refused += 1
-            client.close()
-            return
-        upstream = socket.create_connection(("127.0.0.1", self.target))
-        with self.lock:
-            self.open += [client, upstream]
-        for source, sink in ((client, upstream), (upstream, client)):
-            threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
-
-    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
-        while True:
-            try:
-                data = source.recv(65536)
-            except OSError:
-                data = b""
-            if not data:
-                break
-            self.flowing.wait()
-            try:
-                sink.sendall(data)
-            except OSError:
-                break
-        with contextlib.suppress(OSError):
-            sink.shutdown(socket.SHUT_WR)
-
-    def black_hole(self) -> None:
-        """Hold every byte, both ways; close nothing."""
-        self.flowing.clear()
-
-    def drop(self) -> None:
-        """Close every connection, and refuse new ones."""
-        self.refusing, self.refused = True, 0
-        with self.lock:
-            gone, self.open = self.open, []
-        for connection in gone:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-            connection.close()
-
-    def restore(self) -> None:
-        self.refusing = False
-        self.flowing.set()
-
-    def close(self) -> None:
-        self.restore()
-        self.listener.close()
-        self.drop()
 
 
 class Server:
@@ -180,7 +101,7 @@ class Night:
         self.phone.add_init_script(
             "window.addEventListener('online', () => { window.wentOnline = true; })"
         )
-        join(self.phone, SimpleNamespace(url=self.link.url), self.code, seat, "Asha")  # type: ignore[arg-type]
+        join(self.phone, self.link, self.code, seat, "Asha")
         self.server.call(f"/api/tables/{self.code}/rounds", self.dealer)
         self.wait_current()
         deadline = time.monotonic() + 10

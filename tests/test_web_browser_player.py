@@ -29,10 +29,13 @@ except ImportError:  # pragma: no cover - playwright is a dev dependency
     pytest.skip("Playwright is not installed", allow_module_level=True)
 
 from andar_bahar.engine.paytables import find_paytable
-from andar_bahar.web.table_view import chip_values
+from andar_bahar.web.pages.drawing import chip_values
 from browser_support import (  # noqa: F401 - club, browser, people: the fixtures
     BROKEN_WORDS,
+    CARDS,
+    OVERLAPS,
     PHONE,
+    TAPPED,
     ClubServer,
     People,
     browser,
@@ -108,29 +111,6 @@ def test_a_bet_is_two_taps_and_every_spot_and_chip_is_in_the_first_screen(
     expect(phone.locator(".spot-stake")).to_have_count(0)
     assert bets_of(club, code, token) == set()
     expect(phone.locator('[data-chip="5"] input')).to_be_checked()
-
-
-OVERLAPS = """(selector) => {
-    // Pairs of shown messages, and of a shown message and an element of the selector, whose
-    // boxes overlap.
-    const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 1 && r.height > 1; };
-    const messages = Array.from(document.querySelectorAll(
-        '[data-banner], [data-tap-error], [data-tap-note]')).filter(shown);
-    const meet = (a, b) => { const r = a.getBoundingClientRect(), s = b.getBoundingClientRect();
-        return r.left < s.right && s.left < r.right && r.top < s.bottom && s.top < r.bottom; };
-    const found = [];
-    messages.forEach((m, i) => {
-        messages.slice(i + 1).forEach((n) => { if (meet(m, n)) found.push([m.className, n.className]); });
-        document.querySelectorAll(selector).forEach((o) => {
-            if (meet(m, o)) found.push([m.className, o.outerHTML.slice(0, 40)]);
-        });
-    });
-    return found;
-}"""
-"""In the page: messages that overlap another message or an element of a selector."""
-TAPPED = "[data-bet], [data-chip], [data-action]"
-"""What a player taps: the spots, the chips, the buttons under them."""
-CARDS = ".felt .card"
 
 
 def test_a_refused_bet_says_why_under_the_felt_never_over_a_spot(
@@ -478,7 +458,7 @@ def test_live_messages_send_no_request_and_a_page_catches_up_after_a_drop(
     assert requests == [], f"live messages made the page ask for {requests}"
     # The page's version is the v of the last message it was sent: the second deal's (the
     # table's), or the first deal's when one render, started after the second deal was
-    # committed, drew both cards (live.py: a message's HTML may be newer than its v, never
+    # committed, drew both cards (live/hub.py: a message's HTML may be newer than its v, never
     # older; the next render then had nothing new for this page and sent it nothing).
     version = int(phone.evaluate("() => document.body.dataset.liveVersion"))
     assert version in (club.api(code)["version"] - 1, club.api(code)["version"])

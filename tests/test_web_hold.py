@@ -1,4 +1,4 @@
-"""The hold report's and the shuffle check's pages (andar_bahar.web.hold_pages), by a test client.
+"""The hold report's and the shuffle check's pages (andar_bahar.web.pages.hold), by a test client.
 
 Sources: the table played by tests/hold_support.py and the report the command line's
 modules make of it (the pages must say the same); the dealer's sign-in as the only key.
@@ -15,10 +15,10 @@ from datetime import UTC
 import pytest
 from fastapi.testclient import TestClient
 
+from andar_bahar.club.history import read_club_history
 from andar_bahar.i18n import translations
 from andar_bahar.reports.hold import hold_report
 from andar_bahar.storage import Storage
-from andar_bahar.storage.club_history import read_club_history
 from hold_support import PIN, open_table, play, sign_in_again
 from web_support import csrf, served
 

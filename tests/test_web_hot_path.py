@@ -22,15 +22,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event
 
+from andar_bahar.club.service import TableService
+from andar_bahar.club.transactions import COMMITTED
 from andar_bahar.engine.errors import ActionError, BetError, ParameterError
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow
-from andar_bahar.web.service import TableService
-from andar_bahar.web.table_view import ROAD_LENGTH
-from andar_bahar.web.transactions import COMMITTED
+from andar_bahar.web.pages.drawing import ROAD_LENGTH
 
 PIN = "246813"
 
@@ -71,9 +71,9 @@ def test_a_tables_row_kept_in_memory_is_never_stale(database_url: str) -> None:
         a, b = TableService(one), TableService(two)
         code, dealer, (asha,) = _table(a, 1)
         a.open_round(code, dealer)
-        ((table_id, (version, row)),) = a._tables.items()
+        ((table_id, (version, row)),) = a.store.kept._tables.items()
         a.place_bet(code, asha, "andar", "10", key="a1")
-        assert a._tables[table_id] == (version + 1, row)  # the same row, one version on
+        assert a.store.kept._tables[table_id] == (version + 1, row)  # the same row, one version on
         while a.deal(code, dealer).status == "open":
             pass
         a.settle(code, dealer)
@@ -81,7 +81,7 @@ def test_a_tables_row_kept_in_memory_is_never_stale(database_url: str) -> None:
         a.open_round(code, dealer)  # a's kept row is a version behind: read again
         rnd = a.state(code).round
         assert rnd is not None and rnd.paytable.name == "even-money"
-        assert a._tables[table_id][1] is not row
+        assert a.store.kept._tables[table_id][1] is not row
 
 
 def test_a_writer_keeps_its_table_row_to_itself_until_its_last_step(postgres_url: str) -> None:
@@ -100,10 +100,10 @@ def test_a_writer_keeps_its_table_row_to_itself_until_its_last_step(postgres_url
         first = threading.Thread(
             target=lambda: service.place_bet(code, asha, "andar", "20", key="k1")
         )
-        on_commit = service._on_commit
+        on_commit = service.store.transactions.on_commit
 
         def paused_after_handing_back(session, callback, **options):  # type: ignore[no-untyped-def]
-            if "_keep_table" in callback.__qualname__ and threading.current_thread() is first:
+            if "keep_table" in callback.__qualname__ and threading.current_thread() is first:
 
                 def hand_back_then_wait() -> None:
                     callback()
@@ -113,7 +113,7 @@ def test_a_writer_keeps_its_table_row_to_itself_until_its_last_step(postgres_url
                 return on_commit(session, hand_back_then_wait, **options)
             return on_commit(session, callback, **options)
 
-        service._on_commit = paused_after_handing_back  # type: ignore[method-assign]
+        service.store.transactions.on_commit = paused_after_handing_back  # type: ignore[method-assign]
         first.start()
         assert handed_back.wait(10)
         try:
@@ -172,16 +172,16 @@ def test_a_refused_first_writer_of_a_group_changes_nothing_and_the_group_goes_on
     with Storage.open(f"sqlite:///{tmp_path / 'club.sqlite3'}") as storage:
         service = TableService(storage)
         code, dealer, (asha,) = _table(service, 1)
-        group = service._group
+        group = service.store.transactions._group
         assert group is not None
-        table_id = service._version_of(code)[0]  # type: ignore[index]
+        table_id = service.store.kept.version_of(code)[0]  # type: ignore[index]
         planned = service.state(code).rounds_planned
         written = threading.Event()
         outcomes: dict[str, object] = {}
 
         def refused() -> None:
             try:
-                with service._tx() as session:
+                with service.store.transactions.write() as session:
                     session.get(ClubTableRow, table_id).rounds_planned = 99  # type: ignore[union-attr]
                     session.flush()  # in the database's transaction, not yet committed
                     written.set()
@@ -195,7 +195,7 @@ def test_a_refused_first_writer_of_a_group_changes_nothing_and_the_group_goes_on
 
         def renamed() -> None:
             written.wait(10)
-            with service._tx() as session:
+            with service.store.transactions.write() as session:
                 session.get(ClubTableRow, table_id).name = "Kept"  # type: ignore[union-attr]
             outcomes["renamed"] = True
 
@@ -231,8 +231,8 @@ def test_a_change_made_here_is_drawn_without_reading_the_tables_version(
         version = COMMITTED.get()[code]
         assert version == service.table_version(code)
         asked: list[str] = []
-        peek = service._version_of
-        monkeypatch.setattr(service, "_version_of", lambda c: asked.append(c) or peek(c))
+        peek = service.store.kept.version_of
+        monkeypatch.setattr(service.store.kept, "version_of", lambda c: asked.append(c) or peek(c))
         kept = service.table_snapshot(code, ROAD_LENGTH, known=version)
         assert asked == [] and kept.state.version == version
         assert kept.state.round is not None
@@ -267,9 +267,11 @@ def test_a_round_opened_and_settled_here_moves_the_kept_table_on_without_a_read(
         code, dealer, tokens = _table(service, 3)
         service.open_round(code, dealer)
         service.table_snapshot(code, ROAD_LENGTH)  # read once: kept from now on
-        read = service._state
+        read = service.reads._state
         reads: list[str] = []
-        monkeypatch.setattr(service, "_state", lambda s, t: reads.append(t.code) or read(s, t))
+        monkeypatch.setattr(
+            service.reads, "_state", lambda s, t: reads.append(t.code) or read(s, t)
+        )
         rng = random.Random(9)
         for number in range(ROAD_LENGTH + 3):
             if number:
@@ -327,13 +329,13 @@ def test_the_timer_task_closes_the_bets_at_the_deadline(database_url: str) -> No
 
 
 def test_a_rounds_record_written_step_by_step_is_the_whole_record() -> None:
-    """The record kept as text and added to after each step (web/kept.RecordText) is, after
+    """The record kept as text and added to after each step (club/kept.RecordText) is, after
     every step, exactly ``Round.to_dict()`` as compact JSON — what Round.loads reads."""
     import json
 
+    from andar_bahar.club.kept import RecordText
     from andar_bahar.engine.cards import Card, shuffled
     from andar_bahar.engine.round import Round
-    from andar_bahar.web.kept import RecordText
 
     rng = random.Random(11)
     for physical in (False, True):

@@ -1,7 +1,7 @@
 """The web infrastructure: vendored htmx, CSRF, languages, errors, live updates, ``serve``.
 
 The page routes are not here: these tests register demo routes and demo templates
-of their own on an app made with ``pages_module=None``. The last test drives a real
+of their own on an app made with ``pages=None``. The last test drives a real
 browser (Chromium through Playwright) when one is installed.
 """
 
@@ -13,14 +13,12 @@ import json
 import re
 import shutil
 import socket
-import sys
 import threading
 import time
 import types
 import warnings
 from collections.abc import Iterator
 from importlib import resources
-from importlib.machinery import ModuleSpec
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +30,16 @@ from starlette.websockets import WebSocketDisconnect
 from typer.testing import CliRunner
 
 from andar_bahar.cli import app as cli_app
+from andar_bahar.club.events import TableEvent
 from andar_bahar.engine.errors import AccessError
 from andar_bahar.engine.money import parse_stake
 from andar_bahar.i18n import translations
 from andar_bahar.i18n.messages import N_, Message
-from andar_bahar.web import Hub, create_app, hub_of, live, redirect, render
-from andar_bahar.web.live import PAUSE, QUEUE, SLICE, Follower, Rendered, Room, Viewer
-from andar_bahar.web.live_socket import add_live_route
-from andar_bahar.web.notify import TableEvent
-from andar_bahar.web.security import CSRF_REFUSED, load_or_create_secret
+from andar_bahar.web import Hub, create_app, hub_of, redirect, render
+from andar_bahar.web.http.security import CSRF_REFUSED, load_or_create_secret
+from andar_bahar.web.live import hub as live
+from andar_bahar.web.live.hub import PAUSE, QUEUE, SLICE, Follower, Rendered, Room, Viewer
+from andar_bahar.web.live.sockets import add_live_route
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*httpx2")  # Starlette 1.x would like httpx2
@@ -106,7 +105,7 @@ class CountRenderer:
 
 def demo_app(hub: Hub | None = None, **options: Any) -> FastAPI:
     """The infrastructure with a few demo routes, as ``pages.register`` would add them."""
-    app = create_app(database_url="sqlite://", secret=SECRET, hub=hub, pages_module=None, **options)
+    app = create_app(database_url="sqlite://", secret=SECRET, hub=hub, pages=None, **options)
     env = app.state.site.env
     env.loader = ChoiceLoader([DictLoader(DEMO_TEMPLATES), env.loader])
     counts: dict[str, int] = {}
@@ -248,7 +247,7 @@ def test_security_headers(client: TestClient) -> None:
 
 def test_csrf_cookie_is_lax_and_http_only(client: TestClient) -> None:
     # Lax, not Strict: a link from another site must not arrive without it (and so get a new
-    # one, expiring the tokens of the browser's other tabs); see web/security.py.
+    # one, expiring the tokens of the browser's other tabs); see web/http/security.py.
     response = client.get("/demo")
     cookies = response.headers.get_list("set-cookie")
     csrf = next(c for c in cookies if c.startswith("ab_csrf="))
@@ -491,7 +490,7 @@ def test_hub_renders_once_and_sends_what_changed_to_followers_of_that_table_only
 def test_a_message_drawn_after_the_table_moved_on_says_how_new_its_html_is() -> None:
     """The render for event 1 reads the table at version 3 (two more changes committed
     meanwhile): its message stands for event 1 (``v``) with HTML of version 3 (``h``), so
-    that a page orders its blocks by what they show (live.py)."""
+    that a page orders its blocks by what they show (live/hub.py)."""
     counts = {"K7": 0}
 
     async def scenario() -> list[dict[str, Any]]:
@@ -566,7 +565,7 @@ class SlowRenderer(CountRenderer):
 def test_a_live_render_gives_way_to_requests_in_flight_and_only_then(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """live.py: a render lets the GIL go (PAUSE) after every SLICE of its work while the
+    """live/hub.py: a render lets the GIL go (PAUSE) after every SLICE of its work while the
     process serves requests, so that a bet never waits behind a whole settlement; with no
     request in flight it never pauses."""
     pauses: list[float] = []
@@ -642,18 +641,19 @@ def test_live_page_loads_live_js_and_names_its_socket(client: TestClient) -> Non
 # -- registration of the page routes --------------------------------------------------------------
 
 
-def test_create_app_registers_the_pages_module_when_it_exists(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_create_app_registers_the_pages_it_is_given() -> None:
     calls: list[tuple[object, object]] = []
-    module = types.ModuleType("demo_pages_for_test")
-    module.__spec__ = ModuleSpec("demo_pages_for_test", None)
-    module.register = lambda app, site: calls.append((app, site))  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "demo_pages_for_test", module)
-    app = create_app(database_url="sqlite://", pages_module="demo_pages_for_test")
+    app = create_app(database_url="sqlite://", pages=lambda app, site: calls.append((app, site)))
     assert calls == [(app, app.state.site)]
     assert app.state.site.database_url == "sqlite://"
-    assert create_app(pages_module="no_such_package.pages") is not None
+    bare = {getattr(route, "path", "") for route in create_app(pages=None).routes}
+    assert "/" not in bare and "/ws/{code}" not in bare  # None: no page at all
+
+
+def test_create_app_registers_the_club_pages_by_default() -> None:
+    # the default is the club's own pages, imported plainly (no module found by its name)
+    paths = {getattr(route, "path", "") for route in create_app(database_url="sqlite://").routes}
+    assert {"/", "/dealer/{code}", "/play/{code}", "/ws/{code}", "/api/tables"} <= paths
 
 
 # -- serve -------------------------------------------------------------------------------------
@@ -824,7 +824,7 @@ def test_serve_closes_a_socket_that_sends_more_than_a_ping() -> None:
     from websockets.exceptions import ConnectionClosed
     from websockets.sync.client import connect
 
-    from andar_bahar.web.connections import server_settings
+    from andar_bahar.web.http.connections import server_settings
 
     port = _free_port()
     settings = {key: value for key, value in server_settings().items() if key != "log_level"}
@@ -848,9 +848,9 @@ def test_a_serving_app_freezes_what_it_started_with_and_collects_young_objects_l
 
     before = gc.get_threshold()
     try:
-        with TestClient(create_app(secret=b"k" * 32, pages_module=None)):
+        with TestClient(create_app(secret=b"k" * 32, pages=None)):
             assert gc.get_threshold() == before
-        with TestClient(create_app(secret=b"k" * 32, pages_module=None, serving=True)):
+        with TestClient(create_app(secret=b"k" * 32, pages=None, serving=True)):
             assert gc.get_threshold()[0] >= GC_YOUNG
             assert gc.get_freeze_count() > 0
     finally:

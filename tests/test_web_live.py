@@ -1,4 +1,4 @@
-"""The live table pages over ``/ws/CODE`` (issue 9; the protocol: web/live.py): what each socket is sent.
+"""The live table pages over ``/ws/CODE`` (issue 9; the protocol: web/live/hub.py): what each socket is sent.
 
 - A phone's socket gets the shared blocks of its page and its *own* blocks only; a public
   viewer (no seat) never a balance nor anyone's bet; the dealer's page everything.
@@ -27,8 +27,8 @@ from starlette.testclient import WebSocketTestSession
 
 from andar_bahar.engine.cards import Card
 from andar_bahar.storage.models import TableRoundRow
-from andar_bahar.web.live import HEARTBEAT
-from andar_bahar.web.live_pages import LIVE_PAGES
+from andar_bahar.web.live.blocks import LIVE_PAGES
+from andar_bahar.web.live.hub import HEARTBEAT
 from web_support import csrf, served
 
 PLAYER_SHARED = set(LIVE_PAGES["player"].shared)
@@ -180,7 +180,7 @@ def test_a_pages_own_action_is_not_sent_down_its_own_socket(site: TestClient) ->
 def test_no_message_holds_an_undealt_card(site: TestClient, database_url: str) -> None:
     table = Table(site)
     table.do("rounds")
-    with site.app.state.service._read() as session:
+    with site.app.state.service.store.transactions.read() as session:
         record = session.query(TableRoundRow).one().record
     deck = Card.parse_many(json.loads(record)["deck"])
     with (
@@ -285,7 +285,7 @@ def test_steps_of_a_round_do_not_read_the_seats_again_and_any_other_change_does(
 def test_writers_that_share_a_transaction_make_a_change_if_one_is_not_a_round_step() -> None:
     """A bet and a new seat code committed together (group commit) are one event: its kind is
     ``change``, so that live pages read the seats again (the bet's kind would not)."""
-    from andar_bahar.web.transactions import Change
+    from andar_bahar.club.transactions import Change
 
     assert Change(None, ["bet", "bet"], set()).kind == "bet"  # type: ignore[arg-type]
     assert Change(None, ["change", "bet"], set()).kind == "change"  # type: ignore[arg-type]
@@ -299,11 +299,11 @@ def test_a_read_sees_one_state_of_the_database(database_url: str) -> None:
 
     from sqlalchemy import select
 
+    from andar_bahar.club.service import TableService
     from andar_bahar.engine.paytables import find_paytable
     from andar_bahar.engine.rules import find_procedure
     from andar_bahar.storage import Storage
     from andar_bahar.storage.models import ClubTableRow
-    from andar_bahar.web.service import TableService
 
     service = TableService(Storage.open(database_url), rng=random.Random(3))
     table = service.create_table(
@@ -311,9 +311,33 @@ def test_a_read_sees_one_state_of_the_database(database_url: str) -> None:
         procedure=find_procedure("classic"), paytable=find_paytable("wizard"),
     )  # fmt: skip
     version = select(ClubTableRow.version).where(ClubTableRow.code == table.code)
-    with service._read() as session:
+    with service.store.transactions.read() as session:
         before = session.scalar(version)
         service.open_round(table.code, table.dealer_token)  # committed meanwhile
         assert session.scalar(select(TableRoundRow.id)) is None  # its round: not seen here
         assert session.scalar(version) == before
     assert service.table_version(table.code) == before + 1
+
+
+def test_a_refused_seat_code_or_pin_changes_nothing_a_page_shows(site: TestClient) -> None:
+    """A wrong seat code or PIN is counted (for the limits on guessing) and a wrong PIN is in
+    the audit log, but the table has not changed: its version stays, and no page following
+    it is drawn again or sent anything — a stranger's guesses are not changes of the table."""
+    table = Table(site)
+    code, stranger = table.code, table.stranger
+    v = table.version()
+    with table.follow(table.dealer, "dealer", v) as dealer:
+        table.first_look_done()
+        token = csrf(stranger)
+        guesses = [
+            stranger.post("/join", data={"code": code, "seat": "ABC-DEF", "csrf_token": token}),
+            stranger.post(f"/dealer/{code}/login", data={"pin": "000000", "csrf_token": token}),
+            stranger.post(f"/api/tables/{code}/join", json={"seat_code": "ABCDEF"}),
+            stranger.post(f"/api/tables/{code}/login", json={"pin": "000001"}),
+        ]
+        assert [guess.status_code for guess in guesses] == [403] * 4
+        assert table.version() == v
+        table.do("rounds")  # the next change is the first thing the dealer's page is sent
+        assert next_message(dealer, 0)["v"] == v + 1
+    audit = site.get(f"/api/tables/{code}/audit", headers=table.api).json()
+    assert [row["action"] for row in audit].count("login failed") == 2

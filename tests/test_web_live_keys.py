@@ -1,4 +1,4 @@
-"""The keys of the live blocks (web/live_keys.py): equal keys draw equal HTML.
+"""The keys of the live blocks (web/live/keys.py): equal keys draw equal HTML.
 
 The renderer keeps each live block with its key and draws it again only when the key
 changes; a key that leaves out something its block shows would leave a page stale. So
@@ -18,17 +18,17 @@ from collections import defaultdict
 
 import pytest
 
+from andar_bahar.club.events import TableEvent
+from andar_bahar.club.service import TableService
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
-from andar_bahar.web.live import Viewer
-from andar_bahar.web.live_keys import alike_group, key_of
-from andar_bahar.web.live_pages import LIVE_PAGES, Snapshot
-from andar_bahar.web.notify import TableEvent
-from andar_bahar.web.service import TableService
-from andar_bahar.web.table_renderer import TableRenderer
-from andar_bahar.web.table_view import ROAD_LENGTH
-from andar_bahar.web.templating import drawn, make_environment
+from andar_bahar.web.http.templating import drawn, make_environment
+from andar_bahar.web.live.blocks import LIVE_PAGES, Snapshot
+from andar_bahar.web.live.hub import Viewer
+from andar_bahar.web.live.keys import alike_group, key_of
+from andar_bahar.web.live.renderer import TableRenderer
+from andar_bahar.web.pages.drawing import ROAD_LENGTH
 
 PIN = "246813"
 FRESH_KEY = re.compile(r'name="key" value="[0-9a-f]+"')
@@ -110,7 +110,7 @@ def players_of(service: TableService, code: str):  # type: ignore[no-untyped-def
 
     from andar_bahar.storage.models import ClubTableRow, TablePlayerRow
 
-    with service._read() as session:
+    with service.store.transactions.read() as session:
         return session.execute(
             select(TablePlayerRow.id, TablePlayerRow.name)
             .join(ClubTableRow, ClubTableRow.id == TablePlayerRow.table_id)
@@ -127,7 +127,7 @@ def viewers(ids: dict[str, int], lang: str) -> list[Viewer]:
 
 def check_keys(snapshots: list[Snapshot], ids: dict[str, int]) -> int:
     """Every block, for every viewer of a page kind, role and language (the renderer keeps
-    blocks for all of them alike, and some for several page kinds: live_keys.alike_group):
+    blocks for all of them alike, and some for several page kinds: live.keys.alike_group):
     equal keys, equal HTML. The number of blocks compared."""
     renderer = TableRenderer(TableService(Storage.open("sqlite://")), make_environment())
     compared = 0
@@ -315,7 +315,7 @@ def test_a_dealt_card_draws_the_felt_once_for_the_phones_and_the_dealer() -> Non
 
 
 def test_a_settled_rounds_row_is_drawn_once_per_language() -> None:
-    from andar_bahar.web.templating import drawn
+    from andar_bahar.web.http.templating import drawn
 
     service, code = asha_bets(11, to_the_end=True)
     renderer = TableRenderer(service, make_environment())
@@ -334,12 +334,12 @@ def test_a_settled_rounds_row_is_drawn_once_per_language() -> None:
 
 
 def test_blocks_drawn_alike_across_pages_have_one_text() -> None:
-    """A block kept once for several page kinds (live_keys.ALIKE_ACROSS: the felt, for the
+    """A block kept once for several page kinds (live.keys.ALIKE_ACROSS: the felt, for the
     phones and the dealer) must be the same template text on each: dealer-only content
     added to one copy would otherwise reach the phones (found by review)."""
     from pathlib import Path
 
-    from andar_bahar.web.live_keys import ALIKE_ACROSS
+    from andar_bahar.web.live.keys import ALIKE_ACROSS
 
     folder = Path(__file__).parents[1] / "src" / "andar_bahar" / "web" / "templates"
     texts: dict[str, set[str]] = defaultdict(set)

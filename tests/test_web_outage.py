@@ -34,10 +34,10 @@ from sqlalchemy import event
 from starlette.websockets import WebSocketDisconnect
 from websockets.sync.client import connect
 
+from andar_bahar.club.health import NOT_ANSWERING, Health, not_answering
 from andar_bahar.i18n import translations
 from andar_bahar.storage import DATABASE_WAIT
-from andar_bahar.web.health import NOT_ANSWERING, Health, not_answering
-from andar_bahar.web.live import HEARTBEAT, TRY_AGAIN_LATER
+from andar_bahar.web.live.hub import HEARTBEAT, TRY_AGAIN_LATER
 from serve_process import ServeProcess, free_port
 from web_support import csrf, served
 
@@ -78,7 +78,7 @@ def test_an_outage_is_said_once_and_its_end_once(caplog: pytest.LogCaptureFixtur
     back: list[str] = []
     health = Health(probe, every=0.01)
     health.on_back(lambda: back.append("resync"))
-    with caplog.at_level(logging.WARNING, logger="andar_bahar.web.health"):
+    with caplog.at_level(logging.WARNING, logger="andar_bahar.club.health"):
         for _ in range(5):
             health.failed(OSError("connection refused"))
         assert health.down

@@ -166,7 +166,9 @@ def test_no_page_or_answer_holds_an_undealt_card(site: TestClient, database_url:
     site.post(f"/api/tables/{code}/actions/deal", json={}, headers=dealer)  # the centre card
     site.post(f"/api/tables/{code}/actions/deal", json={}, headers=dealer)  # one card
     service = site.app.state.service
-    with service._tx() as session:  # the stored deck, read from the database itself
+    with (
+        service.store.transactions.write() as session
+    ):  # the stored deck, read from the database itself
         from andar_bahar.storage.models import TableRoundRow
 
         record = session.query(TableRoundRow).one().record

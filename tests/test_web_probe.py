@@ -19,11 +19,11 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from andar_bahar.web import new_table_pages
+from andar_bahar.club.limits import Limits, client_key
+from andar_bahar.club.seats import MAX_DEALER_DEVICES
 from andar_bahar.web.app import create_app
-from andar_bahar.web.limits import Limits, client_key
-from andar_bahar.web.live import HEARTBEAT, POLICY_VIOLATION, SERVICE_RESTART
-from andar_bahar.web.seating import MAX_DEALER_DEVICES
+from andar_bahar.web.live.hub import HEARTBEAT, POLICY_VIOLATION, SERVICE_RESTART
+from andar_bahar.web.pages import new_table as new_table_pages
 
 PIN = "246813"
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
@@ -379,7 +379,11 @@ def test_the_statement_and_the_audit_log_never_wait_for_the_writer(api: TestClie
     asking many times held up every bet. They only read: they no longer queue for it."""
     code, made = a_table(api)
     service = api.app.state.service  # type: ignore[attr-defined]
-    writer = service._group.turn if service._group is not None else service._lock
+    writer = (
+        service.store.transactions._group.turn
+        if service.store.transactions._group is not None
+        else service.store.transactions._lock
+    )
     if writer is None:
         pytest.skip("PostgreSQL has no writer's turn to wait for")
     answers: list[object] = []

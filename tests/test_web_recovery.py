@@ -27,6 +27,7 @@ import pytest
 from sqlalchemy import select
 from websockets.sync.client import connect
 
+from andar_bahar.club.service import TableService
 from andar_bahar.engine.cards import Card
 from andar_bahar.engine.money import format_amount
 from andar_bahar.engine.paytables import find_paytable
@@ -34,8 +35,7 @@ from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import ClubTableRow, TableRoundRow
-from andar_bahar.web.live import HEARTBEAT
-from andar_bahar.web.service import TableService
+from andar_bahar.web.live.hub import HEARTBEAT
 from serve_process import ServeProcess
 
 START_TIMEOUT = 30.0

@@ -11,14 +11,14 @@ from decimal import Decimal
 
 import pytest
 
+from andar_bahar.club.limits import RequestConflict
+from andar_bahar.club.service import CreatedTable, TableService, commitment_of
 from andar_bahar.engine.cards import Card, shuffled
 from andar_bahar.engine.errors import AccessError, ActionError, AndarBaharError, BetError, DeckError
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
-from andar_bahar.web.limits import RequestConflict
-from andar_bahar.web.service import CreatedTable, TableService, commitment_of
 
 SEED = 21
 

@@ -12,14 +12,14 @@ from fastapi.testclient import TestClient
 from hypothesis import given
 from hypothesis import strategies as st
 
+from andar_bahar.club.service import TableService
 from andar_bahar.engine.cards import FULL_DECK, Card
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import PROCEDURES
 from andar_bahar.i18n import translations
 from andar_bahar.storage import Storage
 from andar_bahar.web.app import create_app
-from andar_bahar.web.service import TableService
-from andar_bahar.web.table_view import card_face, chip_values, next_step, spots
+from andar_bahar.web.pages.drawing import card_face, chip_values, next_step, spots
 
 
 @given(

@@ -24,9 +24,9 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from typer.testing import CliRunner
 
 from andar_bahar.cli import app as cli_app
+from andar_bahar.club import store
 from andar_bahar.storage import Storage
 from andar_bahar.storage.engines import alembic_config as _alembic_config
-from andar_bahar.web import store
 from andar_bahar.web.app import create_app
 from web_support import served as club_site
 from web_support import served_by_command
@@ -180,7 +180,7 @@ def test_players_stay_fast_while_someone_guesses_the_pin(
         time.sleep(CHECK_SECONDS)
         return slow(pin, stored)
 
-    monkeypatch.setattr("andar_bahar.web.seating.pin_matches", slow_check)
+    monkeypatch.setattr("andar_bahar.club.seats.pin_matches", slow_check)
     app = create_app(database_url=database_url, secret=b"t" * 32)
     with TestClient(app) as api:
         code, dealer = table(api)
@@ -300,7 +300,7 @@ def test_bounds_413_409_and_ascii_digits(api: TestClient) -> None:
 
 
 def test_table_creation_is_limited_per_address(database_url: str) -> None:
-    from andar_bahar.web.limits import Limits
+    from andar_bahar.club.limits import Limits
 
     app = create_app(database_url=database_url, secret=b"t" * 32, limits=Limits(tables_per_hour=3))
     with TestClient(app) as api:
@@ -318,7 +318,7 @@ def test_table_creation_is_limited_per_address(database_url: str) -> None:
 def served(monkeypatch: pytest.MonkeyPatch, folder: Path, *options: str) -> tuple[Any, Any]:
     """The app as ``andar-bahar serve OPTIONS`` hands it to uvicorn, and as uvicorn wraps
     it, with one new table per address an hour."""
-    from andar_bahar.web.limits import Limits
+    from andar_bahar.club.limits import Limits
 
     return served_by_command(monkeypatch, folder, Limits(tables_per_hour=1), *options)
 
@@ -432,14 +432,14 @@ def test_the_service_refuses_a_ledger_that_does_not_sum_to_zero_and_names_the_su
 ) -> None:
     """The service's own check (both databases; the database sums the whole millionths):
     a posting of 2.5 chips that nothing balances is refused, with the sum in chips."""
+    from andar_bahar.club.cashier import check_balanced
     from andar_bahar.engine.errors import ActionError
     from andar_bahar.storage.models import ClubTableRow, LedgerRow
-    from andar_bahar.web.cashier import check_balanced
 
     code, dealer = table(api)
     seated(api, code, dealer, "Asha")
     service = api.app.state.service  # type: ignore[attr-defined]
-    with service._tx() as session:
+    with service.store.transactions.write() as session:
         row = session.scalars(sa.select(ClubTableRow).where(ClubTableRow.code == code)).one()
         check_balanced(session, row)  # the buy-in and the house's: zero, accepted
         session.add(LedgerRow(table_id=row.id, round_id=None, player_id=None, kind="top-up",
@@ -493,7 +493,7 @@ def test_the_migration_converts_an_old_text_ledger_exactly(database_url: str) ->
         (5, 1234567890123_500000, "return"), (6, -1234567890123_500000, "return"),
     ]  # fmt: skip
     assert sessions == [store.token_hash(token)]
-    from andar_bahar.web.service import TableService
+    from andar_bahar.club.service import TableService
 
     service = TableService(storage)
     assert service.is_dealer("OLD234", token)

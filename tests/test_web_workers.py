@@ -31,11 +31,11 @@ from typer.testing import CliRunner
 from websockets.sync.client import ClientConnection, connect
 
 from andar_bahar.cli import app as cli_app
+from andar_bahar.club.service import TableService
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.storage import Storage
-from andar_bahar.web.live import HEARTBEAT
-from andar_bahar.web.security import Signer, load_or_create_secret
-from andar_bahar.web.service import TableService
+from andar_bahar.web.http.security import Signer, load_or_create_secret
+from andar_bahar.web.live.hub import HEARTBEAT
 from serve_process import ServeProcess
 
 START_TIMEOUT = 60.0

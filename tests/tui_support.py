@@ -212,9 +212,10 @@ async def choose(pilot: Pilot[None], selector: str, value: str) -> None:
     select = await reach(pilot, selector)
     assert isinstance(select, Choice), selector
     await pilot.press("enter")
-    await pilot.pause()
+    await until(pilot, lambda: select.expanded, f"{selector} opened")
     downs = select.values.index(value) + (1 if select.allow_blank else 0)
     await type_keys(pilot, "home", *["down"] * downs, "enter")
+    await until(pilot, lambda: not select.expanded, f"{selector} closed")
     assert select.value == value, f"{selector}: {select.value!r} is not {value!r}"
 
 

@@ -26,7 +26,7 @@ __all__ = ["DEFAULT_BANDS", "EdgeRange", "OddsStyle", "parse_bands"]
 
 
 DEFAULT_BANDS = "1-5,6-10,11-15,16-25,26-30,31-35,36-40,41+"
-"""The side-bet bands of the published table (seed 001)."""
+"""The side-bet bands of the published table (the club's rules)."""
 
 
 class OddsStyle(StrEnum):

@@ -25,7 +25,7 @@ from andar_bahar.i18n.messages import N_, NP_, Message
 from andar_bahar.reports.hold_options import By, Deck
 
 if TYPE_CHECKING:
-    from andar_bahar.storage.club_history import ClubHistory
+    from andar_bahar.club.history import ClubHistory
 
 history_app = typer.Typer(
     help="The stored rounds: list them, verify every settlement, a table's hold and shuffle check.",
@@ -102,9 +102,9 @@ def statement_command(
     lang: LangOption = None,
 ) -> None:
     """The end-of-night statement of a web table: per player, and every posting with --csv."""
+    from andar_bahar.club.service import TableService
     from andar_bahar.engine.money import format_amount
     from andar_bahar.storage import Storage
-    from andar_bahar.web.service import TableService
 
     translator = translator_for(lang)
     with Storage.open(database_url(db)) as storage:
@@ -137,8 +137,8 @@ def audit_command(
     lang: LangOption = None,
 ) -> None:
     """The audit log of a web table: sign-ins, voids, paytables, seats and cash, oldest first."""
+    from andar_bahar.club.service import TableService
     from andar_bahar.storage import Storage
-    from andar_bahar.web.service import TableService
 
     with Storage.open(database_url(db)) as storage:
         rows = TableService(storage).audit_local(code)
@@ -258,9 +258,9 @@ def _history(
     code: str, first: str | None, last: str | None, zone: str | None, db: str | None
 ) -> tuple[ClubHistory, tzinfo]:
     """Table *code*'s rounds from night *first* to night *last* in *zone*, and the zone."""
+    from andar_bahar.club.history import read_club_history
     from andar_bahar.reports.hold import find_zone, night_span, parse_night
     from andar_bahar.storage import Storage
-    from andar_bahar.storage.club_history import read_club_history
 
     where = find_zone(zone)
     start, end = night_span(

@@ -1,9 +1,9 @@
 """``andar-bahar serve``: the club table in the browser (the dealer's laptop serves it).
 
 One process by default, with the uvicorn protocols and settings of
-:mod:`andar_bahar.web.connections` (slow and noisy clients are closed). ``--workers N``
+:mod:`andar_bahar.web.http.connections` (slow and noisy clients are closed). ``--workers N``
 (PostgreSQL only) runs N worker processes that share the port and every table: each one
-LISTENs for the changes the others make (:mod:`andar_bahar.web.notify`). Several
+LISTENs for the changes the others make (:mod:`andar_bahar.club.events`). Several
 ``serve`` commands on other ports or hosts against the same database behave the same,
 given the same secret (``--secret-file``): see docs/deployment.md.
 """
@@ -207,9 +207,9 @@ def serve(
 
     from andar_bahar.storage import Storage, default_database_url
     from andar_bahar.web.app import create_app
-    from andar_bahar.web.connections import server_settings
-    from andar_bahar.web.limits import trusted_proxies
-    from andar_bahar.web.security import load_or_create_secret, new_secret
+    from andar_bahar.web.http.clients import trusted_proxies
+    from andar_bahar.web.http.connections import server_settings
+    from andar_bahar.web.http.security import load_or_create_secret, new_secret
 
     url = database_url(db) or default_database_url()
     if workers > 1 and make_url(url).get_backend_name() == "sqlite":

@@ -1,4 +1,4 @@
-"""What a player can bet on: a row, or the number of cards dealt (SPEC §6).
+"""What a player can bet on: a row, or the number of cards dealt.
 
 Bet names are the contract shared by the command line, the odds and the web:
 ``andar``, ``bahar``, ``cards:A-B`` (a band) and ``cards:N`` (an exact count).

@@ -1,8 +1,8 @@
-"""Bets on the table: placing, adding to, changing and taking back a stake (SPEC §6).
+"""Bets on the table: placing, adding to, changing and taking back a stake.
 
 The betting steps of :class:`~andar_bahar.engine.round.Round`, kept apart so that the
-state machine stays readable. Betting a spot a player already holds **adds** to it
-(issue 13): the record says how much was added and the total on the spot; the limits
+state machine stays readable. Betting a spot a player already holds **adds** to it:
+the record says how much was added and the total on the spot; the limits
 bound the total; changing or taking back a stake are their own explicit steps.
 
 >>> from andar_bahar.engine.paytables import find_paytable

@@ -170,7 +170,7 @@ OperationT = TypeVar(
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
-    """What a finished (or void) round shows: the report of SPEC §4.5."""
+    """What a finished (or void) round shows: the report after every round."""
 
     procedure: Procedure
     target: Rank

@@ -66,6 +66,8 @@ class Odds:
 
         >>> Odds.parse(3), Odds.parse("19/20 to 1").to_one, Odds.parse("1/3 to 1").to_one
         (Odds.parse('3 to 1'), Fraction(19, 20), Fraction(1, 3))
+        >>> Odds.parse("1/128 to 1"), Odds.parse("1/128 to 1") == Odds.parse(str(Odds.parse("1/128")))
+        (Odds.parse('1/128 to 1'), True)
         >>> Odds.parse("0.0078125 to 1")
         Traceback (most recent call last):
         ...
@@ -144,7 +146,9 @@ class Odds:
         return self.to_one + 1
 
     def _number(self) -> str:
-        if 10**12 % self.to_one.denominator == 0:
+        """X as :meth:`parse` reads it back: decimals where at most 6 places write it exactly
+        (``0.95``), otherwise the fraction (``1/128``, ``1/3``)."""
+        if 10**MAX_PLACES % self.to_one.denominator == 0:
             return format_amount(Decimal(self.to_one.numerator) / self.to_one.denominator)
         return str(self.to_one)
 

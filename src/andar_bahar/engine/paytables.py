@@ -440,13 +440,13 @@ _TRAINER_BANDS = (
 PAYTABLES: dict[str, Paytable] = {
     "trainer-default": _preset(
         "trainer-default",
-        N_("the trainer's default, seeds 001/002 (the rounded table)"),
+        N_("the trainer's default, from the club's rules (the rounded table)"),
         ("0.9 to 1", "1 to 1"),
         _TRAINER_BANDS,
     ),
     "wizard": _preset(
         "wizard",
-        N_("the published table the seeds' worked examples follow (seed 001)"),
+        N_("the published table the club's rules work their examples with"),
         ("0.9 to 1", "1 to 1"),
         (
             ("1-5", "3.5 for 1"),
@@ -461,18 +461,20 @@ PAYTABLES: dict[str, Paytable] = {
     ),
     "even-money": _preset(
         "even-money",
-        N_("an operator's table: both rows 1 to 1 (seed 001, 'variants')"),
+        N_("an operator's table: both rows 1 to 1 (the club's rules, 'Variants and differences')"),
         ("1 to 1", "1 to 1"),
         _TRAINER_BANDS,
     ),
     "andar-0.95": _preset(
         "andar-0.95",
-        N_("an operator's table: Andar 0.95 to 1, Bahar 1 to 1 (seed 001, 'variants')"),
+        N_(
+            "an operator's table: Andar 0.95 to 1, Bahar 1 to 1 (the club's rules, 'Variants and differences')"
+        ),
         ("0.95 to 1", "1 to 1"),
         _TRAINER_BANDS,
     ),
 }
-"""The preset paytables of SPEC §7, each naming its source."""
+"""The preset paytables, each naming its source."""
 
 
 def find_paytable(name: str) -> Paytable:

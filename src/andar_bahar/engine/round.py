@@ -1,4 +1,4 @@
-"""The round as an explicit state machine (SPEC §4).
+"""The round as an explicit state machine.
 
 Every step follows one rhythm: ``can_x(...)`` says whether it is allowed now,
 ``x(...)`` does it (or raises a project error and changes nothing) and returns
@@ -406,7 +406,7 @@ class Round(Betting):
         """The dealer calls the round off (a real deck exhausted, a misdeal): the round is void.
 
         This is a practical check, never a game outcome: every stake and marker
-        is returned (seed 000 §03). A round dealt from its own shuffled deck cannot
+        is returned (the lesson's practical check). A round dealt from its own shuffled deck cannot
         be void while cards are left: a complete deck always reaches a match.
         """
         if not self.can_void():

@@ -1,4 +1,4 @@
-"""Procedures: the named rules a round is played by (SPEC §5).
+"""Procedures: the named rules a round is played by.
 
 A procedure is data: a frozen, self-checking :class:`Procedure` with one enum
 per choice. Presets are looked up by name; a club writes its own in TOML.
@@ -69,11 +69,11 @@ class StartRule(StrEnum):
     """Which row gets the first dealt card."""
 
     ANDAR = "andar"
-    """Always Andar (the casino version, seeds 001/002)."""
+    """Always Andar (the casino version)."""
     CENTRE_COLOUR = "centre-colour"
-    """Black centre card → Andar first, red → Bahar first (seed 000 §03)."""
+    """Black centre card → Andar first, red → Bahar first (the lesson's rule)."""
     FIRST_CARD_COLOUR = "first-card-colour"
-    """The first dealt card's own colour decides its row (seed 000 §06)."""
+    """The first dealt card's own colour decides its row (the lesson's variant)."""
 
     def localized(self, translator: Translator | None) -> str:
         return translate(START_NAMES[self], translator)
@@ -220,7 +220,7 @@ class Procedure:
     ) -> Procedure:
         """This procedure with some choices changed, under a name that says so.
 
-        A changed procedure is a different game (seed 000 §06), so it is never shown
+        A changed procedure is a different game (the lesson says so), so it is never shown
         under the preset's bare name.
 
         >>> find_procedure("classic").overridden(start=StartRule.FIRST_CARD_COLOUR).name
@@ -380,7 +380,7 @@ PROCEDURES: dict[str, Procedure] = {
         paytable="trainer-default",
     ),
 }
-"""Named presets. ``classic`` and ``home`` are SPEC §5's; ``first-card`` plays
+"""Named presets. ``classic`` and ``home`` are the rules' own; ``first-card`` plays
 the first-card-colour rule and ``mangatha`` the chosen-rank Tamil version."""
 
 

@@ -1,4 +1,4 @@
-"""Settlement: a finished round, its bets and a paytable → exact payouts (SPEC §7).
+"""Settlement: a finished round, its bets and a paytable → exact payouts.
 
 >>> from andar_bahar.engine.paytables import find_paytable
 >>> from andar_bahar.engine.bets import Bet, Wager

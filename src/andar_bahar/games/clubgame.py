@@ -1,4 +1,4 @@
-"""The club betting game (seeds 001/002): chip balances carried from round to round.
+"""The club betting game: chip balances carried from round to round.
 
 Every balance change is a ledger entry; the entries of each round sum to zero
 against the house.

@@ -1,4 +1,4 @@
-"""The teaching game of seed 000 (SPEC §8): markers, tokens and a rotating dealer.
+"""The teaching game of the lesson: markers, tokens and a rotating dealer.
 
 One participant deals each round and the others put a marker on a row before
 any card is dealt; a correct row scores one token. After every round all 52
@@ -37,7 +37,7 @@ __all__ = ["TRAINER", "RoundScore", "Standing", "TeachingGame"]
 TRAINER = "trainer"
 """The dealer's name when the trainer deals for a learner alone."""
 RECOMMENDED = range(2, 9)
-"""2–8 participants in all suit a small lesson (seed 000 §01)."""
+"""2–8 participants in all suit a small lesson (the lesson's own advice)."""
 
 
 @dataclass(frozen=True, slots=True)

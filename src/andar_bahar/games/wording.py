@@ -1,9 +1,9 @@
 """How the games speak: names of the presets on screen, the lesson's words and the club's.
 
 The presets' names (``classic``, ``wizard`` …) are identifiers for the command line; on
-screen they get a title in the user's language. A lesson (seed 000) speaks of the
+screen they get a title in the user's language. The lesson speaks of the
 *centre card* and of *markers*, never of a "joker" or of "bets": :data:`LESSON` holds
-that wording and :data:`CLUB` the club's (seeds 001/002), so that the same layout and
+that wording and :data:`CLUB` the club's, so that the same layout and
 dealer's controls speak as the game they serve.
 """
 
@@ -118,7 +118,7 @@ CLUB = Wording(
         " returned, and the round is played again."
     ),
 )
-"""The club's words (seeds 001/002): the centre card is also called the joker."""
+"""The club's words: the centre card is also called the joker."""
 
 LESSON = Wording(
     centre_label=N_("Centre card:"),
@@ -144,4 +144,4 @@ LESSON = Wording(
         " and the round is played again with the same dealer."
     ),
 )
-"""The lesson's words (seed 000): a centre card, not a joker; markers, not bets."""
+"""The lesson's words: a centre card, not a joker; markers, not bets."""

@@ -1,4 +1,4 @@
-"""The club betting game at the terminal (seeds 001/002): bets, the deal, the settlement."""
+"""The club betting game at the terminal: bets, the deal, the settlement."""
 
 from __future__ import annotations
 

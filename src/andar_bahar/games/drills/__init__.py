@@ -1,4 +1,4 @@
-"""Drills for dealers and learners (SPEC §9): questions with checked answers.
+"""Drills for dealers and learners: questions with checked answers.
 
 Four kinds of drill: read a finished layout (which row won, how many cards were
 dealt), pay a set of bets under a paytable (the win only, after the table's

@@ -1,4 +1,4 @@
-/* andar-bahar: keep a table page live (the protocol: web/live.py).
+/* andar-bahar: keep a table page live (the protocol: web/live/hub.py).
    <body data-live-path="/ws/CODE" data-live-page="player|dealer|…" data-live-version="N">
    (base.html sets them). Opens ws(s)://host/ws/CODE?page=KIND&v=N&lang=LL; each message
    {"v", "kind", "blocks", "data"} (and "h", the version of its HTML, where newer than

@@ -1,6 +1,6 @@
 /* andar-bahar: the table pages (the player's phone, the dealer's screen, the room's display).
    No inline scripts, no eval (see the CSP). The live regions are elements with
-   data-live-block="NAME" (web/live_pages.py); static/live.js keeps the socket and fires
+   data-live-block="NAME" (web/live/blocks.py); static/live.js keeps the socket and fires
    "live:update" on document after it replaced regions. This script listens to it and:
 
    - sends the player's taps (a spot with the chosen chip, repeat, double, undo, clear, a

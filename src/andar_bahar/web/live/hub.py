@@ -1,0 +1,559 @@
+"""Live pages: the server pushes the new HTML of what changed; a page never asks for it.
+
+The protocol of the live pages (versions, live regions, messages, catch-up) and its
+mechanism, for any page that follows a table:
+
+- Every committed change of a table has a version and a
+  :class:`~andar_bahar.club.events.TableEvent`; the :class:`Hub` of each process gets
+  them in the order of the versions (:meth:`Hub.deliver`; from another thread
+  :meth:`Hub.deliver_threadsafe`).
+- A socket that follows a table is a :class:`Follower` with a :class:`Viewer`
+  (page kind, role, language; a player's id and name) and the version its page has.
+  The followers of one table in this process share a :class:`Room`.
+- A room renders in one task at a time: it reads the table once (the
+  :class:`Renderer`'s ``read``), renders the **shared** blocks once per group
+  (page kind, role, language) with followers, and the **private** blocks only of
+  the players the events concern, then sends each follower one JSON message
+  ``{"v", "kind", "blocks", "data"}`` with the blocks that differ from what it has.
+  Events that arrive while a render is under way are merged into the next one: a
+  message stands for every event up to its ``v`` (the HTML may be newer still;
+  never older).
+- A follower that opens with ``?v=N`` older than the table, or that fell behind
+  (its queue overflowed, or this process's LISTEN connection was lost), gets one
+  message with **every** block of its page at the version read.
+- A message's HTML is at the version read, which may be newer than its ``v`` (events
+  merged): it then says so (``"h"``). A page replaces a block only with HTML at least as
+  new as the block's (``live.js``): the answer to its own action and the socket's
+  messages may reach it in either order.
+- Public viewers get shared blocks only; a player only their own private blocks. A
+  socket whose seat or dealer's sign-in has ended since it came (a new seat code, a
+  released seat, a device signed out) is ended at the next render, with 1012: the
+  browser reconnects as whoever it is now (a public viewer, or refused).
+
+Fewer and smaller messages, on purpose: events are coalesced (one render for all the
+events that arrived meanwhile), and a block is sent only when its HTML changed
+for that follower, and a message that would bring a page no block and no data it has
+not got (another phone's bet, to a phone) is not sent at all; all three only make
+messages fewer and smaller. So the ``v`` a page receives may jump (17, then 20): that
+is not a gap — the server keeps, for each socket, what it was sent, and a socket that
+really fell behind gets the full set. Likewise, a change made by a page's own action
+(its socket named in the event: :data:`~andar_bahar.club.events.ACTOR`) is not sent down
+that page's socket when the render is at the change's own version: the answer to the
+action, drawn from the same blocks, brings it (every block to a dealer's page, its own
+ones to a phone; :data:`COMPLETE_ANSWERS`), and the socket gets only the rest. The
+element rule:
+``data-live-block="NAME"`` is on the element, the Jinja block ``NAME`` renders its
+*inside*, and a message replaces the inside.
+
+Live renders give way to requests: a render runs in a worker thread, and a thread that
+holds Python's GIL keeps it up to 5 ms while another waits for it (``sys.getswitchinterval``),
+so a request beside a long render (a settlement draws every phone's own blocks) would
+wait up to 5 ms at each of its many turns (each SQL statement lets the GIL go and takes
+it back). While this process serves HTTP requests (:class:`CountRequests`), a
+render therefore pauses briefly (:data:`PAUSE`) after every :data:`SLICE` of its work:
+the requests waiting then go first.
+
+Never silently stale: every socket hears from the server at least once a beat
+(:data:`BEAT`, 10 s): a socket that was sent nothing for half a beat gets
+:data:`HEARTBEAT`, a constant text the page recognises (:meth:`Hub.heartbeat`, one loop
+for every socket of the process, no render). A page that hears nothing for 1.4 beats
+takes its line for dead, says "reconnecting…" and connects again at once (``live.js``):
+a connection that died without a word (a Wi-Fi that dropped, a black-holed route) is
+noticed within 15 s of its last word, a busy phone's late timer included, and the
+catch-up above brings the page up to date. A database that stops answering does not
+end the sockets: their pages keep what they show, and get their full set when it is
+back (:mod:`~andar_bahar.club.health`); a socket opened meanwhile is closed with
+:data:`TRY_AGAIN_LATER`.
+
+The bet timer: when a room's table has a deadline ahead, the room calls the
+renderer's ``close_expired`` at that moment (every process with followers does;
+the service makes it happen once).
+
+A renderer may keep a block's HTML and send it again while what the block shows is the
+same (the club's pages do: :mod:`~andar_bahar.web.live.keys`); a block that shows the
+server's time (a countdown's ``data-now``) holds :data:`SERVER_NOW` in its place, and
+every message is sent with the time it was made there (:func:`with_now`). The socket
+route itself is :mod:`~andar_bahar.web.live.sockets`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import HTTPConnection
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from andar_bahar.club.events import PLAYER_STEPS, ROUND_STEPS, TableEvent
+from andar_bahar.club.health import DatabaseUnavailable
+from andar_bahar.web.live.text import SERVER_NOW, message_text, with_now
+
+__all__ = [
+    "BEAT",
+    "COMPLETE_ANSWERS",
+    "HEARTBEAT",
+    "PAUSE",
+    "POLICY_VIOLATION",
+    "QUEUE",
+    "SERVER_NOW",
+    "SERVICE_RESTART",
+    "SLICE",
+    "TRY_AGAIN_LATER",
+    "CountRequests",
+    "Follower",
+    "Hub",
+    "Rendered",
+    "Renderer",
+    "Viewer",
+    "hub_of",
+    "message_text",
+    "with_now",
+]
+
+log = logging.getLogger(__name__)
+
+POLICY_VIOLATION = 1008
+"""A socket refused (who it is may not follow this page): the browser stops retrying."""
+SERVICE_RESTART = 1012
+"""A socket ended by the server (shutting down, or its viewer signed out): it reconnects."""
+TRY_AGAIN_LATER = 1013
+"""A socket the server cannot serve now (its database is not answering): the browser
+tries again, less often than after a network failure."""
+HEARTBEAT = "beat"
+"""What a socket that has had nothing for half a beat is sent: the line is alive."""
+BEAT = 10.0
+"""Seconds: the longest a live socket goes without a message from the server (a page that
+hears nothing for 1.4 beats reconnects; ``base.html`` tells it the beat)."""
+COMPLETE_ANSWERS = frozenset({"dealer"})
+"""The roles whose actions are answered with every block of their page (the page is then
+at the answer's version); other roles' answers bring their own blocks."""
+QUEUE = 32
+"""Messages waiting for one slow socket; past that it gets the full set instead."""
+SLICE = 0.001
+"""How long a live render works (seconds) before it lets the requests in flight go first."""
+PAUSE = 0.0002
+"""How long it then lets the GIL go (seconds): time for a waiting thread to take it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who follows a table: the page kind, the role, the language; a player's seat."""
+
+    page: str
+    role: str
+    """``dealer``, ``player`` or ``public``."""
+    lang: str
+    player_id: int | None = None
+    player: str | None = None
+    credential: str | None = None
+    """What the socket was let in with (a hash of the seat's or the dealer's token), checked
+    again at every render (:meth:`Renderer.allowed`); ``None``: nothing (a public viewer)."""
+
+    @property
+    def group(self) -> tuple[str, str, str]:
+        """Followers of one group see the same shared blocks."""
+        return (self.page, self.role, self.lang)
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """New HTML of named blocks, and small values for page scripts."""
+
+    blocks: Mapping[str, str]
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Renderer(Protocol):
+    """What the hub needs from the pages: read a table once, render its blocks."""
+
+    def read(self, code: str, known: int | None = None) -> Any:
+        """One snapshot of table *code* (blocking: it is called in a worker thread); *known*:
+        a version the table has reached (the event's): the snapshot is at least as new."""
+
+    def version(self, snapshot: Any) -> int:
+        """The table's version in *snapshot*."""
+
+    def deadline(self, snapshot: Any) -> datetime | None:
+        """When the bets of *snapshot*'s round close by the timer (``None``: no timer)."""
+
+    def shared(self, snapshot: Any, group: tuple[str, str, str]) -> Rendered:
+        """The blocks every follower of *group* sees."""
+
+    def private(self, snapshot: Any, viewer: Viewer) -> Rendered:
+        """*viewer*'s own blocks (none for a public viewer or the dealer)."""
+
+    def allowed(self, snapshot: Any, viewer: Viewer) -> bool:
+        """Whether *viewer* still holds what it was let in with (a player's seat given a new
+        code or released, a dealer's device signed out: no longer)."""
+
+    def close_expired(self, code: str) -> None:
+        """Close the bets of *code* if their timer has run out (blocking, idempotent)."""
+
+    def forget(self, code: str) -> None:
+        """What the phones and devices of *code* hold may have changed (an event other than
+        a step of the round, or events missed): :meth:`allowed` reads it again."""
+
+
+class Follower:
+    """One socket following one table: what its page has, and the messages on their way."""
+
+    def __init__(self, viewer: Viewer, version: int, socket: str | None = None) -> None:
+        self.viewer = viewer
+        self.socket = socket
+        """The id its page names its own actions by (:data:`~andar_bahar.club.events.ACTOR`)."""
+        self.version = version
+        """The newest ``v`` sent (or the page's, until the first message)."""
+        self.memo: dict[str, str] = {}
+        """The HTML of each block as this follower last got it."""
+        self.full = True
+        """The next message carries every block (set again when it falls behind)."""
+        self.said: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None] = (None, None)
+        """The data last sent: what every viewer of its group gets, and its own (a player's)."""
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.loop = asyncio.get_running_loop()
+        """The socket's loop (tests may run a socket in a loop of its own)."""
+        self.sent = time.monotonic()
+        """When the socket last sent its page anything (``time.monotonic``; its start)."""
+
+    def push(self, text: str | None) -> bool:
+        """Queue *text* (``None`` ends the socket); ``False`` if the follower is too far behind."""
+        if text is not None and self.queue.qsize() >= QUEUE:
+            self.behind()
+            return False
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self.loop:
+            self.queue.put_nowait(text)
+        else:
+            with contextlib.suppress(RuntimeError):  # its loop is closed: nobody reads
+                self.loop.call_soon_threadsafe(self.queue.put_nowait, text)
+        return True
+
+    def behind(self) -> None:
+        """What the page has is no longer known: drop what waits, send the full set next."""
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.full, self.version = True, -1
+
+
+class Room:
+    """The followers of one table in this process, and their renders (one at a time)."""
+
+    def __init__(self, hub: Hub, code: str) -> None:
+        self.hub = hub
+        self.code = code
+        self.followers: set[Follower] = set()
+        self.seen = 0
+        """The newest version delivered (0: none yet)."""
+        self.pending: TableEvent | None = None
+        self.resync = False
+        self.recheck = True
+        """Whether who holds a seat or a sign-in may have changed since the last render (a
+        change that is not a step of the round, events missed, a new room)."""
+        self.task: asyncio.Task[None] | None = None
+        self.timer: tuple[datetime, asyncio.TimerHandle] | None = None
+
+    def deliver(self, event: TableEvent) -> None:
+        if event.version <= self.seen:
+            return  # already covered
+        if self.seen and event.version > self.seen + 1:  # some were missed: everyone's blocks
+            event = TableEvent(event.code, event.version, event.kind, None)
+            self.recheck = True
+        if event.kind not in ROUND_STEPS:
+            self.recheck = True
+        self.seen = event.version
+        self.pending = event if self.pending is None else self.pending.merge(event)
+        self.wake()
+
+    def wake(self) -> None:
+        if self.task is None or self.task.done():
+            # A context of its own: not the one of the request whose commit woke it (its
+            # notify.ACTOR would name the bets' timer closing them as that page's action).
+            loop = asyncio.get_running_loop()
+            self.task = loop.create_task(self._run(), context=contextvars.Context())
+
+    async def _run(self) -> None:
+        # Follower state changes only here, between renders, and in _render (one at a time).
+        while self.followers and (
+            self.pending is not None or self.resync or any(f.full for f in self.followers)
+        ):
+            if self.resync:
+                self.resync, self.recheck = False, True
+                for follower in self.followers:
+                    follower.behind()
+            event, self.pending = self.pending, None
+            recheck, self.recheck = self.recheck, False
+            followers = list(self.followers)
+            try:
+                out, deadline = await run_in_threadpool(self._render, event, followers, recheck)
+            except DatabaseUnavailable:  # said once by its Health; Hub.resync when it is back
+                self.resync = True
+                return
+            except Exception:  # a broken page must not stop the table: the next event retries
+                log.exception("live update of table %s failed", self.code)
+                self.resync = True  # and then every socket gets its full set
+                return
+            for follower, text in out:
+                if not follower.push(text):
+                    self.wake()
+            self._schedule(deadline)
+
+    def _render(
+        self, event: TableEvent | None, followers: list[Follower], recheck: bool = True
+    ) -> tuple[list[tuple[Follower, str | None]], datetime | None]:
+        """In a worker thread: read the table once and make every follower's message."""
+        renderer = self.hub.renderer
+        assert renderer is not None
+        if recheck:
+            renderer.forget(self.code)
+        snapshot = renderer.read(self.code, event.version if event is not None else None)
+        version = renderer.version(snapshot)
+        shared: dict[tuple[str, str, str], Rendered] = {}
+        texts: dict[tuple[Any, ...], str] = {}
+        out: list[tuple[Follower, str | None]] = []
+        now = datetime.now(UTC)
+        turn = time.perf_counter() + SLICE
+        for follower in followers:
+            if self.hub.requests and time.perf_counter() > turn:
+                time.sleep(PAUSE)  # the requests waiting for the GIL go first
+                turn = time.perf_counter() + SLICE
+            if not renderer.allowed(snapshot, follower.viewer):  # signed out since it came:
+                out.append((follower, None))  # ended; it reconnects as who it is now
+                continue
+            full = follower.full
+            label = version if full else (event.version if event is not None else version)
+            if label <= follower.version:  # its page has this version already
+                follower.full = False
+                continue
+            group = follower.viewer.group
+            common = shared.get(group)
+            if common is None:
+                common = shared[group] = renderer.shared(snapshot, group)
+            blocks, data = common.blocks, common.data
+            player = follower.viewer.player_id
+            mine = player is not None and (
+                full or event is None or event.players is None or player in event.players
+            )
+            said: tuple[Mapping[str, Any], Mapping[str, Any] | None] = (common.data, None)
+            own: Mapping[str, str] = {}
+            if mine:
+                drawn = renderer.private(snapshot, follower.viewer)
+                own, blocks, data = drawn.blocks, {**blocks, **drawn.blocks}, {**data, **drawn.data}
+                said = (common.data, drawn.data)
+            memo = follower.memo
+            if (
+                event is not None
+                and follower.socket in event.actors
+                and _may_have_made(follower.viewer, event)
+                and version == event.version
+                and not full
+            ):
+                self._answered(follower, blocks, own, said)
+            if not full:  # only what differs from what it has (the same text: the same object)
+                blocks = {k: v for k, v in blocks.items() if memo.get(k) != v}
+                if (
+                    not blocks
+                    and said[0] == follower.said[0]
+                    and said[1] in (None, follower.said[1])
+                ):
+                    follower.version = label  # nothing its page would show: not sent (the
+                    continue  # next message's v jumps past this one)
+            memo.update(blocks)
+            follower.version, follower.full, follower.said = label, False, said
+            kind = "sync" if full or event is None else event.kind
+            key = (group, label, kind, tuple(blocks), mine)
+            text = None if mine else texts.get(key)
+            if text is None:  # one text for every follower that gets the same
+                head: dict[str, Any] = {"v": label, "kind": kind}
+                if version > label:  # the HTML is newer than v: the page orders blocks by it
+                    head["h"] = version
+                text = message_text(head, blocks, {**data, "now": now.isoformat()}, now)
+                if not mine:
+                    texts[key] = text
+            out.append((follower, text))
+        return out, renderer.deadline(snapshot)
+
+    @staticmethod
+    def _answered(
+        follower: Follower,
+        blocks: Mapping[str, str],
+        own: Mapping[str, str],
+        said: tuple[Mapping[str, Any], Mapping[str, Any] | None],
+    ) -> None:
+        """The change is the follower's page's own action, and the answer to it (drawn at
+        this version) brings the page every block and value (a dealer's page: a complete
+        answer) or its own ones (a phone's): they need not come down the socket too."""
+        if follower.viewer.role in COMPLETE_ANSWERS:
+            follower.memo.update(blocks)
+            follower.said = said
+        else:
+            follower.memo.update(own)
+            follower.said = (follower.said[0], said[1])
+
+    def _schedule(self, deadline: datetime | None) -> None:
+        """Close the bets at *deadline* (once per deadline; cancelled when it changes)."""
+        if self.timer is not None and self.timer[0] != deadline:
+            self.timer[1].cancel()
+            self.timer = None
+        if deadline is None or self.timer is not None:
+            return
+        delay = max(0.0, (deadline - datetime.now(UTC)).total_seconds())
+        loop = asyncio.get_running_loop()
+        self.timer = (deadline, loop.call_later(delay, self._expire))
+
+    def _expire(self) -> None:
+        renderer = self.hub.renderer
+        if renderer is not None:
+            task = asyncio.ensure_future(run_in_threadpool(renderer.close_expired, self.code))
+            self.hub.tasks.add(task)
+            task.add_done_callback(self._expired)
+
+    def _expired(self, task: asyncio.Future[None]) -> None:
+        self.hub.tasks.discard(task)
+        error = None if task.cancelled() else task.exception()
+        if error is None:
+            return
+        self.timer = None  # the next render sets it again (at once: the deadline has passed)
+        if not isinstance(error, DatabaseUnavailable):
+            log.error("closing the bets of table %s failed", self.code, exc_info=error)
+
+    def close(self) -> None:
+        if self.timer is not None:
+            self.timer[1].cancel()
+        for follower in list(self.followers):  # a socket may end (and leave) meanwhile
+            follower.push(None)
+
+
+class Hub:
+    """This process's followers of every table, and the events that reach them."""
+
+    def __init__(self, renderer: Renderer | None = None, *, beat: float = BEAT) -> None:
+        self.renderer = renderer
+        self.beat = beat
+        """Seconds: the longest a socket goes without a message (:meth:`heartbeat`)."""
+        self.rooms: dict[str, Room] = {}
+        self.tasks: set[asyncio.Future[Any]] = set()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.requests = 0
+        """The HTTP requests this process is serving now (:class:`CountRequests`)."""
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Deliver the events of other threads in *loop* (the app's, at startup)."""
+        self.loop = loop
+
+    def deliver(self, event: TableEvent) -> None:
+        """A committed change (in the event loop; in version order for each table)."""
+        room = self.rooms.get(event.code.upper())
+        if room is not None:
+            room.deliver(event)
+
+    def deliver_threadsafe(self, event: TableEvent) -> None:
+        """:meth:`deliver` from any thread (the order of the calls is kept)."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop is closing
+                loop.call_soon_threadsafe(self.deliver, event)
+
+    async def resync(self) -> None:
+        """Events may have been missed: every follower gets its full set again."""
+        for room in list(self.rooms.values()):
+            room.resync = True
+            room.wake()
+
+    def resync_threadsafe(self) -> None:
+        """:meth:`resync` from any thread (the database is back: renders that failed meanwhile)."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop is closing
+                asyncio.run_coroutine_threadsafe(self.resync(), loop)
+
+    async def heartbeat(self) -> None:
+        """While the app runs: every half beat, each socket that was sent nothing for half
+        a beat gets :data:`HEARTBEAT` — so none goes a whole beat without a word. One loop
+        for every socket of the process; a socket with messages on their way gets none."""
+        half = self.beat / 2
+        while True:
+            await asyncio.sleep(half)
+            quiet = time.monotonic() - half
+            for room in list(self.rooms.values()):
+                for follower in list(room.followers):
+                    if follower.sent <= quiet and follower.queue.empty():
+                        follower.push(HEARTBEAT)
+
+    @contextlib.asynccontextmanager
+    async def follow(
+        self, code: str, viewer: Viewer, version: int, socket: str | None = None
+    ) -> AsyncIterator[Follower]:
+        """Follow table *code* from *version* (what the page has): a first message brings it
+        up to date if it is older. *socket*: the id the page names its own actions by."""
+        key = code.upper()
+        room = self.rooms.get(key)
+        if room is None:
+            room = self.rooms[key] = Room(self, key)
+        follower = Follower(viewer, version, socket)
+        room.followers.add(follower)
+        room.wake()
+        try:
+            yield follower
+        finally:
+            room.followers.discard(follower)
+            if not room.followers and self.rooms.get(key) is room:
+                room.close()
+                del self.rooms[key]
+
+    def followers(self, code: str) -> int:
+        """How many sockets follow *code* in this process now."""
+        room = self.rooms.get(code.upper())
+        return len(room.followers) if room is not None else 0
+
+    def close(self) -> None:
+        """End every socket (at shutdown: the browsers reconnect, with backoff, to the next server)."""
+        for room in list(self.rooms.values()):
+            room.close()
+        self.rooms.clear()
+
+
+class CountRequests:
+    """ASGI middleware: counts the HTTP requests in flight in *hub* (:attr:`Hub.requests`),
+    which its live renders give way to."""
+
+    def __init__(self, app: ASGIApp, hub: Hub) -> None:
+        self.app = app
+        self.hub = hub
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self.hub.requests += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.hub.requests -= 1
+
+
+def _may_have_made(viewer: Viewer, event: TableEvent) -> bool:
+    """Whether *viewer* can have made *event* (a dealer's step of the round, or this
+    player's own bet or marker — the actions answered with the page's blocks): a socket id
+    named by anyone else's action (a guessed or leaked one) then keeps nothing from that
+    socket, nor does any other change (a seat admitted: its answer is a new page)."""
+    if viewer.role in COMPLETE_ANSWERS:
+        return event.kind in ROUND_STEPS and event.kind not in PLAYER_STEPS
+    return event.kind in PLAYER_STEPS and event.players == frozenset({viewer.player_id})
+
+
+def hub_of(conn: HTTPConnection) -> Hub:
+    """The app's hub, from a route's request or socket."""
+    hub = conn.app.state.hub
+    assert isinstance(hub, Hub)
+    return hub

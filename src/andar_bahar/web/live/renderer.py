@@ -1,0 +1,202 @@
+"""The renderer of the club's table pages: their live blocks, each drawn again only when
+what it shows has changed.
+
+:class:`TableRenderer` is the :class:`~andar_bahar.web.live.hub.Renderer` of the club's
+tables (the registry of pages and blocks, and what a block sees, are in
+:mod:`~andar_bahar.web.live.blocks`; the keys of the blocks in
+:mod:`~andar_bahar.web.live.keys`).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from datetime import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from andar_bahar.engine.money import format_amount
+from andar_bahar.web.live.blocks import (
+    LIVE_PAGES,
+    Snapshot,
+    block_context,
+    page_extras,
+    shared_data,
+)
+from andar_bahar.web.live.hub import SERVER_NOW, Rendered, Viewer
+from andar_bahar.web.live.keys import alike_group, key_of
+from andar_bahar.web.pages.drawing import ROAD_LENGTH
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
+
+    from andar_bahar.club.service import TableService
+
+__all__ = ["ALIKE", "TableRenderer"]
+
+ALIKE = 4
+"""How many of the last drawn versions of a block are kept for every viewer alike."""
+
+
+class TableRenderer:
+    """The live blocks of the club's table pages, rendered from one snapshot of a table.
+
+    A block is drawn again only when what it shows has changed: each block is kept with
+    its key (:mod:`~andar_bahar.web.live.keys`) per table, page kind, role and language
+    (a player's own blocks: per player). A bet so draws the bettor's own blocks (once,
+    for the answer and the live message) and the dealer's list of bets; a dealt card,
+    the felt once per group of viewers.
+    """
+
+    def __init__(self, service: TableService, env: Environment) -> None:
+        self.service = service
+        self.env = env
+        self._kept: dict[tuple[str, Viewer, str], tuple[object, str]] = {}
+        """(table, viewer less what it was let in with, block) → (key, HTML): the answer to a
+        player's own bet and the live message to the player's socket share what they drew."""
+        self._alike: dict[tuple[str, tuple[str, ...], str], list[tuple[object, str]]] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._held: dict[str, tuple[int, frozenset[str]]] = {}
+
+    def read(self, code: str, known: int | None = None) -> Snapshot:
+        return Snapshot(self.service.table_snapshot(code, ROAD_LENGTH, known=known))
+
+    def version(self, snapshot: Snapshot) -> int:
+        return snapshot.state.version
+
+    def deadline(self, snapshot: Snapshot) -> datetime | None:
+        rnd = snapshot.state.round
+        return rnd.bets_deadline if rnd is not None else None
+
+    def close_expired(self, code: str) -> None:
+        self.service.close_expired(code)
+
+    def forget(self, code: str) -> None:
+        self._held.pop(code, None)
+
+    def allowed(self, snapshot: Snapshot, viewer: Viewer) -> bool:
+        """Whether *viewer* still holds its seat or dealer's sign-in. What the table's phones
+        and devices hold is read once, and again only after :meth:`forget` (the room calls
+        it for every change that is not a step of the round: a join, a new seat code, a
+        release, a sign-in or out) or for a credential it does not hold (read once more
+        per version: a device let in by another process before its event came here)."""
+        if viewer.credential is None:
+            return True
+        code, version = snapshot.state.code, snapshot.state.version
+        kept = self._held.get(code)
+        if kept is None or (viewer.credential not in kept[1] and kept[0] != version):
+            kept = self._held[code] = (version, self.service.credentials(code))
+        return viewer.credential in kept[1]
+
+    def blocks(
+        self,
+        snapshot: Snapshot,
+        viewer: Viewer,
+        names: tuple[str, ...],
+        *,
+        answering: bool = False,
+    ) -> dict[str, str]:
+        """*names* of *viewer*'s page, drawn now (the server's time left as :data:`SERVER_NOW`)."""
+        template = self.env.get_template(LIVE_PAGES[viewer.page].template)
+        context = block_context(snapshot, viewer, answering=answering)
+        context.update(page_extras(viewer, context["state"], snapshot.table, SERVER_NOW, names))
+        drawing = template.new_context(context)  # one for all: a block changes no variable of it
+        return {name: "".join(template.blocks[name](drawing)) for name in names}
+
+    def _kept_or_drawn(
+        self, snapshot: Snapshot, viewer: Viewer, names: tuple[str, ...], *, answering: bool
+    ) -> dict[str, str]:
+        """*names* as kept, those whose key changed drawn again (in one context).
+
+        Each block is kept for its viewer, and among the last few drawn for any viewer of
+        the same page, role and language (or of every page that draws it alike:
+        :func:`~andar_bahar.web.live.keys.alike_group`): a key holds whatever of the
+        viewer the block shows (:mod:`~andar_bahar.web.live.keys`), so equal keys draw
+        equal HTML. A table's blocks are drawn by one thread at a time, so that an answer
+        and the live message drawing the same ones at once (the dealer's felt, a bettor's
+        own spots) draw them once.
+        """
+        seen = snapshot.seen_by(viewer)
+        mine = snapshot.table.player_rounds(viewer.player) if viewer.player else []
+        code, page = seen.code, viewer.page
+        viewer = replace(viewer, credential=None) if viewer.credential is not None else viewer
+        keys = {n: key_of(page, n, seen, snapshot.recent, mine, viewer.player) for n in names}
+        found = self._found(code, viewer, keys)
+        if len(found) < len(names):
+            with self._drawing(code):
+                found.update(
+                    self._found(code, viewer, {n: keys[n] for n in names if n not in found})
+                )
+                stale = tuple(n for n in names if n not in found)
+                if stale:
+                    drawn = self.blocks(snapshot, viewer, stale, answering=answering)
+                    for name, html in drawn.items():
+                        self._kept[(code, viewer, name)] = (keys[name], html)
+                        where = (code, alike_group(viewer.group, name), name)
+                        alike = self._alike.setdefault(where, [])
+                        alike.insert(0, (keys[name], html))
+                        del alike[ALIKE:]
+                    found.update(drawn)
+        return {n: found[n] for n in names}
+
+    def _found(self, code: str, viewer: Viewer, keys: dict[str, object]) -> dict[str, str]:
+        """The blocks of *keys* kept for *viewer* or drawn alike for another viewer."""
+        found: dict[str, str] = {}
+        for name, key in keys.items():
+            kept = self._kept.get((code, viewer, name))
+            if kept is not None and kept[0] == key:
+                found[name] = kept[1]
+                continue
+            alike = self._alike.get((code, alike_group(viewer.group, name), name), ())
+            html = next((h for k, h in alike if k == key), None)
+            if html is not None:
+                found[name] = html
+                self._kept[(code, viewer, name)] = (key, html)
+        return found
+
+    def _drawing(self, code: str) -> threading.Lock:
+        """The lock of drawing table *code*'s shared blocks."""
+        lock = self._locks.get(code)
+        if lock is None:
+            lock = self._locks.setdefault(code, threading.Lock())
+        return lock
+
+    def shared(self, snapshot: Snapshot, group: tuple[str, str, str]) -> Rendered:
+        """The blocks every viewer of *group* sees (each drawn again only if it changed)."""
+        page, role, lang = group
+        viewer = Viewer(page, role, lang)  # no player: what every viewer of the group may see
+        blocks = self._kept_or_drawn(snapshot, viewer, LIVE_PAGES[page].shared, answering=False)
+        return Rendered(blocks, shared_data(snapshot.seen_by(viewer)))
+
+    def private(self, snapshot: Snapshot, viewer: Viewer, *, answering: bool = False) -> Rendered:
+        """*viewer*'s own blocks (each drawn again only if it changed): the answer to a
+        player's own bet and the live message after it share them."""
+        if viewer.player is None:
+            return Rendered({})
+        names = LIVE_PAGES[viewer.page].private
+        blocks = self._kept_or_drawn(snapshot, viewer, names, answering=answering)
+        data = self._own_data(snapshot, viewer)
+        return Rendered(blocks, data)
+
+    @staticmethod
+    def _own_data(snapshot: Snapshot, viewer: Viewer) -> dict[str, Any]:
+        """The player's balance, and what the settled round changed in it."""
+        data: dict[str, Any] = {}
+        state = snapshot.seen_by(viewer)
+        for player in state.players:
+            if player.name == viewer.player:
+                data["balance"] = format_amount(player.balance)
+        rnd = state.round
+        if rnd is not None and rnd.settlement is not None:
+            mine = [b for b in rnd.settlement.bets if b.player == viewer.player]
+            if mine:
+                data["net"] = format_amount(sum((b.net for b in mine), Decimal(0)))
+        return data
+
+    def answer(self, snapshot: Snapshot, viewer: Viewer, *, complete: bool) -> Rendered:
+        """The blocks that answer *viewer*'s own action: every block, or only its own ones."""
+        own = self.private(snapshot, viewer, answering=True)
+        if not complete:
+            return own
+        shared = self.shared(snapshot, viewer.group)  # as the live message has them
+        return Rendered({**shared.blocks, **own.blocks}, {**shared.data, **own.data})
