@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,7 @@ import tempfile
 import time
 import tomllib
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,8 +38,9 @@ FLOOR = 90.0
 """The least kill rate, in per cent, of every file."""
 KILLED = {"killed", "timeout"}
 """mutmut's verdicts that count as caught (a mutant that loops for ever is caught too)."""
-ENVIRONMENT = {"ANDAR_BAHAR_HYPOTHESIS": "mutation"}
-"""Hypothesis derandomised (tests/conftest.py): the same examples for every mutant."""
+ENVIRONMENT = {"ANDAR_BAHAR_MUTATION": "1"}
+"""tests/conftest.py: Hypothesis derandomised (the same examples for every mutant), and each
+mutant's tests run quickest first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,37 +125,43 @@ def mutmut_results() -> dict[str, list[Mutant]]:
 
 
 def hand_results(files: list[str], hand: list[dict[str, object]]) -> dict[str, list[Mutant]]:
-    """The hand-made mutants of mutation.toml, each applied to a copy of the sources and run
-    against its tests (pytest stops at the first failure: that failure kills it)."""
+    """The hand-made mutants of mutation.toml, each applied to its own copy of the sources
+    and run against its tests (pytest stops at the first failure: that failure kills it),
+    as many at once as mutmut runs."""
     found: dict[str, list[Mutant]] = {path: [] for path in files}
     with tempfile.TemporaryDirectory(prefix="mutation-") as folder:
-        copy = Path(folder) / "src"
-        shutil.copytree(ROOT / "src", copy, ignore=shutil.ignore_patterns("__pycache__"))
-        for number, entry in enumerate(hand, start=1):
-            path = _path_of(str(entry["file"]), files)
-            original = (ROOT / path).read_text(encoding="utf-8")
-            before, after = str(entry["before"]), str(entry["after"])
-            if original.count(before) != 1:
-                sys.exit(f"mutation.toml: {before!r} is not in {path} exactly once")
-            target = Path(folder) / path
-            target.write_text(original.replace(before, after), encoding="utf-8")
-            tests = [str(t) for t in entry["tests"]]  # type: ignore[attr-defined]
-            done = subprocess.run(
-                [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-                 "-p", "no:xdist", "-k", "not postgresql", *tests],
-                cwd=ROOT,
-                env={**os.environ, **ENVIRONMENT, "PYTHONPATH": str(copy)},
-                capture_output=True,
-                check=False,
-            )  # fmt: skip
-            target.write_text(original, encoding="utf-8")
-            status = {0: "survived", 1: "killed"}.get(done.returncode, f"error {done.returncode}")
-            if status.startswith("error"):
-                print(done.stdout.decode(errors="replace")[-2000:])
-                sys.exit(f"mutation.toml: the tests of hand-made mutant {number} could not run")
-            function = str(entry.get("function", "(by hand)"))
-            found[path].append(Mutant(f"hand {number}", function, before, after, status))
+        jobs = [(number, entry, Path(folder) / str(number)) for number, entry in enumerate(hand, 1)]
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            for path, mutant in pool.map(lambda job: _run_hand(files, *job), jobs):
+                found[path].append(mutant)
     return found
+
+
+def _run_hand(
+    files: list[str], number: int, entry: dict[str, object], copy: Path
+) -> tuple[str, Mutant]:
+    path = _path_of(str(entry["file"]), files)
+    original = (ROOT / path).read_text(encoding="utf-8")
+    before, after = str(entry["before"]), str(entry["after"])
+    if original.count(before) != 1:
+        sys.exit(f"mutation.toml: {before!r} is not in {path} exactly once")
+    shutil.copytree(ROOT / "src", copy / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / path).write_text(original.replace(before, after), encoding="utf-8")
+    tests = [str(t) for t in entry["tests"]]  # type: ignore[attr-defined]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+         "-p", "no:xdist", "-k", "not postgresql", *tests],
+        cwd=ROOT,
+        env={**os.environ, **ENVIRONMENT, "PYTHONPATH": str(copy / "src")},
+        capture_output=True,
+        check=False,
+    )  # fmt: skip
+    status = {0: "survived", 1: "killed"}.get(done.returncode, f"error {done.returncode}")
+    if status.startswith("error"):
+        print(done.stdout.decode(errors="replace")[-2000:])
+        sys.exit(f"mutation.toml: the tests of hand-made mutant {number} could not run")
+    function = str(entry.get("function", "(by hand)"))
+    return path, Mutant(f"hand {number}", function, before, after, status)
 
 
 def _path_of(name: str, files: list[str]) -> str:
@@ -231,7 +240,10 @@ def main() -> None:
         found.setdefault(path, []).extend(mutants)
     results, stale = judge(files, found, lists.get("equivalent", []))
     good = report(results, stale)
-    print(f"(the mutation run took {time.monotonic() - started:.0f} s; floor {FLOOR:.0f} %)")
+    used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    cpu = sum(u.ru_utime + u.ru_stime for u in used)
+    print(f"(the mutation run took {time.monotonic() - started:.0f} s, {cpu:.0f} s of CPU time,"
+          f" on {os.cpu_count()} cores; floor {FLOOR:.0f} %)")  # fmt: skip
     sys.exit(0 if good else 1)
 
 

@@ -326,6 +326,15 @@ def test_a_round_whose_postings_do_not_sum_to_zero_is_not_settled(
     )
 
 
+def test_a_player_with_no_postings_has_nothing_in_every_column() -> None:
+    # Exact computation: no postings sum to 0 chips in each column and in the balance.
+    zero = Decimal(0)
+    account = player_account("Asha", {}, released=True)
+    assert (account.bought_in, account.topped_up, account.cashed_out, account.staked,
+            account.returned, account.balance, account.result) == (zero,) * 7  # fmt: skip
+    assert all(isinstance(v, Decimal) for v in (account.balance, account.result))
+
+
 def test_the_statement_as_csv_lists_every_posting_then_each_players_totals() -> None:
     # A cell that a spreadsheet would run as a formula (=, +, -, @, a tab, a carriage
     # return first: OWASP's list) gets a quote before it; an amount never reads "-0".

@@ -362,9 +362,11 @@ def test_odds_are_read_up_to_40_characters() -> None:
 
 def test_a_toml_decimal_keeps_its_places_rule() -> None:
     # 0.0000001 has 7 decimal places, one more than the 6 allowed (a number read from TOML
-    # follows the rule of one written in words).
-    with pytest.raises(PaytableError, match="out of range"):
-        Odds.parse(Decimal("0.0000001"))
+    # follows the rule of one written in words); so has 0.0078125, although it is 1/128 in
+    # lowest terms, within the fractions' denominator of 10⁶: the places refuse it.
+    for number in ("0.0000001", "0.0078125"):
+        with pytest.raises(PaytableError, match="out of range"):
+            Odds.parse(Decimal(number))
     assert Odds.parse(Decimal("0.000001")).to_one == Fraction(1, 10**6)
 
 

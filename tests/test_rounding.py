@@ -275,6 +275,19 @@ def test_each_centre_colour_is_checked_on_its_own_and_said_once_per_bet() -> Non
     )
 
 
+def test_two_bets_each_paid_nothing_are_each_said() -> None:
+    # Exact computation, rounded down with chip 1: 0.5 to 1 pays 0 at stake 1 (1 × 0.5 < 1)
+    # and 0.25 to 1 at stakes 1–3 (3 × 0.25 < 1); each bet is said, once.
+    halves = table(Rounding.DOWN, bands=(), main=(Odds.parse("0.5"), Odds.parse("0.25")))
+    text = [str(m) for m in rounding_check(odds_report(CLASSIC, halves)).messages()]
+    assert [line for line in text if "paid nothing" in line] == [
+        "Rounding: a winning bet on Andar can be paid nothing at a stake of 1 (wins rounded"
+        " down to the chip, chip 1).",
+        "Rounding: a winning bet on Bahar can be paid nothing at stakes of 1–3 (wins rounded"
+        " down to the chip, chip 1).",
+    ]
+
+
 def listed(stakes: Stakes, top: int) -> list[int]:
     """The stakes up to *top* of a :class:`Stakes` ("18–20, 103 or more")."""
     return [*stakes.units, *range(stakes.from_on or top + 1, top + 1)]
