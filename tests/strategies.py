@@ -63,10 +63,14 @@ cards_text = st.one_of(
 )
 """Text that Card.parse_many sees: cards separated by anything, or anything."""
 
-PRESET_BETS = sorted({str(bet) for table in PAYTABLES.values() for bet in table.bets})
+PRESET_BETS = sorted(
+    {str(bet) for table in PAYTABLES.values() for bet in (*table.bets, *table.centre_bets)}
+)
 BET_JUNK = ["", " ", "middle", "ANDAR", " bahar ", "Andar ", "cards:", "cards:0", "cards:50"]
 BET_JUNK += ["cards:1-5", "cards:5-1", "cards:41+", "cards:1–5", "cards:1..5", "cards:3-7"]
 BET_JUNK += ["cards:7", "cards: 7", "CARDS:7", "cards:٣", "cards:-1", "cards:1-", "анда", "a\nb"]
+BET_JUNK += ["centre:", "centre:suit", "centre:suit:x", "centre:rank:1", "centre:rank:٣"]
+BET_JUNK += ["Center:Color:RED", "centre:colour:green", "centre:low:A", "centre:suit:ч"]
 
 bet_text = st.one_of(
     st.sampled_from([*PRESET_BETS, *BET_JUNK]),

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from andar_bahar.chance.odds import bet_odds, outcome_distribution
-from andar_bahar.engine.bets import Bet, CardsBet, MainBet
+from andar_bahar.engine.bets import Bet, CardsBet, CentreBet, MainBet
 from andar_bahar.engine.cards import Suit
 from andar_bahar.engine.errors import ActionError
 from andar_bahar.engine.paytables import (
@@ -231,11 +231,16 @@ def test_pay_answers_are_the_wins_worked_out_by_hand(
         assert question.answer is AnswerKind.NUMBER
         bet = wager.bet
         # Source: the paytable's own figures — main[0]/main[1] for Andar/Bahar (or for the
-        # row dealt first / the other), the band's odds for a side bet.
+        # row dealt first / the other), the band's odds for a side bet, the kind's for a bet
+        # on the centre card.
         if isinstance(bet, MainBet):
             wins = bet.row is winner
             key = bet.row is Row.ANDAR if table.keyed_by is MainKey.ROW else bet.row is first_row
             odds = table.main[0 if key else 1]
+        elif isinstance(bet, CentreBet):  # the centre card's own pay, by its kind
+            assert result.centre is not None
+            wins = bet.wins_on(result.centre)
+            odds = next(p.odds for p in table.centre if p.kind is bet.kind)
         else:
             assert isinstance(bet, CardsBet)
             wins = bet.low <= count <= bet.high

@@ -64,7 +64,7 @@ from andar_bahar.club.service import (
     commitment_of,
 )
 from andar_bahar.club.store import token_hash
-from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
+from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, CentreBet, MainBet
 from andar_bahar.engine.cards import FULL_DECK, Card, check_complete
 from andar_bahar.engine.errors import (
     AccessError,
@@ -183,14 +183,15 @@ def test_card_parse_many_reads_each_piece_or_one_sentence(text: str) -> None:
 @FAST
 @given(text=bet_text)
 def test_bet_parse_gives_a_bet_or_one_sentence(text: str) -> None:
-    """Bet.parse reads a row or a count of cards between 1 and 49, or refuses with a
-    BetError sentence; str(bet) is the bet's canonical name and reads back equal."""
+    """Bet.parse reads a row, a count of cards between 1 and 49 or a bet on the centre
+    card, or refuses with a BetError sentence; str(bet) is the bet's canonical name and
+    reads back equal."""
     bet, error = attempt(lambda: Bet.parse(text))
     if error is not None:
         assert isinstance(error, BetError)
         assert_one_sentence(error, echoed=(text,))
         return
-    assert isinstance(bet, (MainBet, CardsBet))
+    assert isinstance(bet, (MainBet, CardsBet)) or (isinstance(bet, CentreBet) and bet.placeable)
     if isinstance(bet, CardsBet):
         assert 1 <= bet.low <= bet.high <= MAX_CARDS_DEALT
     assert Bet.parse(str(bet)) == bet

@@ -637,3 +637,24 @@ def test_the_phone_works_from_the_keyboard(club: ClubServer, people: People) -> 
     phone.focus('[data-bet="bahar"]')
     phone.keyboard.press("Space")
     expect(phone.locator('[data-bet="bahar"] .spot-stake')).to_contain_text("5")
+
+
+def test_the_centre_card_spots_show_until_it_is_turned(club: ClubServer, people: People) -> None:
+    # The joker preset: 4 suits, 2 colours, 13 ranks, A–6, 7, 8–K before the turn;
+    # the centre card Q♥ typed by the dealer: a heart wins 5 × 2.9 = 14.5, paid 14.
+    code, token = club.table("Centre", paytable="joker")
+    phone = seated_phone(people, club, code, token, "Nino")
+    club.wait_followers(code, 1)
+    club.post(f"/api/tables/{code}/rounds", {"physical": True}, token)
+    centre = phone.locator('[data-bet^="centre:"]')
+    expect(centre).to_have_count(22)
+    assert fits_the_phone(phone)
+    phone.click('[data-chip="5"]')
+    phone.click('[data-bet="centre:suit:♥"]')
+    expect(phone.locator('[data-bet="centre:suit:♥"] .spot-stake')).to_contain_text("5")
+    club.post(f"/api/tables/{code}/actions/centre", {"card": "Q♥"}, token)
+    expect(centre).to_have_count(0)  # gone at the turn; Andar, Bahar and the bands stay
+    expect(phone.locator('[data-bet="andar"]')).to_be_enabled()
+    expect(phone.locator("[data-banner]")).to_have_text(
+        "+14: the centre card is Q♥: won 14 on centre card ♥ (paid when the round is settled)"
+    )

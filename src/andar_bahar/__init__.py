@@ -11,7 +11,7 @@ Card.parse('Q♥')
 """
 
 from andar_bahar._version import __version__
-from andar_bahar.engine.bets import Bet, CardsBet, MainBet
+from andar_bahar.engine.bets import Bet, CardsBet, CentreBet, CentreKind, MainBet
 from andar_bahar.engine.cards import FULL_DECK, Card, Colour, Rank, Suit, check_complete
 from andar_bahar.engine.errors import (
     ActionError,
@@ -46,6 +46,8 @@ __all__ = [
     "Card",
     "CardError",
     "CardsBet",
+    "CentreBet",
+    "CentreKind",
     "Colour",
     "DeckError",
     "MainBet",

@@ -21,6 +21,10 @@ says):
 - when one pay per row cannot serve both centre colours (the colour start rule with bets
   open after the centre: Andar wins 429/833 or 404/833), the main bets are keyed by the row
   dealt first, which paytables support;
+- the bets on the centre card the base table offers are designed as the side bets are, each
+  kind at one pay (they close before the centre card, so only the overall odds count: a suit
+  wins 1/4, a colour 1/2, a rank or seven 1/13, low or high 6/13); a procedure without a
+  centre card leaves them out, and says so;
 - a side bet no pay on the step serves is left out of the table; when Andar or Bahar cannot
   be served the design is refused (:attr:`Design.refused`): a table must offer both, and a
   pay outside the range is not what was asked for. Either way each such bet is named, with
@@ -57,6 +61,7 @@ from andar_bahar.chance.design_search import (
     Search,
     Situation,
     band_line,
+    centre_line,
     fixed_period,
     main_line,
     union,
@@ -65,11 +70,11 @@ from andar_bahar.chance.odds import OddsReport, odds_report
 from andar_bahar.chance.odds import outcome_distribution as distribution_of
 from andar_bahar.chance.rounding import RoundingCheck, bet_pays, rounding_check
 from andar_bahar.chance.stake_edges import EdgeProfile, StakeRange, Stakes
-from andar_bahar.engine.bets import Bet, CardsBet, MainBet
+from andar_bahar.engine.bets import Bet, CardsBet, CentreBet, MainBet
 from andar_bahar.engine.cards import Colour
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.engine.money import Amount, as_decimal, format_amount
-from andar_bahar.engine.paytables import Band, MainKey, Odds, Paytable
+from andar_bahar.engine.paytables import Band, CentrePays, MainKey, Odds, Paytable
 from andar_bahar.engine.rules import BetWindow, Procedure, Row, StartRule
 from andar_bahar.i18n.messages import N_, NP_, Localizable, Message
 
@@ -141,6 +146,8 @@ class Design:
     keyed_for_colour: bool = False
     """True when the designer keyed the main pays by the row dealt first because no pay
     per row fits every centre colour (not because the base table's pays by count are)."""
+    centre_dropped: bool = False
+    """True when the base offers bets on the centre card and the procedure turns none."""
 
     @property
     def refused(self) -> bool:
@@ -175,7 +182,17 @@ class Design:
                 )
             )
         out.extend(missing.message() for missing in self.unreachable)
-        left_out = [u.bet for u in self.unreachable if isinstance(u.bet, CardsBet)]
+        if self.centre_dropped:
+            out.append(
+                Message(
+                    N_(
+                        "The procedure '{name}' turns no centre card: the table leaves out the"
+                        " bets on the centre card."
+                    ),
+                    name=self.procedure.name,
+                )
+            )
+        left_out = [u.bet for u in self.unreachable if not isinstance(u.bet, MainBet)]
         if left_out:
             out.append(
                 Message(
@@ -240,12 +257,13 @@ def design_paytable(
     base: Paytable | None = None,
     name: str | None = None,
 ) -> Design:
-    """Pays for Andar, Bahar and every band that keep each bet's house edge in *edge* at
-    every stake the table allows.
+    """Pays for Andar, Bahar, every band and every kind of bet on the centre card the base
+    offers that keep each bet's house edge in *edge* at every stake the table allows.
 
     *step* is the club's step in its *style* ("0.5" to 1, or "for 1"). *base* (optional)
-    gives the chip, rounding rule, limits and any pays by count to keep; the designed
-    table's ``[limits] min`` is raised where rounding would take a bet out of the range.
+    gives the chip, rounding rule, limits, any pays by count to keep and the kinds of bet
+    on the centre card to offer; the designed table's ``[limits] min`` is raised where
+    rounding would take a bet out of the range.
     """
     if step <= 0 or step > 1000:
         raise ParameterError(
@@ -273,12 +291,17 @@ def design_paytable(
         (band, _search([band_line(band, s) for s in situations], edge, grid, base, asked))
         for band in bands
     ]
-    units = [*zip(_bets_of(keyed_by, main), main, strict=True), *side]
+    centre = [
+        (bet, _search([centre_line(bet)], edge, grid, base, asked))
+        for bet in base.bets
+        if isinstance(bet, CentreBet) and procedure.has_centre
+    ]
+    units = [*zip(_bets_of(keyed_by, main), main, strict=True), *side, *centre]
     needs = [(bets, search.best_need) for bets, search in units]
     minimum = max([asked.first, *(need for _, need in needs if need is not None)])
     if any(search.best_need is None for search in main):
         minimum, needs = asked.first, []  # refused: no table, its stakes left as asked
-    table = _table(base, procedure, edge, name, keyed_by, main, side, grid, minimum)
+    table = _table(base, procedure, edge, name, keyed_by, main, [*side, *centre], grid, minimum)
     stakes = asked.from_stake(minimum)
     report = odds_report(procedure, table)
     return Design(
@@ -294,6 +317,7 @@ def design_paytable(
         stakes,
         raised_by=tuple(_raised_by(needs, asked)),
         keyed_for_colour=keyed_by is MainKey.FIRST_ROW and not base.main_by_count,
+        centre_dropped=bool(base.centre) and not procedure.has_centre,
     )
 
 
@@ -353,12 +377,13 @@ def _table(
     name: str | None,
     keyed_by: MainKey,
     main: Sequence[Search],
-    side: Sequence[tuple[CardsBet, Search]],
+    side: Sequence[tuple[CardsBet | CentreBet, Search]],
     grid: Grid,
     minimum: int,
 ) -> Paytable:
     """The designed table: each search's choice at *minimum*; a main bet no pay serves at
-    its nearest pay (the design is then refused); a side bet no pay serves left out."""
+    its nearest pay (the design is then refused); a side bet (on the cards dealt or the
+    centre card) no pay serves left out."""
     pays: list[Odds] = []
     for search in main:
         chosen = search.choose(minimum) or search.nearest()
@@ -369,11 +394,13 @@ def _table(
         else:
             below, _ = exact_nearest(search.lines, edge, grid)
             pays.append(below.odds if below is not None else grid.odds(grid.first()))
-    designed = []
-    for band, search in side:
+    designed, centre = [], []
+    for bet, search in side:
         chosen = search.choose(minimum)
-        if chosen is not None:
-            designed.append(Band(band, grid.odds(chosen.ks[0])))
+        if chosen is not None and isinstance(bet, CentreBet):
+            centre.append(CentrePays(bet.kind, grid.odds(chosen.ks[0])))
+        elif chosen is not None and isinstance(bet, CardsBet):
+            designed.append(Band(bet, grid.odds(chosen.ks[0])))
     low, high = _percent(edge.low), _percent(edge.high)
     return replace(
         base,
@@ -381,6 +408,7 @@ def _table(
         main=(pays[0], pays[1]),
         keyed_by=keyed_by,
         bands=tuple(designed),
+        centre=tuple(centre),
         min_stake=base.chip * minimum if minimum > StakeRange.of(base).first else base.min_stake,
         source=f"andar-bahar paytable design --edge {low}-{high}",
     )

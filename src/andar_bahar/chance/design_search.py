@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from andar_bahar.chance.design_inputs import EdgeRange, OddsStyle
-from andar_bahar.chance.odds import BetPays, OutcomeDistribution
+from andar_bahar.chance.odds import BetPays, OutcomeDistribution, centre_probability
 from andar_bahar.chance.stake_edges import ENDLESS, EdgeProfile, Misses, StakeRange
-from andar_bahar.engine.bets import CardsBet, MainBet
+from andar_bahar.engine.bets import CardsBet, CentreBet, MainBet
 from andar_bahar.engine.cards import Colour
 from andar_bahar.engine.money import MAX_PLACES, format_amount, to_decimal
 from andar_bahar.engine.paytables import MAX_ODDS, MainKey, Odds, Paytable, Rounding
@@ -37,6 +37,7 @@ __all__ = [
     "Search",
     "Situation",
     "band_line",
+    "centre_line",
     "fixed_period",
     "interval",
     "main_line",
@@ -121,6 +122,12 @@ def main_line(bet: MainBet, keyed_by: MainKey, base: Paytable, situation: Situat
 def band_line(bet: CardsBet, situation: Situation) -> Line:
     win = situation.distribution.probability_of_band(bet.low, bet.high)
     return Line(situation.given, (win,), (), 1 - win)
+
+
+def centre_line(bet: CentreBet) -> Line:
+    """A bet on the centre card: decided before the deal, so one situation (nothing seen)."""
+    win = centre_probability(bet)
+    return Line(None, (win,), (), 1 - win)
 
 
 @dataclass(frozen=True, slots=True)

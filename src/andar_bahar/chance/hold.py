@@ -26,6 +26,11 @@ placed before it, or no centre card at all) it is the unconditional one, the cen
 colour being part of the round's luck. Only the colour matters: the rank is matched by
 three cards whatever it is.
 
+**Bets on the centre card** are settled by the centre card itself, whose colour the deal
+depends on: with such bets the law runs over the centre card and the outcome together —
+each card of each colour (equally likely within its colour), then the outcomes given
+that colour.
+
 **A night.** Rounds are dealt from separate shuffles, so their results are independent:
 the night's mean and variance are the sums of the rounds' (:class:`HoldLaw`). Where the
 result lies in its law is said by z (the distance from the mean in standard deviations),
@@ -59,10 +64,10 @@ from functools import lru_cache, reduce
 from andar_bahar.chance.hold_tails import MICROS, RoundLaw, Tails
 from andar_bahar.chance.odds import Outcome, outcome_distribution, sqrt_decimal
 from andar_bahar.chance.significance import two_sided
-from andar_bahar.engine.bets import Bet, Wager
-from andar_bahar.engine.cards import Colour
+from andar_bahar.engine.bets import Bet, CentreBet, Wager
+from andar_bahar.engine.cards import FULL_DECK, Card, Colour
 from andar_bahar.engine.paytables import Odds, Paytable
-from andar_bahar.engine.rules import BetWindow, Procedure, StartRule, TargetMode
+from andar_bahar.engine.rules import BetWindow, Procedure, Row, StartRule, TargetMode
 
 __all__ = [
     "LEVEL",
@@ -158,17 +163,51 @@ def round_law(
     *procedure* gives the start rule and target mode (hence the outcome distribution);
     *centre* is the colour the bets knew (see :func:`known_centre`), ``None`` if none.
     A round without bets keeps 0 for certain.
+
+    >>> from andar_bahar.engine.paytables import find_paytable
+    >>> from andar_bahar.engine.rules import find_procedure
+    >>> law = round_law(find_procedure("classic"), find_paytable("joker"),
+    ...                 [Wager("asha", Bet.parse("centre:suit:h"), Decimal(10))])
+    >>> law.mean, law.variance            # 10 × the edge 1/40; keeps 10 or pays 29
+    (Fraction(1, 4), Fraction(4563, 16))
     """
-    situation = _outcomes(procedure.start, procedure.target, centre)
-    total = [0] * len(situation.outcomes)
-    for wager in wagers:
-        for i, value in enumerate(_kept(paytable, wager.bet, wager.stake, situation)):
-            total[i] += value
+    wagers = list(wagers)
+    on_centre = [w for w in wagers if isinstance(w.bet, CentreBet)]
+    on_deal = [w for w in wagers if not isinstance(w.bet, CentreBet)]
+    colours = [centre] if centre is not None else list(Colour)
     merged: dict[int, int] = {}
-    for value, weight in zip(total, situation.weights, strict=True):
-        merged[value] = merged.get(value, 0) + weight
+    denominator = 1
+    parts = []
+    for colour in colours if on_centre else [centre]:
+        situation = _outcomes(procedure.start, procedure.target, colour)
+        total = [0] * len(situation.outcomes)
+        for wager in on_deal:
+            for i, value in enumerate(_kept(paytable, wager.bet, wager.stake, situation)):
+                total[i] += value
+        cards = Counter(
+            sum(_kept_on(paytable, w, card) for w in on_centre)
+            for card in FULL_DECK
+            if colour is None or card.colour is colour
+        )
+        parts.append((total, situation, cards))
+        denominator = math.lcm(denominator, situation.denominator * sum(cards.values()))
+    for total, situation, cards in parts:
+        scale = denominator // (situation.denominator * sum(cards.values()))
+        for value, weight in zip(total, situation.weights, strict=True):
+            for kept, count in cards.items():
+                merged[value + kept] = merged.get(value + kept, 0) + weight * count * scale
+    if len(parts) > 1:
+        denominator *= len(parts)  # each colour half the time
     values = tuple(sorted(merged))
-    return RoundLaw(values, tuple(merged[v] for v in values), situation.denominator)
+    return RoundLaw(values, tuple(merged[v] for v in values), denominator)
+
+
+def _kept_on(paytable: Paytable, wager: Wager, card: Card) -> int:
+    """What the house keeps from a bet on the centre card when the centre card is *card*."""
+    if wager.bet.wins(winner=Row.ANDAR, cards_dealt=0, centre=card):
+        odds = paytable.odds_for(wager.bet, first_row=None)
+        return -int(paytable.win(wager.stake, odds) * MICROS)
+    return int(wager.stake * MICROS)
 
 
 @dataclass(frozen=True, slots=True)

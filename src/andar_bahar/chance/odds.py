@@ -5,8 +5,10 @@ over the deck's composition — never by simulation — so every start rule is
 exact, including ``first-card-colour`` (the first card's colour is correlated
 with the match) and ``chosen-rank`` (four cards match among 52).
 
-An *outcome* is ``(first_row, winner, cards_dealt)``; every bet of every
-paytable is settled by the outcome alone.
+An *outcome* is ``(first_row, winner, cards_dealt)``; every bet on the rows and the
+cards dealt is settled by the outcome alone, and every bet on the centre card by the
+centre card alone: it wins on a share of the 52 cards (a suit 13, a colour 26, a rank 4,
+low 24, seven 4, high 24), and is open only before the centre card is seen.
 
 >>> from andar_bahar.engine.rules import find_procedure
 >>> dist = outcome_distribution(find_procedure("classic"))
@@ -25,8 +27,8 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from math import comb
 
-from andar_bahar.engine.bets import Bet
-from andar_bahar.engine.cards import Colour
+from andar_bahar.engine.bets import Bet, CentreBet, CentreKind
+from andar_bahar.engine.cards import FULL_DECK, Colour, Rank, Suit
 from andar_bahar.engine.money import decimal_sign
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import BetWindow, Procedure, Row, StartRule, TargetMode
@@ -41,6 +43,7 @@ __all__ = [
     "OutcomeDistribution",
     "Percent",
     "bet_odds",
+    "centre_probability",
     "first_match_distribution",
     "odds_report",
     "outcome_distribution",
@@ -301,6 +304,9 @@ class BetPays:
 
     @classmethod
     def of(cls, bet: Bet, paytable: Paytable, distribution: OutcomeDistribution) -> BetPays:
+        if isinstance(bet, CentreBet):  # the centre card alone decides: one pay
+            p = centre_probability(bet)
+            return cls(((paytable.odds_for(bet, first_row=None).to_one, p),), 1 - p)
         wins: dict[Fraction, Fraction] = {}
         lose = Fraction(0)
         for (first, winner, k), p in distribution.probabilities.items():
@@ -325,6 +331,24 @@ class BetPays:
     def second_moment(self) -> Fraction:
         """E[R²] of the return R per unit staked: Σ P × pay² + P(lose)."""
         return sum((p * x * x for x, p in self.wins), Fraction(0)) + self.lose
+
+
+_ONE_OF: dict[CentreKind, Suit | Colour | Rank] = {
+    CentreKind.SUIT: Suit.SPADES,
+    CentreKind.COLOUR: Colour.BLACK,
+    CentreKind.RANK: Rank.ACE,
+}
+
+
+def centre_probability(bet: CentreBet) -> Fraction:
+    """P(*bet* wins): the share of the 52 cards on which it wins, counted card by card (for
+    the row of a named kind, that of each one of its bets — they are alike).
+
+    >>> [str(centre_probability(CentreBet(kind))) for kind in CentreKind]
+    ['1/4', '1/2', '1/13', '6/13', '1/13', '6/13']
+    """
+    one = bet if bet.placeable else CentreBet(bet.kind, _ONE_OF[bet.kind])
+    return Fraction(sum(one.wins_on(card) for card in FULL_DECK), len(FULL_DECK))
 
 
 def _pays_text(bet: Bet, paytable: Paytable, given: Colour | None) -> str:
@@ -419,7 +443,9 @@ def odds_report(
     procedure: Procedure, paytable: Paytable, *, window: BetWindow | None = None
 ) -> OddsReport:
     """Every bet of *paytable* under *procedure*: overall, and per centre colour where
-    bets stay open after the centre card and its colour changes the odds.
+    bets stay open after the centre card and its colour changes the odds. The bets on the
+    centre card close when it is turned (so are shown overall only), and a procedure
+    without a centre card has none.
 
     >>> from andar_bahar.engine.paytables import find_paytable
     >>> from andar_bahar.engine.rules import find_procedure
@@ -434,16 +460,19 @@ def odds_report(
     """
     rules = procedure.replace(window=window) if window is not None else procedure
     overall = outcome_distribution(rules)
-    overall_bets = [bet_odds(bet, paytable, overall) for bet in paytable.bets]
+    on_deal = [bet for bet in paytable.bets if not isinstance(bet, CentreBet)]
+    overall_bets = [bet_odds(bet, paytable, overall) for bet in on_deal]
     bets = list(overall_bets)
     if rules.window is BetWindow.AFTER_CENTRE and rules.has_centre:
         for colour in Colour:
             given = outcome_distribution(rules, centre=colour)
-            for bet, whole in zip(paytable.bets, overall_bets, strict=True):
+            for bet, whole in zip(on_deal, overall_bets, strict=True):
                 odds = bet_odds(bet, paytable, given, colour)
                 if (odds.probability, odds.expected_return) != (
                     whole.probability,
                     whole.expected_return,
                 ):
                     bets.append(odds)
+    if rules.has_centre:  # last: the bets on the centre card, open only before it
+        bets += [bet_odds(b, paytable, overall) for b in paytable.bets if b not in on_deal]
     return OddsReport(rules, paytable, overall, tuple(bets))

@@ -42,7 +42,7 @@ from numpy.typing import NDArray
 from andar_bahar.chance import dealing_kernels
 from andar_bahar.chance.odds import OutcomeDistribution, bet_odds, outcome_distribution
 from andar_bahar.chance.simulation_options import Engine, System
-from andar_bahar.engine.bets import Bet
+from andar_bahar.engine.bets import Bet, CentreBet
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.engine.paytables import Paytable, Rounding
 from andar_bahar.engine.rules import Procedure, Row, TargetMode
@@ -283,11 +283,14 @@ class SimulationResult:
 def statistics(
     counts: Sequence[int], procedure: Procedure, paytable: Paytable
 ) -> tuple[BetStatistics, ...]:
-    """Settle every bet of *paytable* from outcome *counts*, exactly, per unit staked."""
+    """Settle every bet of *paytable* from outcome *counts*, exactly, per unit staked (the
+    bets on the deal: one on the centre card is decided by it alone, not by the outcome)."""
     rounds = sum(counts)
     exact = outcome_distribution(procedure)
     result = []
     for bet in paytable.bets:
+        if isinstance(bet, CentreBet):
+            continue
         wins = 0
         total = Fraction(0)
         squares = Fraction(0)
@@ -502,6 +505,16 @@ def session_study(
     ):
         _check_positive(value, option)
     paytable.check_offers(bet)
+    if isinstance(bet, CentreBet):
+        raise ParameterError(
+            Message(
+                N_(
+                    "Sessions play a bet on the deal (andar, bahar or cards:…), not {bet}: a bet"
+                    " on the centre card is decided by the centre card alone."
+                ),
+                bet=str(bet),
+            )
+        )
     if seed is None:
         seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
     codes = outcome_codes(procedure, rounds * sessions, seed=seed, engine=engine).reshape(

@@ -12,12 +12,22 @@ from typing import Annotated
 import typer
 
 from andar_bahar import __version__
-from andar_bahar.cli import chance, design, fairness, history, play, rounds, serve, tables
+from andar_bahar.cli import (
+    chance,
+    design,
+    fairness,
+    history,
+    learners,
+    play,
+    rounds,
+    serve,
+    tables,
+)
 from andar_bahar.cli.common import app
 
 __all__ = ["app", "main"]
 
-_COMMANDS = (chance, design, fairness, history, play, rounds, serve, tables)
+_COMMANDS = (chance, design, fairness, history, learners, play, rounds, serve, tables)
 
 
 def _version(value: bool) -> None:

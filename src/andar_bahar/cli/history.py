@@ -1,5 +1,6 @@
 """``andar-bahar history list|verify|statement|audit|hold|shuffle``: rounds, the replay check,
-a table's records, its hold against the maths and the check of its shuffle."""
+a table's records, its hold against the maths and the check of its shuffle (``history
+learners`` is :mod:`andar_bahar.cli.learners`)."""
 
 from __future__ import annotations
 

@@ -16,5 +16,7 @@ log, in one database — no HTTP in it (the web and the command line use it alik
 - :mod:`~andar_bahar.club.limits` — sizes, guessing counted, the refusals;
 - :mod:`~andar_bahar.club.events` — a table's changes, across processes (LISTEN/NOTIFY);
 - :mod:`~andar_bahar.club.health` — whether the database answers;
-- :mod:`~andar_bahar.club.history` — the hold report's read of the club's nights.
+- :mod:`~andar_bahar.club.history` — the hold report's read of the club's nights;
+- :mod:`~andar_bahar.club.learners` — the trainer's learners: enrolling, coming back with
+  a learner code, their exercises' tickets.
 """

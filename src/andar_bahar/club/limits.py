@@ -1,14 +1,15 @@
 """The table's limits: how often one may guess, how large things may be, and the refusals.
 
-**Guessing** (a dealer's PIN, a seat code) is counted per table and per client address in
-the ``attempts`` table, so that every server process sharing the database counts the same:
-the first :attr:`Limits.free` failures in the window are free, each further one must wait
-twice as long after the last (1 s, 2 s, 4 s …), and after :attr:`Limits.failures` failures
-the table (or the address) is locked until the oldest of them leaves the window — even the
-right PIN gets 429 with ``Retry-After`` meanwhile. An attempt is recorded as *pending*
-before the PIN is hashed and counts as a failure until it is known, so requests sent in
-parallel cannot get past the limit. Creating tables is limited per address too. An IPv6
-address counts by its /64 network (:func:`client_key`).
+**Guessing** (a dealer's PIN, a seat code, a learner code) is counted per table and per
+client address in the ``attempts`` table, so that every server process sharing the database
+counts the same: the first :attr:`Limits.free` failures in the window are free, each further
+one must wait twice as long after the last (1 s, 2 s, 4 s …), and after
+:attr:`Limits.failures` failures the table (or the address) is locked until the oldest of
+them leaves the window — even the right PIN gets 429 with ``Retry-After`` meanwhile. An
+attempt is recorded as *pending* before the PIN is hashed and counts as a failure until it
+is known, so requests sent in parallel cannot get past the limit. Creating tables (and
+learners) is limited per address too. An IPv6 address counts by its /64 network
+(:func:`client_key`).
 
 **A device the dealer signed in on before** (it shows a signed proof: a cookie, or the
 API's ``device``) is counted on its own, neither per table nor per address: a stranger's
@@ -99,6 +100,8 @@ class Limits:
     window: timedelta = timedelta(minutes=15)
     tables_per_hour: int = 20
     """New tables per client address in an hour."""
+    learners_per_hour: int = 30
+    """New learners per client address in an hour (a class may enrol on the club's Wi-Fi)."""
 
     def wait_after(self, failed: int) -> int:
         """Seconds to wait after the last of *failed* failures before trying again."""
@@ -110,6 +113,8 @@ def _refusal(kind: str, seconds: int) -> TooManyAttempts:
         "login": N_("Too many wrong PINs: try again in {seconds} s."),
         "join": N_("Too many wrong seat codes: try again in {seconds} s."),
         "create": N_("Too many new tables from this address: try again in {seconds} s."),
+        "learner": N_("Too many wrong learner codes: try again in {seconds} s."),
+        "enrol": N_("Too many new learners from this address: try again in {seconds} s."),
     }
     return TooManyAttempts(Message(messages[kind], seconds=seconds), seconds)
 
@@ -162,7 +167,7 @@ def reserve_attempt(
     if session.get_bind().dialect.name == "postgresql":  # one address at a time, any table
         session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:c))"), {"c": client})
     session.execute(delete(AttemptRow).where(AttemptRow.created_at < now - 4 * limits.window))
-    if kind == "create":
+    if kind in ("create", "enrol"):
         since = now - timedelta(hours=1)
         made = session.scalars(
             select(AttemptRow.created_at)
@@ -170,7 +175,8 @@ def reserve_attempt(
             .where(AttemptRow.created_at >= since)
             .order_by(AttemptRow.created_at)
         ).all()
-        if len(made) >= limits.tables_per_hour:
+        most = limits.tables_per_hour if kind == "create" else limits.learners_per_hour
+        if len(made) >= most:
             raise _refusal(kind, _seconds(made[0] + timedelta(hours=1) - now))
     else:
         since = now - limits.window
@@ -193,7 +199,7 @@ def reserve_attempt(
         kind=kind,
         table_id=table_id,
         client=client,
-        outcome="ok" if kind == "create" else "pending",
+        outcome="ok" if kind in ("create", "enrol") else "pending",
         created_at=now,
     )
     session.add(attempt)

@@ -158,7 +158,10 @@ def _round_for(rnd: PublicRound | None, player: str | None) -> PublicRound | Non
             settlement, bets=tuple(b for b in settlement.bets if b.player == player)
         )
     return replace(
-        rnd, wagers=tuple(w for w in rnd.wagers if w[0] == player), settlement=settlement
+        rnd,
+        wagers=tuple(w for w in rnd.wagers if w[0] == player),
+        settlement=settlement,
+        centre_paid=tuple(b for b in rnd.centre_paid if b.player == player),
     )
 
 

@@ -388,15 +388,18 @@ class Rounds:
             if row.status != "open":
                 raise ActionError(Message(N_("The round is over: settle it.")))
             self._expire(session, table, row, rnd)
+            before = rnd.centre
             step(rnd)
             self.store.kept.save(session, row, rnd)
             if audit is not None:
                 self.store.audit(session, table, "dealer", "void", str(row.number), None, audit)
             # The players' own blocks change only when the round ends: the bets closing
-            # changes the felt alone (live.keys.my_bets: the spots do not show it).
-            self.store.transactions.changed(
-                session, table, kind, None if row.status != "open" else set()
-            )
+            # changes the felt alone (live.keys.my_bets: the spots do not show it) — and
+            # when the centre card is turned at a table with bets on it: the spots lose them,
+            # the bettors see what they won.
+            turned = before is None and rnd.centre is not None and bool(rnd.paytable.centre)
+            everyone = row.status != "open" or turned
+            self.store.transactions.changed(session, table, kind, None if everyone else set())
             return public_round(row, rnd)
 
     def settle(self, code: str, dealer_token: str) -> PublicRound:

@@ -18,7 +18,7 @@ from andar_bahar.engine.cards import Card, Rank
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.round import CardDealt, Round, RoundResult, RoundVoided
 from andar_bahar.engine.rules import Procedure, Row
-from andar_bahar.engine.settlement import Settlement
+from andar_bahar.engine.settlement import SettledBet, Settlement
 from andar_bahar.storage.models import TableRoundRow
 
 __all__ = [
@@ -108,6 +108,11 @@ class PublicRound:
     """Why the dealer called the round off (a void round of a real deck), else ``None``."""
     bets_deadline: datetime | None = None
     """The bet timer: bets are refused from this moment on and closed at it (UTC)."""
+    centre_open: bool = False
+    """The centre card is still to be turned in this open round: its bets are on the table
+    (taken while :attr:`bets_open`, like the others; they close at the turn)."""
+    centre_paid: tuple[SettledBet, ...] = ()
+    """The bets on the centre card as settled when it was turned (paid with the round)."""
 
     @property
     def finished(self) -> bool:
@@ -290,6 +295,8 @@ def public_round(row: TableRoundRow, rnd: Round) -> PublicRound:
         commitment=row.commitment,
         void_reason=next((op.reason for op in rnd.operations if isinstance(op, RoundVoided)), None),
         bets_deadline=row.bets_deadline if rnd.bets_open and row.status == "open" else None,
+        centre_open=rnd.procedure.has_centre and rnd.centre is None and row.status == "open",
+        centre_paid=rnd.centre_settled,
     )
 
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from andar_bahar.engine.bets import Bet, Wager
+from andar_bahar.engine.bets import Bet, CentreBet, Wager
+from andar_bahar.engine.cards import Card
 from andar_bahar.engine.errors import AndarBaharError, BetError
 from andar_bahar.engine.money import Amount, as_decimal, parse_stake
 from andar_bahar.engine.operations import (
@@ -43,10 +44,14 @@ class Betting:
     balances: dict[str, Decimal] | None
     _wagers: dict[tuple[str, Bet], Decimal]
     _operations: list[Operation]
+    _centre: Card | None
 
     if TYPE_CHECKING:
 
         def _check_window(self) -> None: ...
+
+        @property
+        def centre_bets_open(self) -> bool: ...
 
         def _log(self, operation: OperationT) -> OperationT: ...
 
@@ -93,8 +98,38 @@ class Betting:
         self._check_window()
         name = check_player(player)
         the_bet = bet if isinstance(bet, Bet) else Bet.parse(bet)
+        self._check_centre_window(the_bet)
         self.paytable.check_offers(the_bet)
         return name, the_bet, parse_stake(stake)
+
+    def _check_centre_window(self, bet: Bet) -> None:
+        """Refuse a bet on the centre card where there is none, or once it is turned."""
+        if not isinstance(bet, CentreBet) or self.centre_bets_open:
+            return
+        if not self.procedure.has_centre:
+            raise BetError(
+                Message(
+                    N_(
+                        "The procedure '{name}' turns no centre card: there is no bet on the"
+                        " centre card to place, change or take back."
+                    ),
+                    name=self.procedure.name,
+                )
+            )
+        raise BetError(
+            Message(
+                N_(
+                    "Bets on the centre card are closed: they close when it is turned"
+                    " ({card}), so the bet on {bet} can no longer be placed, changed or taken back."
+                ),
+                card=self._centre if self._centre is not None else "—",
+                bet=bet,
+            )
+        )
+
+    def _spot_open(self, bet: Bet) -> bool:
+        """Whether a spot can still change (the bets on the centre card close at the turn)."""
+        return not isinstance(bet, CentreBet) or self.centre_bets_open
 
     def _staked(self, player: str) -> Decimal:
         return sum((s for (p, _), s in self._wagers.items() if p == player), Decimal(0))
@@ -212,6 +247,7 @@ class Betting:
     def _verify_withdraw(self, player: str, bet: Bet | str) -> tuple[str, Bet]:
         self._check_window()
         the_bet = bet if isinstance(bet, Bet) else Bet.parse(bet)
+        self._check_centre_window(the_bet)
         key = (player.strip(), the_bet)
         if key not in self._wagers:
             raise BetError(
@@ -236,7 +272,8 @@ class Betting:
         spot taken back is emptied; a stake changed down comes off its spot's latest
         placements first, a stake changed up is placed on top. The piles of a spot add
         up to its stake, so taking back the last placement again and again takes the
-        bets off in the opposite order to their placing.
+        bets off in the opposite order to their placing. A bet on the centre card counts
+        only while it can still be taken back (until the centre card is turned).
 
         >>> from andar_bahar.engine.paytables import find_paytable
         >>> from andar_bahar.engine.round import Round
@@ -260,6 +297,7 @@ class Betting:
                 piles.append((done.bet, done.stake - done.previous))
             elif isinstance(done, BetChanged):
                 piles = _taken_off(piles, done.bet, done.previous - done.stake)
+        piles = [(bet, stake) for bet, stake in piles if self._spot_open(bet)]
         return Wager(name, *piles[-1]) if piles else None
 
     def take_back(self, player: str) -> BetWithdrawn | BetChanged:
@@ -294,8 +332,9 @@ class Betting:
         return self.change_bet(last.player, last.bet, held - last.stake)
 
     def double_bets(self, player: str) -> tuple[BetPlaced, ...]:
-        """Put the same stake again on every spot the player holds: all of them, or none
-        (refused when a spot would pass the table maximum or the stakes the balance).
+        """Put the same stake again on every spot the player holds that is still open (the
+        bets on the centre card close at the turn): all of them, or none (refused when a
+        spot would pass the table maximum or the stakes the balance).
 
         >>> from andar_bahar.engine.paytables import find_paytable
         >>> from andar_bahar.engine.round import Round
@@ -312,7 +351,11 @@ class Betting:
         """
         self._check_window()
         name = check_player(player)
-        mine = [(bet, stake) for (who, bet), stake in self._wagers.items() if who == name]
+        mine = [
+            (bet, stake)
+            for (who, bet), stake in self._wagers.items()
+            if who == name and self._spot_open(bet)
+        ]
         if not mine:
             raise BetError(Message(N_("{player} has no bet on the table to double."), player=name))
         limit = self.paytable.max_stake
@@ -330,15 +373,16 @@ class Betting:
                     )
                 )
         staked = self._staked(name)
+        doubled = sum((stake for _, stake in mine), Decimal(0))
         balance = self.balances.get(name) if self.balances is not None else None
-        if balance is not None and 2 * staked > balance:
+        if balance is not None and staked + doubled > balance:
             raise BetError(
                 Message(
                     N_(
                         "Doubling needs {stake} more chips and {player} has {available}"
                         " available: nothing was doubled."
                     ),
-                    stake=Amount(staked),
+                    stake=Amount(doubled),
                     player=name,
                     available=Amount(balance - staked),
                 )

@@ -24,7 +24,7 @@ from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.cards import Card, Rank
 from andar_bahar.engine.money import Amount, as_decimal, format_amount
 from andar_bahar.engine.rules import Procedure, Row
-from andar_bahar.engine.settlement import Settlement
+from andar_bahar.engine.settlement import SettledBet, Settlement
 from andar_bahar.i18n.messages import N_, Message, Translator, render
 
 __all__ = [
@@ -108,9 +108,11 @@ class TargetChosen:
 
 @dataclass(frozen=True, slots=True)
 class CentreTurned:
-    """The centre card was turned."""
+    """The centre card was turned, and the bets on it settled that moment (*bets*: what
+    each won or lost; they are paid with the round's settlement, or returned if it is void)."""
 
     card: Card
+    bets: tuple[SettledBet, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,6 +318,8 @@ def operation_to_dict(op: Operation) -> dict[str, Any]:
     if isinstance(op, TargetChosen):
         return {"op": "target", "rank": op.rank.value}
     if isinstance(op, CentreTurned):
+        if op.bets:  # as the engine settled them at the turn; a replay settles them again
+            return {"op": "centre", "card": str(op.card), "paid": _paid(op.bets)}
         return {"op": "centre", "card": str(op.card)}
     if isinstance(op, CardDealt):
         return {"op": "deal", "card": str(op.card)}
@@ -327,6 +331,10 @@ def operation_to_dict(op: Operation) -> dict[str, Any]:
 
 def settlement_to_list(settlement: Settlement) -> list[dict[str, str]]:
     """Every settled bet as text: player, bet, stake, outcome, win, returned."""
+    return _paid(settlement.bets)
+
+
+def _paid(bets: Iterable[SettledBet]) -> list[dict[str, str]]:
     return [
         {
             "player": b.player,
@@ -336,5 +344,5 @@ def settlement_to_list(settlement: Settlement) -> list[dict[str, str]]:
             "win": format_amount(b.win),
             "returned": format_amount(b.returned),
         }
-        for b in settlement.bets
+        for b in bets
     ]

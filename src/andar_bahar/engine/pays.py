@@ -21,7 +21,7 @@ from decimal import Decimal
 from enum import StrEnum
 from fractions import Fraction
 
-from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet
+from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, CentreKind
 from andar_bahar.engine.errors import PaytableError
 from andar_bahar.engine.money import MAX_PLACES, decimal_sign, foreign_digits, format_amount
 from andar_bahar.i18n.messages import N_, Message, Translator, translate
@@ -29,6 +29,7 @@ from andar_bahar.i18n.messages import N_, Message, Translator, translate
 __all__ = [
     "MAX_ODDS",
     "Band",
+    "CentrePays",
     "CountPays",
     "MainKey",
     "Odds",
@@ -246,6 +247,15 @@ class Band:
     def label(self) -> str:
         """``1–5``, ``41+`` or ``7``: how paytables print a band."""
         return range_label(self.bet)
+
+
+@dataclass(frozen=True, slots=True)
+class CentrePays:
+    """What the bets on the centre card of one kind pay: every suit alike, every colour
+    alike, every rank alike (each is as likely as the others), or low, seven or high."""
+
+    kind: CentreKind
+    odds: Odds
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, TypedDict
 
-from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet
+from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, CentreKind
 from andar_bahar.engine.errors import BetError, PaytableError
 from andar_bahar.engine.money import check_amount, foreign_digits, parse_stake
 from andar_bahar.engine.pays import (
     Band,
+    CentrePays,
     CountPays,
     MainKey,
     Odds,
@@ -40,6 +41,7 @@ class PaytableFields(TypedDict):
     keyed_by: MainKey
     bands: tuple[Band, ...]
     main_by_count: tuple[CountPays, ...]
+    centre: tuple[CentrePays, ...]
     chip: Decimal
     rounding: Rounding
     min_stake: Decimal | None
@@ -47,7 +49,18 @@ class PaytableFields(TypedDict):
     source: str
 
 
-_TOP_FIELDS = ("name", "source", "keyed_by", "chip", "rounding", "main", "limits", "cards")
+_TOP_FIELDS = (
+    "name",
+    "source",
+    "keyed_by",
+    "chip",
+    "rounding",
+    "main",
+    "limits",
+    "centre",
+    "cards",
+)
+_CENTRE_KINDS = tuple(kind.value for kind in CentreKind)
 
 
 class _Problems:
@@ -116,6 +129,7 @@ def _build(text: str, problems: _Problems) -> PaytableFields | None:
     main, by_count = _main(data, keyed_by, problems)
     min_stake, max_stake = _limits(data, problems)
     bands = _bands(data, problems)
+    centre = _centre(data, problems)
     if problems.items or main is None:
         return None
     return PaytableFields(
@@ -124,6 +138,7 @@ def _build(text: str, problems: _Problems) -> PaytableFields | None:
         keyed_by=keyed_by,
         bands=bands,
         main_by_count=by_count,
+        centre=centre,
         chip=chip,
         rounding=rounding,
         min_stake=min_stake,
@@ -275,6 +290,44 @@ def _bands(data: Mapping[str, Any], problems: _Problems) -> tuple[Band, ...]:
         index = int(entry_index.removeprefix("cards[").removesuffix("]")) - 1
         problems.add(band_entries[index], problem)
     return tuple(bands)
+
+
+def _centre(data: Mapping[str, Any], problems: _Problems) -> tuple[CentrePays, ...]:
+    """``[centre]``: the pays of the bets on the centre card, by kind (each optional).
+
+    >>> for problem in check_paytable('name = "x"\\n[main]\\nandar = 1\\nbahar = 1\\n[centre]\\n'
+    ...                               'suit = "3 for 1"\\nparity = 1\\nrank = "twelve"\\n'):
+    ...     print(problem)
+    paytable.toml, centre.parity: unknown field 'parity'; the fields are suit, colour, rank, low, seven, high.
+    paytable.toml, centre.rank: The odds 'twelve' cannot be read: write them as '0.9 to 1' or '3.5 for 1'.
+    """
+    centre_data = data.get("centre", {})
+    if not isinstance(centre_data, dict):
+        problems.add(
+            "centre",
+            Message(
+                N_("write the bets on the centre card as a [centre] table with {kinds}"),
+                kinds=", ".join(_CENTRE_KINDS),
+            ),
+        )
+        return ()
+    if "centre" in data and not centre_data:
+        problems.add(
+            "centre",
+            Message(
+                N_("the table [centre] offers no bet: give the pays of one or more of {kinds}"),
+                kinds=", ".join(_CENTRE_KINDS),
+            ),
+        )
+    pays: list[CentrePays] = []
+    for key, value in centre_data.items():
+        if key not in _CENTRE_KINDS:
+            _unknown({key: None}, _CENTRE_KINDS, f"centre.{key}", problems)
+            continue
+        odds = _odds(value, f"centre.{key}", problems)
+        if odds is not None:
+            pays.append(CentrePays(CentreKind(key), odds))
+    return tuple(pays)
 
 
 def _choice(

@@ -24,12 +24,14 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from andar_bahar.engine.bets import Bet, CardsBet, MainBet
+from andar_bahar.engine.bets import Bet, CardsBet, CentreBet, CentreKind, MainBet
+from andar_bahar.engine.cards import Colour, Rank, Suit
 from andar_bahar.engine.errors import BetError, PaytableError
 from andar_bahar.engine.money import Amount, as_decimal, format_amount
 from andar_bahar.engine.pays import (
     MAX_ODDS,
     Band,
+    CentrePays,
     CountPays,
     MainKey,
     Odds,
@@ -45,6 +47,7 @@ __all__ = [
     "MAX_ODDS",
     "PAYTABLES",
     "Band",
+    "CentrePays",
     "CountPays",
     "MainKey",
     "Odds",
@@ -60,11 +63,14 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Paytable:
-    """A table of odds for the main bets and the side bets on cards dealt.
+    """A table of odds for the main bets, the side bets on cards dealt and the bets on the
+    centre card.
 
     With ``keyed_by=ROW`` the two main odds are (Andar, Bahar); with
     ``FIRST_ROW`` they are (the row dealt first, the other row).
     ``main_by_count`` may replace them for particular counts of cards dealt.
+    ``centre`` lists the kinds of bet on the centre card the table offers, each with its
+    pay (kept in the order of :class:`~andar_bahar.engine.bets.CentreKind`).
     """
 
     name: str
@@ -72,6 +78,7 @@ class Paytable:
     keyed_by: MainKey = MainKey.ROW
     bands: tuple[Band, ...] = ()
     main_by_count: tuple[CountPays, ...] = ()
+    centre: tuple[CentrePays, ...] = ()
     chip: Decimal = Decimal(1)
     rounding: Rounding = Rounding.DOWN
     min_stake: Decimal | None = None
@@ -90,6 +97,12 @@ class Paytable:
             and (self.min_stake > self.max_stake)
         ):
             problems.append(("limits", Message(N_("the minimum stake is above the maximum stake"))))
+        kinds = [pays.kind for pays in self.centre]
+        for kind in sorted(set(kinds), key=list(CentreKind).index):
+            if kinds.count(kind) > 1:
+                problems.append(
+                    (f"centre.{kind}", Message(N_("the pays of this bet are given twice")))
+                )
         if problems:
             entry, problem = problems[0]
             raise PaytableError(
@@ -104,6 +117,9 @@ class Paytable:
             count: band for band in self.bands for count in range(band.bet.low, band.bet.high + 1)
         }
         object.__setattr__(self, "bands_by_count", by_count)
+        order = list(CentreKind)
+        centre = tuple(sorted(self.centre, key=lambda pays: order.index(pays.kind)))
+        object.__setattr__(self, "centre", centre)
 
     def main_odds(self, row: Row, *, first_row: Row | None, cards_dealt: int | None = None) -> Odds:
         """The odds of a main bet on *row* in a round whose first card went to *first_row*,
@@ -134,8 +150,14 @@ class Paytable:
         """The band (if any) that a round with *cards_dealt* cards wins."""
         return self.bands_by_count.get(cards_dealt)
 
+    def centre_odds(self, kind: CentreKind) -> Odds | None:
+        """What a bet on the centre card of *kind* pays (``None``: not on this table)."""
+        return next((pays.odds for pays in self.centre if pays.kind is kind), None)
+
     def offers(self, bet: Bet) -> bool:
-        """Whether *bet* is on this table (main bets always; side bets as listed)."""
+        """Whether *bet* is on this table (main bets always; the others as listed)."""
+        if isinstance(bet, CentreBet):
+            return bet.placeable and self.centre_odds(bet.kind) is not None
         return isinstance(bet, MainBet) or any(band.bet == bet for band in self.bands)
 
     def check_offers(self, bet: Bet) -> None:
@@ -152,19 +174,51 @@ class Paytable:
                     N_("The paytable '{name}' has no bet {bet}; it offers {offered}."),
                     name=self.name,
                     bet=str(bet),
-                    offered=", ".join(str(b) for b in self.bets),
+                    offered=", ".join(
+                        f"{b}:…" if isinstance(b, CentreBet) and not b.placeable else str(b)
+                        for b in self.bets
+                    ),
                 )
             )
 
     @property
     def bets(self) -> tuple[Bet, ...]:
-        """Every bet on the table, main bets first."""
-        return (MainBet(Row.ANDAR), MainBet(Row.BAHAR), *(band.bet for band in self.bands))
+        """Every pay of the table as a bet: the main bets, the side bets on cards dealt, then
+        one row per kind of bet on the centre card (a named kind's row stands for each suit,
+        colour or rank: :attr:`centre_bets` lists those one by one)."""
+        return (
+            MainBet(Row.ANDAR),
+            MainBet(Row.BAHAR),
+            *(band.bet for band in self.bands),
+            *(CentreBet(pays.kind) for pays in self.centre),
+        )
+
+    @property
+    def centre_bets(self) -> tuple[CentreBet, ...]:
+        """Every bet on the centre card a player can place at this table.
+
+        >>> [str(b) for b in find_paytable("joker").centre_bets][:7]
+        ['centre:suit:♠', 'centre:suit:♥', 'centre:suit:♦', 'centre:suit:♣', 'centre:colour:red', 'centre:colour:black', 'centre:rank:A']
+        """
+        values: dict[CentreKind, tuple[Suit | Colour | Rank | None, ...]] = {
+            CentreKind.SUIT: tuple(Suit),
+            CentreKind.COLOUR: (Colour.RED, Colour.BLACK),
+            CentreKind.RANK: (Rank.ACE, *tuple(Rank)[:-1]),
+        }
+        return tuple(
+            CentreBet(pays.kind, value)
+            for pays in self.centre
+            for value in values.get(pays.kind, (None,))
+        )
 
     def odds_for(self, bet: Bet, *, first_row: Row | None, cards_dealt: int | None = None) -> Odds:
         """The odds that *bet* pays if it wins (with *cards_dealt*: pays by count too)."""
         if isinstance(bet, MainBet):
             return self.main_odds(bet.row, first_row=first_row, cards_dealt=cards_dealt)
+        if isinstance(bet, CentreBet):
+            odds = self.centre_odds(bet.kind)
+            if odds is not None:
+                return odds
         for band in self.bands:
             if band.bet == bet:
                 return band.odds
@@ -288,6 +342,8 @@ class Paytable:
             limits["max"] = format_amount(self.max_stake)
         if limits:
             data["limits"] = limits
+        if self.centre:
+            data["centre"] = {pays.kind.value: text(pays.odds) for pays in self.centre}
         data["cards"] = [
             {"range": band.label.replace("–", "-"), "pays": text(band.odds)} for band in self.bands
         ]
@@ -306,7 +362,7 @@ class Paytable:
         for key in ("name", "source", "keyed_by", "chip", "rounding"):
             if key in data:
                 lines.append(f"{key} = {_toml_string(str(data[key]))}")
-        for table in ("main", "limits"):
+        for table in ("main", "limits", "centre"):
             if table in data:
                 lines.append("")
                 lines.append(f"[{table}]")
@@ -416,12 +472,14 @@ def _preset(
     main: tuple[str, str],
     bands: Sequence[tuple[str, str]],
     keyed_by: MainKey = MainKey.ROW,
+    centre: Sequence[tuple[str, str]] = (),
 ) -> Paytable:
     return Paytable(
         name=name,
         main=(Odds.parse(main[0]), Odds.parse(main[1])),
         keyed_by=keyed_by,
         bands=tuple(_band(r, o) for r, o in bands),
+        centre=tuple(CentrePays(CentreKind(k), Odds.parse(o)) for k, o in centre),
         source=source,
     )
 
@@ -437,6 +495,17 @@ _TRAINER_BANDS = (
     ("41+", "120 to 1"),
 )
 
+_WIZARD_BANDS = (
+    ("1-5", "3.5 for 1"),
+    ("6-10", "4.5 for 1"),
+    ("11-15", "5.5 for 1"),
+    ("16-25", "4.5 for 1"),
+    ("26-30", "15 for 1"),
+    ("31-35", "25 for 1"),
+    ("36-40", "50 for 1"),
+    ("41+", "120 for 1"),
+)
+
 PAYTABLES: dict[str, Paytable] = {
     "trainer-default": _preset(
         "trainer-default",
@@ -448,16 +517,7 @@ PAYTABLES: dict[str, Paytable] = {
         "wizard",
         N_("the published table the club's rules work their examples with"),
         ("0.9 to 1", "1 to 1"),
-        (
-            ("1-5", "3.5 for 1"),
-            ("6-10", "4.5 for 1"),
-            ("11-15", "5.5 for 1"),
-            ("16-25", "4.5 for 1"),
-            ("26-30", "15 for 1"),
-            ("31-35", "25 for 1"),
-            ("36-40", "50 for 1"),
-            ("41+", "120 for 1"),
-        ),
+        _WIZARD_BANDS,
     ),
     "even-money": _preset(
         "even-money",
@@ -473,8 +533,27 @@ PAYTABLES: dict[str, Paytable] = {
         ("0.95 to 1", "1 to 1"),
         _TRAINER_BANDS,
     ),
+    "joker": _preset(
+        "joker",
+        N_(
+            "the published table with bets on the centre card, as live tables offer them:"
+            " their house edges 2.5 % to 3.85 % at exact pays"
+        ),
+        ("0.9 to 1", "1 to 1"),
+        _WIZARD_BANDS,
+        centre=(
+            ("suit", "2.9 to 1"),
+            ("colour", "0.95 to 1"),
+            ("rank", "11.5 to 1"),
+            ("low", "1.1 to 1"),
+            ("seven", "11.5 to 1"),
+            ("high", "1.1 to 1"),
+        ),
+    ),
 }
-"""The preset paytables, each naming its source."""
+"""The preset paytables, each naming its source, and ``joker``: the published table
+(``wizard``) with the bets on the centre card (suit 2.9, colour 0.95, rank and seven 11.5, low
+and high 1.1 to 1: house edges 1/40, 1/40, 1/26, 1/26, 2/65, 2/65)."""
 
 
 def find_paytable(name: str) -> Paytable:
@@ -483,7 +562,7 @@ def find_paytable(name: str) -> Paytable:
     >>> find_paytable("vegas")
     Traceback (most recent call last):
     ...
-    andar_bahar.engine.errors.PaytableError: Unknown paytable 'vegas': choose one of trainer-default, wizard, even-money, andar-0.95, or give a .toml file.
+    andar_bahar.engine.errors.PaytableError: Unknown paytable 'vegas': choose one of trainer-default, wizard, even-money, andar-0.95, joker, or give a .toml file.
     """
     paytable = PAYTABLES.get(name.strip().lower())
     if paytable is None:

@@ -58,7 +58,7 @@ from andar_bahar.engine.operations import (
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.round_records import FORMAT, read_record, replay, round_to_dict
 from andar_bahar.engine.rules import BetWindow, Procedure, Row
-from andar_bahar.engine.settlement import Settlement, settle
+from andar_bahar.engine.settlement import SettledBet, Settlement, settle, settle_centre
 from andar_bahar.i18n.messages import N_, Message
 
 __all__ = [
@@ -213,6 +213,18 @@ class Round(Betting):
         return self._phase is Phase.CENTRE and self.procedure.window is BetWindow.AFTER_CENTRE
 
     @property
+    def centre_bets_open(self) -> bool:
+        """True while bets on the centre card can be placed: before it is turned, whatever
+        the window of the other bets (and not once the dealer has closed the bets)."""
+        return self._phase is Phase.BETTING and self.procedure.has_centre
+
+    @property
+    def centre_settled(self) -> tuple[SettledBet, ...]:
+        """The bets on the centre card as settled when it was turned (empty before)."""
+        turned = next((op for op in self._operations if isinstance(op, CentreTurned)), None)
+        return turned.bets if turned is not None else ()
+
+    @property
     def finished(self) -> bool:
         return self._phase in (Phase.FINISHED, Phase.VOID, Phase.SETTLED)
 
@@ -350,7 +362,11 @@ class Round(Betting):
         return self._next_card(card)
 
     def turn_centre(self, card: Card | None = None) -> CentreTurned:
-        """Turn the centre card: from the virtual deck, or the card the dealer turned."""
+        """Turn the centre card: from the virtual deck, or the card the dealer turned.
+
+        The bets on the centre card close and are settled that moment (the record holds
+        what each won or lost; they are paid with the round's settlement).
+        """
         the_card = self._verify_centre(card)
         self._take(the_card)
         self._centre = the_card
@@ -359,7 +375,8 @@ class Round(Betting):
             self._phase = Phase.CLOSED
         elif self._phase is Phase.BETTING:
             self._phase = Phase.CENTRE
-        return self._log(CentreTurned(the_card))
+        paid = settle_centre(centre=the_card, paytable=self.paytable, wagers=self.wagers)
+        return self._log(CentreTurned(the_card, paid))
 
     # -- dealing ---------------------------------------------------------------
 
@@ -495,6 +512,7 @@ class Round(Betting):
             first_row=result.first_row,
             paytable=self.paytable,
             wagers=self.wagers,
+            centre=result.centre,
         )
         self._settlement = settlement
         self._phase = Phase.SETTLED

@@ -21,13 +21,14 @@ from decimal import Decimal
 from enum import StrEnum
 from fractions import Fraction
 
-from andar_bahar.engine.bets import Bet, Wager
+from andar_bahar.engine.bets import Bet, CentreBet, Wager
+from andar_bahar.engine.cards import Card
 from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.paytables import Odds, Paytable
 from andar_bahar.engine.rules import Row
 from andar_bahar.i18n.messages import N_, Translator, translate
 
-__all__ = ["Outcome", "PlayerTotals", "SettledBet", "Settlement", "settle"]
+__all__ = ["Outcome", "PlayerTotals", "SettledBet", "Settlement", "settle", "settle_centre"]
 
 
 class Outcome(StrEnum):
@@ -163,11 +164,14 @@ def settle(
     first_row: Row | None,
     paytable: Paytable,
     wagers: Iterable[Wager],
+    centre: Card | None = None,
 ) -> Settlement:
-    """Settle *wagers* on a round won by *winner* (``None``: void) with *cards_dealt* cards.
+    """Settle *wagers* on a round won by *winner* (``None``: void) with *cards_dealt* cards
+    and the centre card *centre* (which decides the bets on it).
 
     Pure and exact: amounts are :class:`~decimal.Decimal`, odds
-    :class:`~fractions.Fraction`; nothing is ever a binary float.
+    :class:`~fractions.Fraction`; nothing is ever a binary float. A void round returns
+    every stake, the bets on the centre card too: the round is called off whole.
 
     >>> from andar_bahar.engine.paytables import find_paytable
     >>> void = settle(winner=None, cards_dealt=0, first_row=None,
@@ -181,16 +185,48 @@ def settle(
         odds = paytable.odds_for(
             wager.bet, first_row=first_row or Row.ANDAR, cards_dealt=cards_dealt or None
         )
-        stake = as_decimal(wager.stake)
-        if winner is None:
-            outcome, exact, win, returned = Outcome.VOID, Fraction(0), Decimal(0), stake
-        elif wager.bet.wins(winner=winner, cards_dealt=cards_dealt):
-            exact = paytable.exact_win(stake, odds)
-            win = paytable.win(stake, odds)
-            outcome, returned = Outcome.WIN, as_decimal(stake + win)
-        else:
-            outcome, exact, win, returned = Outcome.LOSE, Fraction(0), Decimal(0), Decimal(0)
-        settled.append(
-            SettledBet(wager.player, wager.bet, stake, odds, outcome, exact, win, returned)
-        )
+        won = None
+        if winner is not None:
+            won = wager.bet.wins(winner=winner, cards_dealt=cards_dealt, centre=centre)
+        settled.append(_settled(wager, odds, paytable, won))
     return Settlement(winner, cards_dealt, tuple(settled))
+
+
+def settle_centre(
+    *, centre: Card, paytable: Paytable, wagers: Iterable[Wager]
+) -> tuple[SettledBet, ...]:
+    """The bets on the centre card among *wagers*, settled the moment *centre* is turned
+    (the others wait for the deal). A round that ends void returns them after all.
+
+    >>> from andar_bahar.engine.paytables import find_paytable
+    >>> paid = settle_centre(centre=Card.parse("Q♥"), paytable=find_paytable("joker"),
+    ...     wagers=[Wager("asha", Bet.parse("centre:suit:h"), Decimal(10)),
+    ...             Wager("asha", Bet.parse("andar"), Decimal(10)),
+    ...             Wager("ravi", Bet.parse("centre:low"), Decimal(10))])
+    >>> [(str(b.bet), b.outcome.value, b.win, b.returned) for b in paid]
+    [('centre:suit:♥', 'win', Decimal('29'), Decimal('39')), ('centre:low', 'lose', Decimal('0'), Decimal('0'))]
+    """
+    return tuple(
+        _settled(
+            wager,
+            paytable.odds_for(wager.bet, first_row=None),
+            paytable,
+            wager.bet.wins_on(centre),
+        )
+        for wager in wagers
+        if isinstance(wager.bet, CentreBet)
+    )
+
+
+def _settled(wager: Wager, odds: Odds, paytable: Paytable, won: bool | None) -> SettledBet:
+    """One bet that won, lost or (``None``) was voided, paid at *odds*."""
+    stake = as_decimal(wager.stake)
+    if won is None:
+        outcome, exact, win, returned = Outcome.VOID, Fraction(0), Decimal(0), stake
+    elif won:
+        exact = paytable.exact_win(stake, odds)
+        win = paytable.win(stake, odds)
+        outcome, returned = Outcome.WIN, as_decimal(stake + win)
+    else:
+        outcome, exact, win, returned = Outcome.LOSE, Fraction(0), Decimal(0), Decimal(0)
+    return SettledBet(wager.player, wager.bet, stake, odds, outcome, exact, win, returned)

@@ -47,6 +47,7 @@ PAYTABLE_TITLES = {
     "wizard": N_("Wizard of Odds"),
     "even-money": N_("Even money"),
     "andar-0.95": N_("Andar 0.95 to 1"),
+    "joker": N_("With bets on the centre card"),
 }
 """On-screen titles of the preset paytables (a club's own keeps its name)."""
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from andar_bahar.chance.odds import BetOdds, OddsReport, percent_text
 from andar_bahar.chance.rounding import RoundingCheck, StakeOdds
+from andar_bahar.engine.bets import CentreBet
 from andar_bahar.engine.money import Amount, decimal_sign
 from andar_bahar.i18n.messages import N_, NP_, Message, Translator, translate
 from andar_bahar.reports.report import AndList, table_text
@@ -37,7 +38,10 @@ def _t(message: Message, translator: Translator | None) -> str:
 def render_given(
     odds: BetOdds | StakeOdds, report: OddsReport, translator: Translator | None
 ) -> str:
-    """When the figure holds: ``any centre``, ``centre black`` or ``any round`` (no centre)."""
+    """When the figure holds: ``any centre``, ``centre black``, ``any round`` (no centre) or,
+    for a bet on the centre card itself, ``before centre``."""
+    if isinstance(odds.bet, CentreBet):
+        return _t(Message(N_("before centre")), translator)
     if odds.given is not None:
         return _t(Message(N_("centre {colour}"), colour=odds.given), translator)
     if not report.procedure.has_centre:
@@ -324,6 +328,12 @@ def render_simulation(result: SimulationResult, translator: Translator | None = 
             t,
         )
     )
+    if result.paytable.centre and result.procedure.has_centre:
+        note = N_(
+            "The bets on the centre card are not simulated: each wins on a fixed share of the"
+            " 52 cards (see their exact odds with 'odds')."
+        )
+        lines.append(_t(Message(note), t))
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ import unicodedata
 from collections.abc import Sequence
 from decimal import Decimal
 
+from andar_bahar.engine.bets import CentreBet
 from andar_bahar.engine.operations import AddedBets, RoundResult
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import Row, StartRule
@@ -346,6 +347,9 @@ def render_paytable(paytable: Paytable, translator: Translator | None = None) ->
                 band.odds.written,
             ]
         )
+    for centre in paytable.centre:  # each kind of bet on the centre card
+        odds = centre.odds
+        rows.append([CentreBet(centre.kind).localized(t), odds.localized(t), odds.written])
     lines.append(table_text(headers, rows))
     lines.append("")
     lines.append(

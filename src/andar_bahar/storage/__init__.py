@@ -40,7 +40,7 @@ from typing import Self
 
 import platformdirs
 from alembic.util import CommandError
-from sqlalchemy import Engine, case, func, select
+from sqlalchemy import ColumnElement, Engine, case, func, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -57,10 +57,12 @@ from andar_bahar.storage.engines import (
     create_database_engine,
     upgrade,
 )
+from andar_bahar.storage.learner_codes import code_key, code_text, learner_of, looks_like_code
 from andar_bahar.storage.models import (
     GAME_KINDS,
     DrillAttemptRow,
     GameRow,
+    LearnerRow,
     RoundRow,
 )
 from andar_bahar.storage.records import (
@@ -296,7 +298,11 @@ class Storage:
     def record_drill(
         self, learner: str, kind: str, correct: bool, seconds: Decimal | int, *, session: str
     ) -> None:
-        """Store one drill answer: right or wrong, and the seconds it took (to the millisecond)."""
+        """Store one drill answer: right or wrong, and the seconds it took (to the millisecond).
+
+        *learner* is a name, or a learner code as it is read aloud (``ABC-DEF``): the answer
+        then joins that learner's progress, the browser's too (an unknown code is refused).
+        """
         fields = {"learner": learner.strip(), "session": session.strip(), "kind": kind.strip()}
         if not all(fields.values()):
             raise ParameterError(
@@ -321,10 +327,29 @@ class Storage:
             created_at=self._now(),
         )
         with self._session() as db:
+            coded = _coded(db, fields["learner"])
+            if coded is not None:
+                row.learner, row.learner_id = coded.name, coded.id
             db.add(row)
 
     def drill_progress(self, learner: str) -> list[DrillStats]:
-        """One row per (session, kind): sessions in the order they began, then kinds."""
+        """One row per (session, kind): sessions in the order they began, then kinds.
+
+        *learner* is a name (the answers stored under it without a learner code) or a
+        learner code (``ABC-DEF``: that learner's answers, wherever they were given).
+        """
+        with self._session() as session:
+            coded = _coded(session, learner)
+            whose = (
+                DrillAttemptRow.learner_id == coded.id
+                if coded is not None
+                else (DrillAttemptRow.learner == learner.strip())
+                & DrillAttemptRow.learner_id.is_(None)
+            )
+        return self.progress_of(whose)
+
+    def progress_of(self, whose: ColumnElement[bool]) -> list[DrillStats]:
+        """:meth:`drill_progress` of the answers *whose* selects."""
         attempt = DrillAttemptRow
         query = (
             select(
@@ -336,7 +361,7 @@ class Storage:
                 func.min(attempt.created_at),
                 func.min(attempt.id),
             )
-            .where(attempt.learner == learner.strip())
+            .where(whose)
             .group_by(attempt.session, attempt.kind)
         )
         with self._session() as session:
@@ -391,3 +416,24 @@ class Storage:
         if game is None:
             raise StorageError(Message(N_("There is no game {game} in the history."), game=game_id))
         return game
+
+
+def _coded(session: Session, learner: str) -> LearnerRow | None:
+    """The learner whose code *learner* is, as it is read aloud (``None``: it is a name);
+    a code of nobody's is refused, never taken for a name."""
+    if not looks_like_code(learner):
+        return None
+    key = code_key(learner)
+    assert key is not None  # looks_like_code says it is one
+    found = learner_of(session, key)
+    if found is None:
+        raise ParameterError(
+            Message(
+                N_(
+                    "There is no learner with the code {code}: check it, or answer under a"
+                    " name instead."
+                ),
+                code=code_text(key),
+            )
+        )
+    return found

@@ -1,4 +1,5 @@
-"""The tables of the history: games, rounds and drill attempts (SQLAlchemy 2, typed).
+"""The tables of the history: games, rounds, learners and their drill attempts (SQLAlchemy
+2, typed).
 
 These classes stay inside :mod:`andar_bahar.storage`; callers get frozen
 dataclasses instead. The Alembic migrations in ``migrations/versions`` create
@@ -14,7 +15,8 @@ Drill times are whole milliseconds, so sums and means stay exact.
 
 >>> sorted(Base.metadata.tables)  # doctest: +NORMALIZE_WHITESPACE
 ['attempts', 'audit_log', 'club_tables', 'dealer_sessions', 'drill_attempts', 'games',
- 'idempotency_keys', 'ledger', 'rounds', 'table_players', 'table_rounds']
+ 'idempotency_keys', 'learner_tables', 'learners', 'ledger', 'rounds', 'table_players',
+ 'table_rounds']
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ __all__ = [
     "DrillAttemptRow",
     "GameRow",
     "IdempotencyRow",
+    "LearnerRow",
+    "LearnerTableRow",
     "LedgerRow",
     "Micros",
     "RoundRow",
@@ -161,11 +165,63 @@ class RoundRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
 
 
+class LearnerRow(Base):
+    """A learner with a learner code: a name, the rules chosen to practise on, a level.
+
+    Only the code's hash is kept (the learner's own device keeps the code itself).
+    """
+
+    __tablename__ = "learners"
+    __table_args__ = (
+        UniqueConstraint("code_hash"),
+        CheckConstraint("level >= 1", name="level"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    code_hash: Mapped[str] = mapped_column(String(64))
+    """SHA-256 of the learner code (six letters and digits, read aloud as ``ABC-DEF``)."""
+    name: Mapped[str] = mapped_column(Text)
+    procedure_json: Mapped[str | None] = mapped_column(Text)
+    """The procedure practised on (``Procedure.to_dict()`` as JSON); null: the presets, varied."""
+    paytable_toml: Mapped[str | None] = mapped_column(Text)
+    """The paytable practised on (``Paytable.to_toml()``); null: the presets, varied."""
+    rules_source: Mapped[str | None] = mapped_column(Text)
+    """Where the rules came from: a table's code, a file's name, ``presets``."""
+    level: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    """The dealer school's level reached (each passed raises it by one)."""
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class LearnerTableRow(Base):
+    """A learner in a table's school: that table's dealer sees the learner's progress."""
+
+    __tablename__ = "learner_tables"
+    __table_args__ = (UniqueConstraint("learner_id", "table_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    learner_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("learners.id", ondelete="RESTRICT"), index=True
+    )
+    table_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("club_tables.id", ondelete="RESTRICT"), index=True
+    )
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 class DrillAttemptRow(Base):
-    """One answer of a learner in a drill."""
+    """One answer of a learner in a drill (one payout at the dealer school, one call of a
+    real deck's deal).
+
+    A learner with a code has ``learner_id`` (``learner`` is then their name); the
+    terminal's learners by name alone have none. ``drill`` names what was answered, so
+    that the same answer sent twice counts once.
+    """
 
     __tablename__ = "drill_attempts"
-    __table_args__ = (CheckConstraint("milliseconds >= 0", name="milliseconds"),)
+    __table_args__ = (
+        CheckConstraint("milliseconds >= 0", name="milliseconds"),
+        UniqueConstraint("learner_id", "drill"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     learner: Mapped[str] = mapped_column(Text, index=True)
@@ -175,6 +231,13 @@ class DrillAttemptRow(Base):
     milliseconds: Mapped[int] = mapped_column(Integer)
     """The time to answer, in whole milliseconds."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    learner_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("learners.id", ondelete="RESTRICT"), index=True
+    )
+    level: Mapped[int | None] = mapped_column(Integer)
+    """The dealer school's level the answer was given at (null: not the school)."""
+    drill: Mapped[str | None] = mapped_column(String(80))
+    """What was answered: the drill's id and the answer's place in it (null: not kept)."""
 
 
 # -- the club table on the web -----------------------------------------------------
@@ -231,13 +294,15 @@ class DealerSessionRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
-ATTEMPT_KINDS = ("login", "join", "create")
-"""What a rate-limited attempt was: a dealer's PIN, a seat code, a new table."""
+ATTEMPT_KINDS = ("login", "join", "create", "learner", "enrol")
+"""What a rate-limited attempt was: a dealer's PIN, a seat code, a new table, a learner
+code, a new learner."""
 ATTEMPT_OUTCOMES = ("pending", "failed", "ok")
 
 
 class AttemptRow(Base):
-    """One attempt to sign in, to join with a seat code, or to create a table.
+    """One attempt to sign in, to join with a seat code, to create a table, to come back
+    with a learner code or to become a learner.
 
     Counted per table and per client address to slow down and then lock out guessing;
     a pending attempt (being checked) counts as a failure until it is known.

@@ -1,4 +1,7 @@
-"""The club betting game at the terminal: bets, the deal, the settlement."""
+"""The club betting game at the terminal: bets, the deal, the settlement.
+
+The bets on the centre card are offered while it is still to be turned; the moment it is,
+the screen says what each won or lost (paid with the round's settlement)."""
 
 from __future__ import annotations
 
@@ -9,12 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Button, Input, Select, Static
 
-from andar_bahar.engine.bets import Bet
+from andar_bahar.engine.bets import Bet, CentreBet
 from andar_bahar.engine.errors import AndarBaharError, BetError
 from andar_bahar.engine.money import as_decimal, format_amount
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import BetWindow
-from andar_bahar.engine.settlement import Settlement
+from andar_bahar.engine.settlement import Outcome, SettledBet, Settlement
 from andar_bahar.games.clubgame import ClubGame
 from andar_bahar.games.wording import CLUB, paytable_title
 from andar_bahar.i18n import format_number, language_of
@@ -64,6 +67,8 @@ class ClubRoundScreen(TrainerScreen):
         """The players the list of bettors offered when last shown."""
         self.record = GameRecord()
         self.settlement: Settlement | None = None
+        self.announced: Round | None = None
+        """The round whose bets on the centre card the screen has announced."""
         self.ended = False
         self.warnings = warnings
         """The odds warnings for this table, as messages: shown in the language of the day."""
@@ -155,7 +160,7 @@ class ClubRoundScreen(TrainerScreen):
             Choice(
                 self._bet_options(),
                 prompt=tr(self, Message(N_("bet"))),
-                value=self._saved("bet", [str(b) for b in game.paytable.bets]),
+                value=self._saved("bet", [value for _, value in self._bet_options()]),
                 id="bet",
             ),
             width=34,
@@ -188,11 +193,12 @@ class ClubRoundScreen(TrainerScreen):
         return value if value in values else Select.NULL
 
     def _bet_options(self) -> list[tuple[str, str]]:
+        """The bets of the table; those on the centre card while it is still to be turned."""
         t, paytable = self.t, self.game.paytable
-        return [
-            (f"{bet.localized(t)} · {pays_text(bet, paytable, t)}", str(bet))
-            for bet in paytable.bets
-        ]
+        bets = [bet for bet in paytable.bets if not isinstance(bet, CentreBet)]
+        if self.round.centre_bets_open:
+            bets += paytable.centre_bets
+        return [(f"{bet.localized(t)} · {pays_text(bet, paytable, t)}", str(bet)) for bet in bets]
 
     def _money(self, value: Decimal) -> str:
         return format_number(value, language_of(self.t))
@@ -221,10 +227,21 @@ class ClubRoundScreen(TrainerScreen):
         return [tr(self, Message(m)) for m in (N_("player"), N_("bet"), N_("stake"))]
 
     def _bet_rows(self) -> list[list[str]]:
-        return [
-            [wager.player, wager.bet.localized(self.t), self._money(wager.stake)]
-            for wager in self.round.wagers
-        ]
+        """Each bet; one on the centre card once it is turned with what it won or lost."""
+        settled = {(b.player, b.bet): b for b in self.round.centre_settled}
+        rows = []
+        for wager in self.round.wagers:
+            label = wager.bet.localized(self.t)
+            done = settled.get((wager.player, wager.bet))
+            if done is not None:
+                label = f"{label} — {self._centre_outcome(done)}"
+            rows.append([wager.player, label, self._money(wager.stake)])
+        return rows
+
+    def _centre_outcome(self, bet: SettledBet) -> str:
+        if bet.outcome is Outcome.WIN:
+            return tr(self, Message(N_("wins {win}"), win=self._money(bet.win)))
+        return bet.outcome.localized(self.t)
 
     def _settlement_table(self) -> tuple[list[str], list[list[str]]]:
         assert self.settlement is not None
@@ -279,6 +296,9 @@ class ClubRoundScreen(TrainerScreen):
         self.query_one("#bets", Table).fill(self._bet_headers(), self._bet_rows())
         self.query_one("#bets", Table).display = bool(rnd.wagers)
         self._sync_bettors()
+        bets = self.query_one("#bet", Choice)
+        if bets.options != (offered := self._bet_options()):
+            bets.offer(offered)  # the bets on the centre card go when it is turned
         closed = not rnd.bets_open
         for widget_id in ("#place", "#withdraw", "#player", "#bet", "#stake"):
             self.query_one(widget_id).disabled = closed
@@ -467,9 +487,34 @@ class ClubRoundScreen(TrainerScreen):
 
     def on_round_panel_stepped(self, event: RoundPanel.Stepped) -> None:
         self.sync()
+        paid = self.round.centre_settled
+        if paid and self.announced is not self.round:  # the centre card just turned
+            self.announced = self.round
+            self.query_one("#bet-note", Note).say(self._centre_message(paid), kind="success")
         if self.focused is None:  # the betting controls just closed under the focus
             card = self.query("#card")
             self.focus_on(card.first() if card else self.query_one("#deal"))
+
+    def _centre_message(self, paid: tuple[SettledBet, ...]) -> Message:
+        """``The centre card is Q♥: Asha's bet on centre card ♥ wins 29; …``"""
+        centre = self.round.centre
+        outcomes = "; ".join(
+            tr(
+                self,
+                Message(
+                    N_("{player}'s bet on {bet} {outcome}"),
+                    player=bet.player,
+                    bet=bet.bet,
+                    outcome=self._centre_outcome(bet),
+                ),
+            )
+            for bet in paid
+        )
+        return Message(
+            N_("The centre card is {card}: {outcomes} (paid with the round)."),
+            card=centre,
+            outcomes=outcomes,
+        )
 
     async def on_round_panel_finished(self, event: RoundPanel.Finished) -> None:
         rnd, record = event.round, self.record

@@ -129,7 +129,7 @@ class DesignPanel(Vertical):
             [
                 [
                     row.bet.localized(t),
-                    when_text(row.given, t),
+                    when_text(row.given, t, row.bet),
                     pays_text(row.bet, table, t),
                     percent_text(row.house_edge, t),
                     f"{percent_text(row.lowest, t)} ({Amount(row.lowest_at).localized(t)})",

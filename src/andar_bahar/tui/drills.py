@@ -21,9 +21,10 @@ from andar_bahar.games.drills import (
     Question,
     check_answers,
     make_drill,
+    practice_title,
 )
 from andar_bahar.i18n import format_number, language_of
-from andar_bahar.i18n.messages import N_, Message
+from andar_bahar.i18n.messages import N_, Message, render
 from andar_bahar.tui.common import Bar, Note, button, literal, tr
 from andar_bahar.tui.layout import LayoutView
 from andar_bahar.tui.protocol import trainer
@@ -122,7 +123,7 @@ class DrillScreen(TrainerScreen):
         rows = [
             [
                 row.first_at.strftime("%m-%d %H:%M"),  # as History shows a time
-                DrillKind(row.kind).localized(t),
+                render(practice_title(row.kind), t),  # the browser's school kinds too
                 str(row.attempts),
                 str(row.correct),
                 percent_text(row.accuracy, t),

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Button, Input, Select, Static
 
-from andar_bahar.engine.bets import Bet, MainBet
+from andar_bahar.engine.bets import Bet, CentreBet, MainBet
 from andar_bahar.engine.cards import Colour
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.engine.money import as_decimal
@@ -65,8 +65,11 @@ def pays_text(bet: Bet, paytable: Paytable, translator: Translator | None) -> st
     return paytable.odds_for(bet, first_row=Row.ANDAR).localized(translator)
 
 
-def when_text(given: Colour | None, translator: Translator | None) -> str:
-    """When a bet's odds hold: any centre card, or once its colour is seen."""
+def when_text(given: Colour | None, translator: Translator | None, bet: Bet | None = None) -> str:
+    """When a bet's odds hold: any centre card, once its colour is seen, or (a bet on the
+    centre card itself) before it is turned."""
+    if isinstance(bet, CentreBet):
+        return Message(N_("before centre")).localized(translator)
     if given is None:
         return Message(N_("any centre")).localized(translator)
     return Message(N_("centre {colour}"), colour=given).localized(translator)
@@ -85,7 +88,7 @@ def odds_table(report: OddsReport, translator: Translator | None, *, id: str) ->
     rows = [
         [
             odds.bet.localized(t),
-            when_text(odds.given, t),
+            when_text(odds.given, t, odds.bet),
             percent_text(odds.probability, t),
             pays_text(odds.bet, report.paytable, t),
             percent_text(odds.house_edge, t) + (" ◀" if odds.player_advantage else "  "),

@@ -14,7 +14,10 @@ read forgivingly: ``Андар``, ``ბაჰარი``, ``a`` or ``B`` for a r
 The package holds what a drill is (:mod:`~andar_bahar.games.drills.questions`), how
 answers are read and checked (:mod:`~andar_bahar.games.drills.answers`), the facts a
 drill shows (:mod:`~andar_bahar.games.drills.facts`) and each kind of drill in a module
-of its own (``layout``, ``pay``, ``first_row``, ``house_edge``); import from here.
+of its own (``layout``, ``pay``, ``first_row``, ``house_edge``); the dealer school's
+"pay the table" (:mod:`~andar_bahar.games.drills.school`) and "deal a real deck"
+(:mod:`~andar_bahar.games.drills.real_deck`) besides. Every front end (the terminal app,
+the browser) uses these, so the answers and explanations are the same everywhere.
 
 >>> import random
 >>> from andar_bahar.engine.rules import find_procedure
@@ -37,8 +40,8 @@ A pay drill asks for the win of each bet, after the paytable's rounding:
 ...                  paytable=find_paytable("trainer-default"))
 >>> for question in pay.questions:
 ...     print(question.key, question.prompt, "→", question.expected)
-bet1 Bet 1: Ravi has 15 on Andar at 0.9 to 1. How much does it win (0 if it loses)? → 13
-bet2 Bet 2: Nino has 50 on 1–5 cards dealt at 3 to 1. How much does it win (0 if it loses)? → 150
+bet1 Bet 1: Ravi has 15 on Andar at 0.9 to 1. → 13
+bet2 Bet 2: Nino has 50 on 1–5 cards dealt at 3 to 1. → 150
 >>> paid = check_answers(pay, {"bet1": "13,5", "bet2": "150"})
 >>> [answer.correct for answer in paid.answers], str(paid.explanation[1])
 ([False, True], 'Bet 1: 15 on Andar at 0.9 to 1 is 13.5, rounded down to the chip of 1: it wins 13.')
@@ -50,7 +53,7 @@ import random
 
 from andar_bahar.engine.paytables import PAYTABLES, Paytable, find_paytable
 from andar_bahar.engine.rules import PROCEDURES, Procedure, StartRule
-from andar_bahar.games.drills.answers import check_answers, parse_amount, parse_row
+from andar_bahar.games.drills.answers import check_answers, parse_amount, parse_row, refusal
 from andar_bahar.games.drills.first_row import first_row_drill
 from andar_bahar.games.drills.house_edge import odds_drill
 from andar_bahar.games.drills.layout import layout_drill
@@ -61,7 +64,9 @@ from andar_bahar.games.drills.questions import (
     Drill,
     DrillKind,
     DrillResult,
+    Practice,
     Question,
+    practice_title,
 )
 
 __all__ = [
@@ -71,11 +76,15 @@ __all__ = [
     "Drill",
     "DrillKind",
     "DrillResult",
+    "Practice",
     "Question",
     "check_answers",
     "make_drill",
     "parse_amount",
     "parse_row",
+    "pick_rules",
+    "practice_title",
+    "refusal",
 ]
 
 
@@ -111,6 +120,25 @@ def make_drill(
         return first_row_drill(rng, procedure or _first_row_procedure(rng))
     rules = procedure or _random_procedure(rng)
     return odds_drill(rng, rules, paytable or _table_for(rng, procedure))
+
+
+def pick_rules(
+    rng: random.Random,
+    procedure: Procedure | None = None,
+    paytable: Paytable | None = None,
+    *,
+    staked: bool = False,
+) -> tuple[Procedure, Paytable]:
+    """The procedure and paytable given, the missing ones drawn from the presets as the
+    drills draw them (*staked*: a procedure that takes bets, not markers only).
+
+    >>> from andar_bahar.engine.rules import find_procedure
+    >>> rules = pick_rules(random.Random(3), find_procedure("classic"))
+    >>> rules[0].name, rules[1].name
+    ('classic', 'trainer-default')
+    """
+    rules = procedure or _random_procedure(rng, staked=staked)
+    return rules, paytable or _table_for(rng, procedure)
 
 
 def _random_procedure(rng: random.Random, *, staked: bool = False) -> Procedure:

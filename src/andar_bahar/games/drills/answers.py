@@ -3,6 +3,10 @@
 A row in any of the trainer's languages or by its first letter (``Андар``, ``ბაჰარი``,
 ``a``, ``B``), an amount with a decimal point or comma (``13,5``, ``13.5``), a choice by
 its number or its bet name; anything else is simply a wrong answer, never an error.
+
+A front end with a field per answer may first ask :func:`refusal` whether the answers
+can be read at all: one that is blank, no number, or outside what the question allows
+is refused with a sentence, so that a slip of the finger counts nothing.
 """
 
 from __future__ import annotations
@@ -13,11 +17,12 @@ from decimal import Decimal
 
 from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.errors import AndarBaharError, BetError
-from andar_bahar.engine.money import parse_stake
+from andar_bahar.engine.money import Amount, parse_stake
 from andar_bahar.engine.rules import Row
 from andar_bahar.games.drills.questions import Answer, AnswerKind, Drill, DrillResult, Question
+from andar_bahar.i18n.messages import N_, Message
 
-__all__ = ["check_answers", "parse_amount", "parse_row"]
+__all__ = ["check_answers", "parse_amount", "parse_row", "refusal"]
 
 _ROW_ALIASES: dict[str, Row] = {
     alias: row
@@ -116,3 +121,62 @@ def check_answers(drill: Drill, answers: Mapping[str, str], lang: str | None = N
             Answer(question.key, given, question.expected, _is_correct(question, given, lang))
         )
     return DrillResult(all(answer.correct for answer in checked), tuple(checked), drill.explanation)
+
+
+def refusal(drill: Drill, answers: Mapping[str, str], lang: str | None = None) -> Message | None:
+    """Why *answers* cannot be counted (the first answer that is blank, unreadable or out
+    of its question's bounds, by its number), or ``None`` when every one can be checked.
+
+    >>> import random
+    >>> from andar_bahar.engine.rules import find_procedure
+    >>> from andar_bahar.games.drills import DrillKind, make_drill
+    >>> drill = make_drill(DrillKind.LAYOUT, random.Random(22), procedure=find_procedure("classic"))
+    >>> print(refusal(drill, {"winner": "Bahar", "cards": "many"}, "en"))
+    Answer 2: 'many' is not a number: write it with digits, such as 13 or 13.5.
+    >>> print(refusal(drill, {"winner": "Bahar", "cards": "60"}, "en"))
+    Answer 2: 60 is out of range: write a number from 1 to 51.
+    >>> refusal(drill, {"winner": "Bahar", "cards": "5"}, "en") is None
+    True
+    """
+    for number, question in enumerate(drill.questions, start=1):
+        raw = answers.get(question.key, "")
+        why = _refused(question, raw if isinstance(raw, str) else str(raw), lang)
+        if why is not None:
+            return Message(N_("Answer {n}: {why}"), n=number, why=why)
+    return None
+
+
+def _refused(question: Question, given: str, lang: str | None) -> Message | None:
+    """Why one answer cannot be counted (without the answer's number), or ``None``."""
+    if not given.strip():
+        return Message(N_("it is blank; answer it, then check."))
+    if question.answer is AnswerKind.ROW:
+        ok = parse_row(given) is not None
+        return (
+            None if ok else Message(N_("'{text}' is not a row: choose Andar or Bahar."), text=given)
+        )
+    if question.answer is AnswerKind.CHOICE:
+        if _choice(given, question.options) is not None:
+            return None
+        return Message(
+            N_("'{text}' is not one of the choices: choose 1 to {n}."),
+            text=given,
+            n=len(question.options),
+        )
+    amount = parse_amount(given, lang)
+    if amount is None:
+        return Message(
+            N_("'{text}' is not a number: write it with digits, such as 13 or 13.5."), text=given
+        )
+    if question.whole and amount != amount.to_integral_value():
+        return Message(
+            N_("{value} is not a whole number: count whole cards."), value=Amount(amount)
+        )
+    if amount < question.least or (question.most is not None and amount > question.most):
+        return Message(
+            N_("{value} is out of range: write a number from {least} to {most}."),
+            value=Amount(amount),
+            least=Amount(question.least),
+            most=Amount(question.most) if question.most is not None else "…",
+        )
+    return None

@@ -13,8 +13,10 @@ bets close at the first dealt card
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 
+from andar_bahar.engine.bets import Bet, CentreBet
 from andar_bahar.engine.cards import Card, Rank
 from andar_bahar.engine.money import Amount, to_decimal
 from andar_bahar.engine.paytables import Paytable
@@ -22,7 +24,7 @@ from andar_bahar.engine.rules import Procedure
 from andar_bahar.games.wording import CLUB, paytable_title
 from andar_bahar.i18n.messages import N_, Message, Translator
 
-__all__ = ["Described", "Exact", "TableName", "procedure_fact", "target_fact"]
+__all__ = ["Described", "Exact", "TableName", "bets_to_ask", "procedure_fact", "target_fact"]
 
 
 class Described:
@@ -69,3 +71,20 @@ def target_fact(centre: Card | None, target: Rank | None) -> Message:
         return Message(N_("Centre card (joker): {card}"), card=centre)
     assert target is not None  # without a centre card the target is chosen before the deal
     return Message(N_("Target rank, chosen before the deal: {rank}"), rank=target)
+
+
+def bets_to_ask(rng: random.Random, paytable: Paytable, *, centre: bool) -> list[Bet]:
+    """The bets of *paytable* a drill may ask about: the main and side bets, and with
+    *centre* one bet on the centre card of each kind the table offers (its suit, colour or
+    rank drawn from *rng*), so that they come up as often as a side bet.
+
+    >>> from andar_bahar.engine.paytables import find_paytable
+    >>> [str(b) for b in bets_to_ask(random.Random(1), find_paytable("joker"), centre=True)][-6:]
+    ['centre:suit:♥', 'centre:colour:red', 'centre:rank:5', 'centre:low', 'centre:seven', 'centre:high']
+    """
+    bets = [bet for bet in paytable.bets if not isinstance(bet, CentreBet)]
+    if centre:
+        for pays in paytable.centre:
+            kind = [bet for bet in paytable.centre_bets if bet.kind is pays.kind]
+            bets.append(rng.choice(kind))
+    return bets

@@ -2,6 +2,7 @@
 
 Two bets are compared only when their house edges differ as shown (in whole hundredths
 of a percent); the explanation gives each bet's chance, pay and edge, exactly computed.
+The bets on the centre card take part while it is still to be turned.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from andar_bahar.engine.cards import FULL_DECK, Card
 from andar_bahar.engine.errors import ActionError
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import BetWindow, Procedure, StartRule
-from andar_bahar.games.drills.facts import TableName, procedure_fact
+from andar_bahar.games.drills.facts import TableName, bets_to_ask, procedure_fact
 from andar_bahar.games.drills.questions import TITLES, AnswerKind, Drill, DrillKind, Question
 from andar_bahar.i18n.messages import N_, Message
 
@@ -49,7 +50,8 @@ def _compared(
     """Two bets whose house edges differ as shown, often a main bet among them."""
     colour = centre.colour if centre is not None else None
     distribution = outcome_distribution(procedure, centre=colour)
-    worth = [bet_odds(bet, paytable, distribution, colour) for bet in paytable.bets]
+    asked = bets_to_ask(rng, paytable, centre=procedure.has_centre and centre is None)
+    worth = [bet_odds(bet, paytable, distribution, colour) for bet in asked]
     pairs = [
         (a, b)
         for i, a in enumerate(worth)

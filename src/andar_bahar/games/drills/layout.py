@@ -10,8 +10,9 @@
 from __future__ import annotations
 
 import random
+from decimal import Decimal
 
-from andar_bahar.engine.cards import Rank
+from andar_bahar.engine.cards import FULL_DECK, Rank
 from andar_bahar.engine.paytables import PAYTABLES, Paytable
 from andar_bahar.engine.round import Round, RoundResult
 from andar_bahar.engine.rules import Procedure, Row, StartRule
@@ -108,7 +109,14 @@ def layout_drill(rng: random.Random, procedure: Procedure, paytable: Paytable | 
     assert result.winner is not None  # a full deck always holds a match
     questions = (
         Question("winner", Message(N_("Which row won?")), result.winner.value, AnswerKind.ROW),
-        Question("cards", _count_prompt(procedure), str(result.cards_dealt)),
+        Question(
+            "cards",
+            _count_prompt(procedure),
+            str(result.cards_dealt),
+            least=Decimal(1),
+            most=Decimal(len(FULL_DECK) - (1 if procedure.has_centre else 0)),
+            whole=True,
+        ),
     )
     facts = (procedure_fact(procedure), target_fact(result.centre, result.target))
     explanation = (_match_line(result), _count_line(result), _parity_line(result))

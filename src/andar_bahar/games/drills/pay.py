@@ -1,7 +1,7 @@
 """The pay drill: a finished round and a few bets on it; what does each bet win?
 
 The answer is the win only (the stake returned not counted), after the paytable's
-rounding to its chip.
+rounding to its chip. A table with bets on the centre card has them asked about too.
 """
 
 from __future__ import annotations
@@ -9,31 +9,47 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from andar_bahar.engine.bets import Bet, MainBet, Wager
+from andar_bahar.engine.bets import Bet, CentreBet, MainBet, Wager
+from andar_bahar.engine.cards import FULL_DECK
 from andar_bahar.engine.errors import BetError
 from andar_bahar.engine.money import Amount, format_amount
 from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.round import RoundResult
 from andar_bahar.engine.rules import Procedure, Row
 from andar_bahar.engine.settlement import Outcome, SettledBet, settle
-from andar_bahar.games.drills.facts import Exact, TableName, procedure_fact, target_fact
+from andar_bahar.games.drills.facts import (
+    Exact,
+    TableName,
+    bets_to_ask,
+    procedure_fact,
+    target_fact,
+)
 from andar_bahar.games.drills.layout import deal
 from andar_bahar.games.drills.questions import TITLES, Drill, DrillKind, Question
 from andar_bahar.i18n.messages import N_, NP_, Message
 
-__all__ = ["STAKES", "pay_drill"]
+__all__ = [
+    "PLAYERS",
+    "STAKES",
+    "most_win",
+    "pay_drill",
+    "pay_facts",
+    "pay_line",
+    "stakes_for",
+    "won_line",
+]
 
 STAKES: tuple[int, ...] = (10, 15, 20, 25, 50, 100, 120)
 """Round stakes for the pay drill; 15, 25 and 120 give fractional pays at 0.9 or 0.95 to 1."""
 
-_PLAYERS = ("Asha", "Ravi", "Nino", "Dato", "Lena", "Vikram")
+PLAYERS = ("Asha", "Ravi", "Nino", "Dato", "Lena", "Vikram")
 
 
-def _stakes(paytable: Paytable) -> list[Decimal]:
+def stakes_for(paytable: Paytable) -> list[Decimal]:
     """The round stakes this table accepts (its chip unit and limits).
 
     >>> from andar_bahar.engine.paytables import find_paytable
-    >>> _stakes(find_paytable("trainer-default"))
+    >>> stakes_for(find_paytable("trainer-default"))
     [Decimal('10'), Decimal('15'), Decimal('20'), Decimal('25'), Decimal('50'), Decimal('100'), Decimal('120')]
     """
     accepted = []
@@ -56,14 +72,33 @@ def _pick_bets(rng: random.Random, paytable: Paytable, result: RoundResult) -> l
     band = paytable.band_for(result.cards_dealt)
     if band is not None and rng.random() < 0.5:
         bets.append(band.bet)
-    others = [bet for bet in paytable.bets if bet not in bets]
+    asked = bets_to_ask(rng, paytable, centre=result.centre is not None)
+    others = [bet for bet in asked if bet not in bets]
     rng.shuffle(others)
     bets.extend(others[: max(0, count - len(bets))])
     rng.shuffle(bets)
     return bets
 
 
-def _pay_line(number: int, bet: SettledBet, paytable: Paytable, result: RoundResult) -> Message:
+def most_win(paytable: Paytable, bet: Bet, stake: Decimal) -> Decimal:
+    """The most *stake* on *bet* could win at *paytable*, whatever the deal (an answer's
+    bound that does not give the answer away).
+
+    >>> from andar_bahar.engine.paytables import find_paytable
+    >>> wizard = find_paytable("wizard")
+    >>> most_win(wizard, MainBet(Row.ANDAR), Decimal(15)), most_win(wizard, MainBet(Row.BAHAR), Decimal(15))
+    (Decimal('13'), Decimal('15'))
+    """
+    counts = range(1, len(FULL_DECK) + 1)
+    return max(
+        paytable.win(stake, paytable.odds_for(bet, first_row=row, cards_dealt=count))
+        for row in Row
+        for count in counts
+    )
+
+
+def pay_line(number: int, bet: SettledBet, paytable: Paytable, result: RoundResult) -> Message:
+    """Why bet *number* wins what it wins (or loses), as the drill explains it."""
     if bet.outcome is Outcome.WIN and bet.rounded:
         return Message(
             N_(
@@ -88,6 +123,14 @@ def _pay_line(number: int, bet: SettledBet, paytable: Paytable, result: RoundRes
             odds=bet.odds,
             win=Amount(bet.win),
         )
+    if isinstance(bet.bet, CentreBet):
+        return Message(
+            N_("Bet {i}: {stake} on {bet} loses, because the centre card is {card}: it wins 0."),
+            i=number,
+            stake=Amount(bet.stake),
+            bet=bet.bet,
+            card=result.centre,
+        )
     if isinstance(bet.bet, MainBet):
         return Message(
             N_("Bet {i}: {stake} on {bet} loses, because {row} won: it wins 0."),
@@ -108,14 +151,11 @@ def _pay_line(number: int, bet: SettledBet, paytable: Paytable, result: RoundRes
     )
 
 
-def _question(number: int, bet: SettledBet) -> Question:
+def _question(number: int, bet: SettledBet, paytable: Paytable) -> Question:
     return Question(
         f"bet{number}",
         Message(
-            N_(
-                "Bet {i}: {player} has {stake} on {bet} at {odds}."
-                " How much does it win (0 if it loses)?"
-            ),
+            N_("Bet {i}: {player} has {stake} on {bet} at {odds}."),
             i=number,
             player=bet.player,
             stake=Amount(bet.stake),
@@ -123,10 +163,22 @@ def _question(number: int, bet: SettledBet) -> Question:
             odds=bet.odds,
         ),
         format_amount(bet.win),
+        most=most_win(paytable, bet.bet, bet.stake),
     )
 
 
-def _facts(procedure: Procedure, paytable: Paytable, result: RoundResult) -> tuple[Message, ...]:
+def won_line(result: RoundResult) -> Message:
+    """The round's verdict, the first line of a payout's explanation."""
+    return Message(
+        NP_("{row} won with {n} card dealt.", "{row} won with {n} cards dealt."),
+        row=result.winner,
+        n=result.cards_dealt,
+    )
+
+
+def pay_facts(procedure: Procedure, paytable: Paytable, result: RoundResult) -> tuple[Message, ...]:
+    """What a drill of payouts shows first: the rules, the centre card, the rounding, what to
+    answer."""
     return (
         procedure_fact(procedure),
         target_fact(result.centre, result.target),
@@ -146,9 +198,9 @@ def pay_drill(rng: random.Random, procedure: Procedure, paytable: Paytable) -> D
     """A round dealt to its end, 2–4 players' bets on it, and the win of each to say."""
     result = deal(rng, procedure, paytable)
     assert result.winner is not None
-    stakes = _stakes(paytable)
+    stakes = stakes_for(paytable)
     bets = _pick_bets(rng, paytable, result)
-    players = rng.sample(_PLAYERS, len(bets))
+    players = rng.sample(PLAYERS, len(bets))
     wagers = tuple(
         Wager(player, bet, rng.choice(stakes)) for player, bet in zip(players, bets, strict=True)
     )
@@ -158,26 +210,25 @@ def pay_drill(rng: random.Random, procedure: Procedure, paytable: Paytable) -> D
         first_row=result.first_row,
         paytable=paytable,
         wagers=wagers,
+        centre=result.centre,
     )
     explanation = (
-        Message(
-            NP_("{row} won with {n} card dealt.", "{row} won with {n} cards dealt."),
-            row=result.winner,
-            n=result.cards_dealt,
-        ),
+        won_line(result),
         *(
-            _pay_line(number, bet, paytable, result)
+            pay_line(number, bet, paytable, result)
             for number, bet in enumerate(settlement.bets, start=1)
         ),
     )
     return Drill(
         DrillKind.PAY,
         TITLES[DrillKind.PAY],
-        tuple(_question(number, bet) for number, bet in enumerate(settlement.bets, start=1)),
+        tuple(
+            _question(number, bet, paytable) for number, bet in enumerate(settlement.bets, start=1)
+        ),
         result,
         paytable,
         wagers,
-        _facts(procedure, paytable, result),
+        pay_facts(procedure, paytable, result),
         procedure=procedure,
         centre=result.centre,
         explanation=explanation,

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from enum import StrEnum
 
 from andar_bahar.engine.bets import Wager
@@ -19,7 +20,18 @@ from andar_bahar.engine.round import RoundResult
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message, Translator
 
-__all__ = ["TITLES", "Answer", "AnswerKind", "Drill", "DrillKind", "DrillResult", "Question"]
+__all__ = [
+    "PRACTICE_TITLES",
+    "TITLES",
+    "Answer",
+    "AnswerKind",
+    "Drill",
+    "DrillKind",
+    "DrillResult",
+    "Practice",
+    "Question",
+    "practice_title",
+]
 
 
 class DrillKind(StrEnum):
@@ -48,6 +60,43 @@ TITLES = {
 (where, at 80 columns, a title has 28 cells: keep each translation as short)."""
 
 
+class Practice(StrEnum):
+    """What a learner's progress is kept by: the four drills, and the dealer school's two
+    exercises (paying a whole table against the clock, dealing a real deck)."""
+
+    LAYOUT = "layout"
+    PAY = "pay"
+    FIRST_ROW = "first-row"
+    ODDS = "odds"
+    SCHOOL = "school"
+    """Pay the table: every spot of a settled layout, against the clock."""
+    REAL_DECK = "real-deck"
+    """Deal a real deck: each card's row, then the winner, checked by the engine."""
+
+    def localized(self, translator: Translator | None) -> str:
+        return PRACTICE_TITLES[self].localized(translator)
+
+
+PRACTICE_TITLES = {
+    **{Practice(kind.value): title for kind, title in TITLES.items()},
+    Practice.SCHOOL: Message(N_("Pay the table")),
+    Practice.REAL_DECK: Message(N_("Deal a real deck")),
+}
+
+
+def practice_title(kind: str) -> Message | str:
+    """The title of a kind of progress as stored (a kind this version does not know: as
+    it is).
+
+    >>> str(practice_title("school")), practice_title("row")
+    ('Pay the table', 'row')
+    """
+    try:
+        return PRACTICE_TITLES[Practice(kind)]
+    except ValueError:
+        return kind
+
+
 class AnswerKind(StrEnum):
     """How an answer is read."""
 
@@ -65,7 +114,11 @@ class Question:
 
     ``answer`` says how the learner's text is read; for a CHOICE question
     ``options`` are the canonical names of the choices in order and
-    ``expected`` is the number of the right one.
+    ``expected`` is the number of the right one. A NUMBER answer lies between
+    ``least`` and ``most`` (``None``: no bound given), a whole number if ``whole``:
+    a front end that refuses what lies outside asks again rather than count it
+    (:func:`~andar_bahar.games.drills.answers.refusal`); the bounds never tell the
+    answer (a count may be any count the deck allows, a win any the bet could pay).
     """
 
     key: str
@@ -73,6 +126,9 @@ class Question:
     expected: str
     answer: AnswerKind = AnswerKind.NUMBER
     options: tuple[str, ...] = ()
+    least: Decimal = Decimal(0)
+    most: Decimal | None = None
+    whole: bool = False
 
 
 @dataclass(frozen=True, slots=True)

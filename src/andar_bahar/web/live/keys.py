@@ -95,9 +95,12 @@ def void(
 def dealer_bets(
     state: TableState, _: Sequence[RoundSummary], __: Sequence[PlayerRound], player: str | None
 ) -> object:
-    """Everyone's bets (or markers) and the settlement, by player in seat order."""
+    """Everyone's bets (or markers) and the settlement, by player in seat order; the bets on
+    the centre card as settled at the turn."""
     rnd = state.round
-    now = None if rnd is None else (rnd.number, rnd.wagers, rnd.markers, rnd.settlement)
+    now = None
+    if rnd is not None:
+        now = (rnd.number, rnd.wagers, rnd.markers, rnd.settlement, rnd.centre, rnd.centre_paid)
     return state.teaching, tuple(p.name for p in state.players), now
 
 
@@ -123,11 +126,12 @@ def my_bets(
     """The spots with the player's stakes, the chips, repeat, double, undo and clear (or
     the markers): not the round's number, whether it is settled, nor whether the bets are
     open, which the block does not show (a round opening draws it once for every phone,
-    the bets closing and the settlement not at all: the spots' fieldset follows the felt)."""
+    the bets closing and the settlement not at all: the spots' fieldset follows the felt),
+    but whether the centre card is still to be turned at a table with bets on it."""
     rnd = state.round
     now = None
-    if rnd is not None:
-        now = (rnd.paytable, rnd.wagers, rnd.markers)
+    if rnd is not None:  # the spots on the centre card go when it is turned
+        now = (rnd.paytable, rnd.wagers, rnd.markers, rnd.centre_open and bool(rnd.paytable.centre))
     repeat = last_bets(list(mine), rnd.number if rnd else None)  # and whether it doubles
     marker = player if state.teaching else None  # a lesson's spots show the player's marker
     return state.code, state.teaching, marker, state.paytable, now, repeat
@@ -145,8 +149,11 @@ def my_rounds(
 def banner(
     state: TableState, _: Sequence[RoundSummary], __: Sequence[PlayerRound], player: str | None
 ) -> object:
-    """The result of the settled round for the player (in a lesson: their marker's)."""
+    """The result of the settled round for the player (in a lesson: their marker's); before
+    it, what their bets on the centre card did at the turn."""
     rnd = state.round
+    if rnd is not None and rnd.status == "open":
+        return (rnd.number, rnd.centre, rnd.centre_paid) if rnd.centre_paid else None
     if rnd is None or rnd.status != "settled":
         return None
     marker = player if state.teaching else None

@@ -7,7 +7,11 @@
   :mod:`~andar_bahar.web.pages.new_table`, :mod:`~andar_bahar.web.pages.dealer`,
   :mod:`~andar_bahar.web.pages.display`, :mod:`~andar_bahar.web.pages.trust` (seats,
   devices, cashier), :mod:`~andar_bahar.web.pages.hold` (the hold report),
-  :mod:`~andar_bahar.web.pages.live` (the ``/ws`` route), and the JSON API
+  :mod:`~andar_bahar.web.pages.live` (the ``/ws`` route),
+  :mod:`~andar_bahar.web.pages.learn` (the trainer: its exercises in
+  :mod:`~andar_bahar.web.pages.learn_drills`, drawn by
+  :mod:`~andar_bahar.web.pages.learn_views`, a browser's learner in
+  :mod:`~andar_bahar.web.pages.learning`), and the JSON API
   (:mod:`~andar_bahar.web.pages.api`, :mod:`~andar_bahar.web.pages.trust_api`);
 - the view models, from the table alone: :mod:`~andar_bahar.web.pages.drawing` (card
   faces, spots, chips, the road, the next step) and :mod:`~andar_bahar.web.pages.screens`

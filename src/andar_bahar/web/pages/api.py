@@ -224,6 +224,12 @@ def round_json(rnd: PublicRound) -> dict[str, Any]:
         "commitment": rnd.commitment,
         "void_reason": rnd.void_reason,
         "bets_deadline": rnd.bets_deadline.isoformat() if rnd.bets_deadline else None,
+        "centre_bets_open": rnd.centre_open and rnd.bets_open,
+        "centre_settled": [
+            {"player": b.player, "bet": str(b.bet), "stake": format_amount(b.stake), "outcome": b.outcome.value,
+             "win": format_amount(b.win)}
+            for b in rnd.centre_paid
+        ],
         "settlement": [
             {"player": b.player, "bet": str(b.bet), "stake": format_amount(b.stake), "outcome": b.outcome.value,
              "win": format_amount(b.win), "returned": format_amount(b.returned)}

@@ -22,7 +22,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from andar_bahar.club.values import PublicRound, RoundSummary, TableState
-from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, MainBet
+from andar_bahar.engine.bets import MAX_CARDS_DEALT, Bet, CardsBet, CentreKind, MainBet
 from andar_bahar.engine.cards import Card, Rank, Suit
 from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.paytables import Odds, Paytable
@@ -162,7 +162,7 @@ def chip_values(paytable: Paytable, count: int = CHIP_COUNT) -> list[Decimal]:
 
 @dataclass(frozen=True, slots=True)
 class Spot:
-    """A place on the phone's table to bet: a row, or a band of cards dealt."""
+    """A place on the phone's table to bet: a row, a band of cards dealt, or the centre card."""
 
     bet: str
     """The bet's name, the hook ``data-bet``: ``andar``, ``cards:1-5`` …"""
@@ -174,12 +174,24 @@ class Spot:
     pays: Odds | Message
     stake: Decimal
     """The player's stake on it now (0: none)."""
+    centre: str = ""
+    """A bet on the centre card: its kind (``suit``, ``rank`` …); ``""`` for the others."""
 
 
 def spots(
-    paytable: Paytable, wagers: Iterable[tuple[str, str, Decimal]], player: str
+    paytable: Paytable,
+    wagers: Iterable[tuple[str, str, Decimal]],
+    player: str,
+    *,
+    centre: bool = False,
 ) -> list[Spot]:
-    """Every bet of *paytable*, with *player*'s stake on it in this round."""
+    """Every bet of *paytable*, with *player*'s stake on it in this round; those on the
+    centre card only with *centre* (while it is still to be turned).
+
+    >>> from andar_bahar.engine.paytables import find_paytable
+    >>> [s.bet for s in spots(find_paytable("joker"), (), "asha", centre=True)][10:13]
+    ['centre:suit:♠', 'centre:suit:♥', 'centre:suit:♦']
+    """
     mine: dict[str, Decimal] = {}
     for who, name, stake in wagers:
         if who == player:
@@ -187,6 +199,7 @@ def spots(
     return [
         replace(spot, stake=as_decimal(mine[spot.bet])) if spot.bet in mine else spot
         for spot in per_paytable(_bare_spots, paytable)
+        if centre or not spot.centre
     ]
 
 
@@ -200,11 +213,36 @@ def _bare_spots(paytable: Paytable) -> tuple[Spot, ...]:
             label: object = bet.row
         elif isinstance(bet, CardsBet) and bet.low == bet.high:
             label = str(bet.low)
-        else:
-            assert isinstance(bet, CardsBet)
+        elif isinstance(bet, CardsBet):
             label = f"{bet.low}+" if bet.high == MAX_CARDS_DEALT else f"{bet.low}–{bet.high}"
+        else:
+            continue  # a row of the paytable's bets on the centre card: one spot each below
         result.append(Spot(str(bet), isinstance(bet, MainBet), label, bet, pays, none))
+    for centre in paytable.centre_bets:
+        pays = paytable.odds_for(centre, first_row=None)
+        label = centre.value or _CENTRE_LABELS[centre.kind]
+        spot = Spot(str(centre), False, label, centre, pays, none, centre.kind.value)
+        result.append(spot)
     return tuple(result)
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranks:
+    """``A–6``: a run of ranks as the language writes them (``Т–6`` in Russian)."""
+
+    first: Rank
+    last: Rank
+
+    def localized(self, translator: Translator | None) -> str:
+        return f"{self.first.localized(translator)}–{self.last.localized(translator)}"
+
+
+_CENTRE_LABELS = {
+    CentreKind.LOW: _Ranks(Rank.ACE, Rank.SIX),
+    CentreKind.SEVEN: Rank.SEVEN,
+    CentreKind.HIGH: _Ranks(Rank.EIGHT, Rank.KING),
+}
+"""What the spots of low, seven and high say: ``A–6``, ``7``, ``8–K`` (in Russian ``Т–6``)."""
 
 
 def staked(wagers: Iterable[tuple[str, str, Decimal]], player: str) -> Decimal:

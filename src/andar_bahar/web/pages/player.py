@@ -23,7 +23,7 @@ from fastapi import FastAPI, Form, Request
 from starlette.responses import Response
 
 from andar_bahar.club.values import PlacedBet
-from andar_bahar.engine.bets import Bet
+from andar_bahar.engine.bets import Bet, CentreBet
 from andar_bahar.engine.cards import Card
 from andar_bahar.engine.errors import AccessError, AndarBaharError
 from andar_bahar.engine.money import Amount
@@ -236,8 +236,10 @@ def _add_playing(app: FastAPI, club: Club) -> None:
     def clear(request: Request, code: str, form: Posted) -> Response:
         key = field(form, "key")
         name = seated(request, code)
-        state = club.service.state(code)
-        held = [b for p, b, _ in (state.round.wagers if state.round else ()) if p == name]
+        rnd = club.service.state(code).round
+        held = [b for p, b, _ in (rnd.wagers if rnd else ()) if p == name]
+        if rnd is not None and not rnd.centre_open:  # those on the centre card closed at the turn
+            held = [b for b in held if not isinstance(Bet.parse(b), CentreBet)]
         token = club.seat_token(request, code)
         for spot in held:
             club.service.withdraw_bet(code, token, spot, key=f"{key}:{spot}")

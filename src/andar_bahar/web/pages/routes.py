@@ -13,7 +13,9 @@ Pages (HTML, htmx, live over a WebSocket):
   the last ten rounds;
 - ``/display/{code}`` the screen for the room: the table, live, without controls;
 - ``/verify/{code}/{n}`` the revealed deck and salt of a settled round, checked
-  against the commitment shown before betting closed.
+  against the commitment shown before betting closed;
+- ``/learn`` the trainer: drills, the dealer school, a learner's progress; a table's school
+  of learners for its dealer (:mod:`andar_bahar.web.pages.learn`).
 
 The table pages are live (:mod:`andar_bahar.web.live.blocks`): every change of the
 table reaches them over ``/ws/{code}`` as the new HTML of their blocks. The JSON API
@@ -44,6 +46,7 @@ from andar_bahar.web.pages import (
     dealer,
     display,
     hold,
+    learn,
     live,
     new_table,
     player,
@@ -81,6 +84,7 @@ def register(app: FastAPI, site: Site) -> None:
     display.register(app, club)
     trust.register(app, club)
     hold.register(app, club)
+    learn.register(app, club)
     api.register(app, club)
 
 

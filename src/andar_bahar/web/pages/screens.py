@@ -16,8 +16,9 @@ from decimal import Decimal
 from typing import Any
 
 from andar_bahar.club.values import PlayerRound, PlayerState, TableState
+from andar_bahar.engine.cards import Card
 from andar_bahar.engine.paytables import PAYTABLES
-from andar_bahar.engine.settlement import Outcome
+from andar_bahar.engine.settlement import Outcome, SettledBet
 from andar_bahar.i18n import format_number, translations
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web.http.templating import drawn
@@ -67,7 +68,7 @@ def player_view(
     }
     view["available"] = me.balance - view["at_stake"]  # what the next chip may still take
     if blocks is None or "bets" in blocks:
-        view["spots"] = spots(paytable, wagers, name)
+        view["spots"] = spots(paytable, wagers, name, centre=bool(rnd and rnd.centre_open))
         view["on_spots"] = any(s.stake for s in view["spots"])  # what Clear would take back
         view["bet_key"] = secrets.token_hex(12)  # no-script form's key (table.js: one per tap)
         view["drawn_spots"] = drawn("spots", lang)  # a spot's button: by spot and stake
@@ -114,8 +115,11 @@ _PARTS = {
 
 def banner(state: TableState, name: str, lang: str) -> Banner | None:
     """The result of the settled round for *name* (``None`` until it is settled, or when
-    they had no bet nor marker in it)."""
+    they had no bet nor marker in it); before that, once the centre card is turned, what
+    their bets on it won or lost (paid with the round)."""
     rnd = state.round
+    if rnd is not None and rnd.status == "open":
+        return _centre_banner(rnd.centre_paid, rnd.centre, name, lang)
     if rnd is None or rnd.status != "settled" or rnd.result is None:
         return None
     words = translations(lang)
@@ -146,6 +150,32 @@ def banner(state: TableState, name: str, lang: str) -> Banner | None:
     ]
     kind = "win" if net > 0 else ("lose" if net < 0 else "even")
     return Banner(kind, signed_amount(net, lang), ", ".join(parts))
+
+
+def _centre_banner(
+    paid: Iterable[SettledBet], centre: Card | None, name: str, lang: str
+) -> Banner | None:
+    """What *name*'s bets on the centre card did the moment it was turned."""
+    bets = [b for b in paid if b.player == name]
+    if not bets or centre is None:
+        return None
+    net = sum((b.net for b in bets), Decimal(0))
+    words = translations(lang)
+    parts = ", ".join(
+        Message(
+            _PARTS[b.outcome],
+            amount=format_number(b.win if b.outcome is Outcome.WIN else b.stake, lang),
+            bet=b.bet,
+        ).localized(words)
+        for b in bets
+    )
+    detail = Message(
+        N_("the centre card is {card}: {parts} (paid when the round is settled)"),
+        card=centre,
+        parts=parts,
+    ).localized(words)
+    kind = "win" if net > 0 else ("lose" if net < 0 else "even")
+    return Banner(kind, signed_amount(net, lang), detail)
 
 
 def repeat_times(
