@@ -1,5 +1,6 @@
 """Shared helpers: golden files live in tests/data/ (UPDATE_GOLDEN=1 rewrites them), the
-slow tier's switch, and the everyday run's parallel workers (pytest-xdist)."""
+slow tier's switch, the everyday run's parallel workers (pytest-xdist) and Hypothesis's
+settings."""
 
 from __future__ import annotations
 
@@ -8,8 +9,19 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 DATA = Path(__file__).parent / "data"
+
+# No test fails for taking long: Hypothesis's 200 ms deadline per example measures the
+# machine's load as much as the code (a busy 2-core host has missed it), and a test that
+# must stay fast says so with its own bound. The mutation run (scripts/mutation.py) also
+# derandomises, so that every mutant meets the same examples.
+MUTATION = os.environ.get("ANDAR_BAHAR_MUTATION") == "1"
+"""Set by scripts/mutation.py for the tests it runs against each mutant."""
+settings.register_profile("andar-bahar", deadline=None)
+settings.register_profile("mutation", deadline=None, derandomize=True, database=None)
+settings.load_profile("mutation" if MUTATION else "andar-bahar")
 
 
 @pytest.fixture
@@ -138,7 +150,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     equal slices, each beginning with an even share of the long tests (the browser modules
     whole, one to a slice) and ending with short ones: no worker is left with a
     twenty-second walk at the end while the others wait (longest first is the classic fix).
-    One process (no xdist): the long tests first, the rest in their own order."""
+    One process (no xdist): the long tests first, the rest in their own order; in the
+    mutation run, the quickest first (:func:`_quickest_first`)."""
+    if MUTATION:
+        _quickest_first(items)
+        return
     workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
     long = [item for item in items if item.path.name.startswith(LONG_FIRST)]
     short = [item for item in items if not item.path.name.startswith(LONG_FIRST)]
@@ -165,3 +181,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     dealt = [item for chunk in slices for item in chunk] + list(rest)
     assert len(dealt) == len(items)
     items[:] = dealt
+
+
+def _quickest_first(items: list[pytest.Item]) -> None:
+    """A mutant's tests in the order of their time in the mutation run's clean run (mutmut's
+    own record, in the process it forks each mutant's run from): the first failure stops
+    them, so a mutant any quick test catches costs that test alone."""
+    from mutmut.state import state
+
+    took = state().duration_by_test
+    items.sort(key=lambda item: took.get(item.nodeid, float("inf")))

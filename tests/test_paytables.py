@@ -13,15 +13,20 @@ from andar_bahar.engine.bets import Bet, CardsBet
 from andar_bahar.engine.errors import BetError, PaytableError
 from andar_bahar.engine.paytables import (
     PAYTABLES,
+    Band,
+    CountPays,
     MainKey,
     Odds,
     Paytable,
     Rounding,
+    check_bands,
+    check_count_pays,
     check_paytable,
     find_paytable,
     load_paytable,
 )
 from andar_bahar.engine.rules import Row
+from andar_bahar.i18n import translations
 
 
 @pytest.mark.parametrize(
@@ -330,3 +335,85 @@ def test_odds_are_written_as_they_read_back(value: Fraction) -> None:
     # (1/128 to 1 was written 0.0078125 to 1, which the 6-places rule refuses)
     odds = Odds.parse(f"{value.numerator}/{value.denominator} to 1")
     assert Odds.parse(str(odds)) == odds
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("abc", "The odds 'abc' cannot be read: write them as '0.9 to 1' or '3.5 for 1'."),
+        (Decimal("NaN"), "The odds 'NaN' cannot be read: write them as '0.9 to 1' or '3.5 for 1'."),
+        ("1/0 to 1", "The odds '1/0 to 1' divide by zero."),
+        ("1 for 1", "The odds '1 for 1' pay nothing: \"X for 1\" must have X greater than 1."),
+        ("0 to 1", "The odds '0 to 1' must be greater than zero."),
+    ],
+)
+def test_refused_odds_say_why_in_one_sentence(text: str | Decimal, message: str) -> None:
+    with pytest.raises(PaytableError) as refused:
+        Odds.parse(text)
+    assert str(refused.value) == message
+
+
+def test_odds_are_read_up_to_40_characters() -> None:
+    # Odds.parse reads at most 40 characters: the spaces around the odds count too.
+    assert Odds.parse(" " * 32 + "0.9 to 1").to_one == Fraction(9, 10)
+    with pytest.raises(PaytableError, match=r"^The odds ' {33}0\.9 to 1' cannot be read"):
+        Odds.parse(" " * 33 + "0.9 to 1")
+
+
+def test_a_toml_decimal_keeps_its_places_rule() -> None:
+    # 0.0000001 has 7 decimal places, one more than the 6 allowed (a number read from TOML
+    # follows the rule of one written in words); so has 0.0078125, although it is 1/128 in
+    # lowest terms, within the fractions' denominator of 10⁶: the places refuse it.
+    for number in ("0.0000001", "0.0078125"):
+        with pytest.raises(PaytableError, match="out of range"):
+            Odds.parse(Decimal(number))
+    assert Odds.parse(Decimal("0.000001")).to_one == Fraction(1, 10**6)
+
+
+def test_odds_keep_the_clubs_wording_and_print_exactly() -> None:
+    assert Odds.parse("  3.5 for 1 ").written == "3.5 for 1"
+    # Exact computation: 1/64 = 0.015625 (6 places, the most a pay may be written with:
+    # printed as a decimal); 1/128 = 0.0078125 needs 7 and 1/3 has none: printed as fractions.
+    assert [str(Odds.parse(f"1/{d} to 1")) for d in (64, 128, 3)] == [
+        "0.015625 to 1",
+        "1/128 to 1",
+        "1/3 to 1",
+    ]
+
+
+def test_odds_and_rounding_rules_are_said_in_the_players_language() -> None:
+    # The ru and ka catalogues write "X to 1" as "X:1", with a decimal comma.
+    odds = Odds.parse("3.5 for 1")
+    assert [odds.localized(translations(lang)) for lang in ("en", "ru", "ka")] == [
+        "2.5 to 1",
+        "2,5:1",
+        "2,5:1",
+    ]
+    assert odds.localized(None) == "2.5 to 1"
+    assert [rule.localized(translations("ru")) for rule in Rounding] == [
+        "с округлением вниз до фишки",
+        "с округлением до ближайшей фишки",
+        "с округлением вверх до фишки",
+    ]
+
+
+def test_overlapping_bands_are_found_in_any_order_and_named_by_their_entry() -> None:
+    bands = [Band(_cards(low, high), Odds.parse(2)) for low, high in ((41, 49), (1, 5), (3, 8))]
+    assert [(entry, str(problem)) for entry, problem in check_bands(bands)] == [
+        ("cards[3]", "the band 3–8 overlaps the band 1–5")
+    ]
+
+
+def test_pays_by_count_must_pay_something() -> None:
+    pays = [CountPays.parse("1", (None, None)), CountPays.parse("2", (None, Odds.parse(1))),
+            CountPays.parse("3", (None, None))]  # fmt: skip
+    assert [(entry, str(problem)) for entry, problem in check_count_pays(pays)] == [
+        ("main.counts[1]", "give the pays of at least one main bet"),
+        ("main.counts[3]", "give the pays of at least one main bet"),
+    ]
+
+
+def _cards(low: int, high: int) -> CardsBet:
+    bet = Bet.parse(f"cards:{low}-{high}")
+    assert isinstance(bet, CardsBet)
+    return bet

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from hypothesis import given
@@ -12,6 +13,7 @@ from andar_bahar.engine.bets import Bet, Wager
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import Row
 from andar_bahar.engine.settlement import Outcome, settle
+from andar_bahar.i18n import translations
 
 WIZARD = find_paytable("wizard")
 
@@ -132,3 +134,64 @@ def test_pays_by_count_are_paid() -> None:
     )  # fmt: skip
     assert (one.bets[0].win, str(one.bets[0].odds)) == (Decimal(25), "0.25 to 1")
     assert three.bets[0].win == Decimal(90)  # the usual 0.9 to 1
+
+
+def test_each_bet_keeps_its_stake_exact_win_and_net() -> None:
+    # Exact computation: 5 on Andar at 0.9 to 1 wins 4.5, paid 4 (the wizard table rounds
+    # down to its chip of 1); 5 on Bahar loses; the round is kept as dealt.
+    s = _settle("wizard", Row.ANDAR, 3, ("andar", 5), ("bahar", 5))
+    andar, bahar = s.bets
+    assert (s.winner, s.cards_dealt, s.void) == (Row.ANDAR, 3, False)
+    assert (andar.stake, andar.exact_win, andar.win, andar.returned) == (5, Fraction(9, 2), 4, 9)
+    assert (andar.net, andar.rounded) == (Decimal(4), True)
+    assert (bahar.outcome, bahar.exact_win, bahar.win, bahar.returned) == (Outcome.LOSE, 0, 0, 0)
+    assert (bahar.net, bahar.rounded) == (Decimal(-5), False)
+    whole = _settle("wizard", Row.ANDAR, 3, ("andar", 10)).bets[0]  # 10 × 0.9 = 9 exactly
+    assert (whole.exact_win, whole.win, whole.rounded) == (Fraction(9), Decimal(9), False)
+
+
+def test_a_void_round_returns_each_stake_and_pays_nothing() -> None:
+    s = settle(
+        winner=None, cards_dealt=0, first_row=None, paytable=WIZARD,
+        wagers=[Wager("p", Bet.parse("andar"), Decimal(7)),
+                Wager("q", Bet.parse("cards:1-5"), Decimal(3))],
+    )  # fmt: skip
+    assert (s.winner, s.void, s.house_net) == (None, True, Decimal(0))
+    for bet in s.bets:
+        assert (bet.outcome, bet.exact_win, bet.win, bet.net) == (Outcome.VOID, 0, 0, 0)
+        assert bet.returned == bet.stake and not bet.rounded
+    assert s.postings() == (
+        ("p", Decimal(-7), "stake andar"), ("p", Decimal(7), "void andar"),
+        ("q", Decimal(-3), "stake cards:1-5"), ("q", Decimal(3), "void cards:1-5"),
+    )  # fmt: skip
+
+
+def test_totals_per_player_and_for_the_round() -> None:
+    # Seed 001, example 3 (7 cards → Andar): Asha's 120 on Andar wins 108 and her 100 on
+    # 6–10 wins 350 (3.5 to 1); Ravi's 50 on Bahar and 30 on 1–5 lose.
+    s = _settle_many(
+        Row.ANDAR, 7, ("Ravi", "bahar", 50), ("Asha", "andar", 120), ("Ravi", "cards:1-5", 30),
+        ("Asha", "cards:6-10", 100),
+    )  # fmt: skip
+    assert list(s.players) == ["Ravi", "Asha"]  # in the order they first bet
+    asha, ravi = s.players["Asha"], s.players["Ravi"]
+    assert (asha.staked, asha.win, asha.returned, asha.net) == (220, 458, 678, 458)
+    assert (ravi.staked, ravi.win, ravi.returned, ravi.net) == (80, 0, 0, -80)
+    assert (s.total_staked, s.total_win, s.total_returned) == (300, 458, 678)
+    assert s.house_net == Decimal(-378)  # 300 staked − 678 handed back
+
+
+def _settle_many(winner: Row, cards: int, *bets: tuple[str, str, int]):
+    return settle(
+        winner=winner, cards_dealt=cards, first_row=Row.ANDAR, paytable=WIZARD,
+        wagers=[Wager(who, Bet.parse(b), Decimal(s)) for who, b, s in bets],
+    )  # fmt: skip
+
+
+def test_outcomes_are_said_in_the_players_language() -> None:
+    # The words of the ru catalogue.
+    russian = translations("ru")
+    assert [o.localized(russian) for o in Outcome] == [
+        "выигрывает", "проигрывает", "ставка возвращается",
+    ]  # fmt: skip
+    assert [o.localized(None) for o in Outcome] == ["wins", "loses", "void, stake returned"]

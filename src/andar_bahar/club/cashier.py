@@ -59,9 +59,9 @@ def post(
     kind: str,
     reason: str,
     now: datetime,
-    round_id: int | None = None,
 ) -> None:
-    """Post *amount* to *player*'s balance and the opposite to the house's."""
+    """Post *amount* to *player*'s balance and the opposite to the house's (a cash movement:
+    outside any round; a round's postings go through :func:`post_all`)."""
     for player_id, posted, text in (
         (player.id, amount, reason),
         (None, -amount, f"{player.name}: {reason}"),
@@ -69,7 +69,6 @@ def post(
         session.add(
             LedgerRow(
                 table_id=table.id,
-                round_id=round_id,
                 player_id=player_id,
                 amount=as_decimal(posted),
                 kind=kind,

@@ -83,7 +83,6 @@ class Odds:
                 raise _unreadable(text)
             value = Fraction(text)
             places = _places(text) if isinstance(text, Decimal) else 0
-            how = "to"
         elif len(str(text)) > 40:
             raise _unreadable(text)
         elif foreign_digits(text):
