@@ -176,6 +176,7 @@ def _drills(page: Page, lang: str) -> None:
         _checks(page, f"{kind.value} explained")
         page.keyboard.press("Enter")  # the next drill, from the keyboard
         expect(page.locator("[data-result]")).to_have_count(0)
+        page.wait_for_load_state()  # its script listens for keys once loaded
         drill = _drill(page, kind)
         if kind is DrillKind.LAYOUT:  # the keyboard alone: a key for the row, then the count
             winner, cards = drill.questions
