@@ -322,3 +322,17 @@ def test_the_trainers_pages_speak_russian_and_georgian(site: TestClient, lang: s
     names = [*pending, "Wizard of Odds"]  # the published table's own name, as its source writes it
     words = " | ".join(re.sub(r"https?://\S+", " ", text_of(page)) for page in shown.values())
     assert english_in(words, catalogue, names) == []  # every page at once: one search
+
+
+def test_the_learners_menus_are_told_apart_by_their_headings(site: TestClient) -> None:
+    """A screen reader lists a page's landmarks by name: each menu of the learner's page is
+    named by its section's heading, and no two alike (axe-core's rule landmark-unique)."""
+    _start(site)
+    page = site.get("/learn").text
+    menus = re.findall(r'<nav class="learn-menu"[^>]*>', page)
+    named = [re.search(r'aria-labelledby="([^"]+)"', nav) for nav in menus]
+    assert len(menus) == 2 and all(named), menus  # the drills, the dealer school
+    ids = [found.group(1) for found in named if found is not None]
+    assert len(set(ids)) == len(ids)
+    for heading in ids:
+        assert re.search(rf'<h2 id="{heading}">[^<]+</h2>', page), heading
