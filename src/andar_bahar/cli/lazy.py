@@ -18,6 +18,7 @@ command. Two things make that so:
 from __future__ import annotations
 
 import enum
+import gc
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -79,11 +80,15 @@ def _summary(command: Any) -> str:
 
 
 def load(name: str, module: str) -> Any:
-    """The command *name* of *module*'s Typer ``app``, built and given plain readers."""
+    """The command *name* of *module*'s Typer ``app``, built and given plain readers.
+
+    The garbage collector is on from here (``python -m andar_bahar`` imports with it off:
+    :func:`andar_bahar.__main__.run`), for the commands that run long."""
     built = typer.main.get_command(importlib.import_module(module).app)
     commands = getattr(built, "commands", None)
     command = commands[name] if commands is not None and name in commands else built
     read_plainly(command)
+    gc.enable()
     return command
 
 
