@@ -105,6 +105,8 @@ from web_load_people import (
 from web_load_server import (
     FLOOR_PATH,
     HOST,
+    MEMORY_PATH,
+    MEMORY_TRACE,
     STARTED,
     Clock,
     free_port,
@@ -285,6 +287,10 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
                 card_to_phone.append(max(t for t in times if t is not None) - sent)
         await club.client.aclose()
     rss["closed"] = await settled_rss_mib(server)
+    if os.environ.get(MEMORY_TRACE):  # what the server holds more than after the last run
+        async with httpx.AsyncClient(timeout=120) as asking:
+            grown = (await asking.get(base + MEMORY_PATH)).json()
+        print(json.dumps({"run": name, "rss_mib": rss, **grown}), file=sys.stderr)
     latency = {kind: summary(recorder.latencies[kind]) for kind in KINDS}
     latency["card_to_phone"] = summary(card_to_phone)
     return {
