@@ -101,14 +101,13 @@ amounts = st.decimals(
 
 
 @given(
-    number=st.decimals(min_value=-(10**15), max_value=10**15, allow_nan=False, allow_infinity=False)
-    | st.integers(),
+    number=amounts | st.integers(min_value=-(10**15), max_value=10**15),
     lang=st.sampled_from(LANGUAGES),
 )
 def test_a_number_is_written_as_babel_writes_it(number: Decimal | int, lang: str) -> None:
     """Property: the language's own writing of a number (without loading Babel's locale
-    data) is Babel's, digit for digit, for any decimal or whole number Babel can write
-    (it refuses exponents far beyond any amount's)."""
+    data) is Babel's, digit for digit, for any amount (Babel itself rounds numbers of
+    more than 28 digits, which no amount has) and any whole number."""
     expected = format_decimal(number, locale=lang, decimal_quantization=False)
     assert format_number(number, lang) == expected
 
