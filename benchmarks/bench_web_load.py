@@ -50,7 +50,9 @@ next round draws the newest table, as the live pages intend: such a card is
 **passed**), requests per second, the CPU time of the server's processes (from
 ``/proc``: neither this client's speed nor the host's load enters it) and of this
 client, and the server's resident memory idle, after the rounds, and once every socket
-is closed (``--runs N`` plays the runs N times on fresh tables: the memory after each).
+is closed (``--runs N`` plays the runs N times on fresh tables: the memory after each;
+with ``ANDAR_BAHAR_BENCH_MEMORY=1`` the server traces its allocations and what it holds
+after each run goes to standard error, by line of code, kind of object and mapping).
 ``--find-capacity`` then plays short paced runs with more and more tables until a
 card's p99 passes 150 ms or a bet's 100 ms: ``capacity_phones``, the most that met both
 (each trial with the client's share of the machine beside). After the runs it checks in the database that every bet a

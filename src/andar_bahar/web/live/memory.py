@@ -3,11 +3,11 @@
 The C library's allocator (glibc's malloc on Linux) keeps memory that Python frees for
 later, and by default keeps it in one pool per thread that ever allocated (up to eight
 per core): a night of live renders in worker threads leaves tens of megabytes resident
-that nothing uses. And it carves a block of more than 128 KiB (a drawn page, a message to
-many phones) out of its own mapping, given back when freed — until the first such block
-is freed: from then on it raises that threshold (up to 32 MiB), so the night's large
-blocks are carved from the pools among the small long-lived ones, and the pools cannot
-shrink below the last of those. A server process therefore uses two pools and keeps
+that nothing uses. And it gives a block of 128 KiB or more (a drawn page, a message to
+many phones) a mapping of its own, returned to the system when freed — until the first
+such block is freed: from then on it raises that threshold (up to 32 MiB), so the
+night's large blocks are cut from the pools among the small long-lived ones, and the
+pools cannot shrink below the last of those. A server process therefore uses two pools and keeps
 the threshold where it starts (:func:`limit_pools`, at start), and when its last
 followed table closes it collects its garbage and hands the free pages back
 (:func:`give_back`). Elsewhere (no glibc) both do only what Python can.
