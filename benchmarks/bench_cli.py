@@ -6,7 +6,8 @@ Runs every command as a fresh ``python -m andar_bahar …`` (after one warm-up r
 compiles what is compiled once: bytecode, the catalogues, numba's kernel) and prints the
 median CPU time of the child (user + system, from ``getrusage(RUSAGE_CHILDREN)``) and its
 median wall time, beside ``python -c pass``. ``serve`` is timed from its start to its
-first answer to ``GET /`` (a fresh data folder; the CPU includes stopping it).
+first answer to ``GET /`` on a made database (as when a club's server restarts: the
+warm-up run makes it, in a data folder of each side's own; the CPU includes stopping it).
 
 ``--against SRC`` runs each command also from another checkout's ``src`` (by
 ``PYTHONPATH``), alternating the two, and prints the ratio of their median CPU.
@@ -65,40 +66,39 @@ def run_once(argv: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
     return children_cpu() - cpu, time.perf_counter() - started
 
 
-def serve_once(env: dict[str, str]) -> tuple[float, float]:
-    """(CPU, seconds to the first answer) of ``serve`` on a fresh data folder."""
-    with tempfile.TemporaryDirectory() as folder:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        argv = [sys.executable, "-m", "andar_bahar", "serve", "--port", str(port)]
-        cpu, started = children_cpu(), time.perf_counter()
-        server = subprocess.Popen(
-            [*argv, "--db", str(Path(folder) / "club.sqlite3")],
-            env={**env, "XDG_DATA_HOME": folder},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            while True:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
-                        page.read()
-                    break
-                except OSError:
-                    if server.poll() is not None:
-                        raise RuntimeError("serve stopped before answering") from None
-                    time.sleep(0.005)
-            answered = time.perf_counter() - started
-        finally:
-            server.terminate()
-            server.wait()
-        return children_cpu() - cpu, answered
+def serve_once(env: dict[str, str], folder: Path) -> tuple[float, float]:
+    """(CPU, seconds to the first answer) of ``serve`` on the database in *folder*."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    argv = [sys.executable, "-m", "andar_bahar", "serve", "--port", str(port)]
+    cpu, started = children_cpu(), time.perf_counter()
+    server = subprocess.Popen(
+        [*argv, "--db", str(folder / "club.sqlite3")],
+        env={**env, "XDG_DATA_HOME": str(folder)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
+                    page.read()
+                break
+            except OSError:
+                if server.poll() is not None:
+                    raise RuntimeError("serve stopped before answering") from None
+                time.sleep(0.005)
+        answered = time.perf_counter() - started
+    finally:
+        server.terminate()
+        server.wait()
+    return children_cpu() - cpu, answered
 
 
-def measure(name: str, env: dict[str, str]) -> tuple[float, float]:
+def measure(name: str, env: dict[str, str], folder: Path) -> tuple[float, float]:
     if name == "serve (first answer)":
-        return serve_once(env)
+        return serve_once(env, folder)
     if name == "python -c pass":
         return run_once([sys.executable, "-c", "pass"], env)
     return run_once([sys.executable, "-m", "andar_bahar", *COMMANDS[name]], env)
@@ -122,16 +122,20 @@ def main() -> None:
     print(f"command: {' '.join(sys.argv)}")
     print(f"load average at the start: {load()}")
     results: dict[str, dict[str, list[tuple[float, float]]]] = {}
-    for name in names:
-        for env in sides.values():
-            measure(name, env)  # warm-up: bytecode, catalogues, numba's cache
-        results[name] = {side: [] for side in sides}
-        for run in range(args.runs):
-            order = list(sides.items()) if run % 2 == 0 else list(sides.items())[::-1]
-            for side, env in order:
-                if args.when_idle is not None:
-                    wait_for_idle_cores(args.when_idle)
-                results[name][side].append(measure(name, env))
+    with tempfile.TemporaryDirectory() as data:
+        folders = {side: Path(data) / side for side in sides}
+        for folder in folders.values():
+            folder.mkdir()
+        for name in names:
+            for side, env in sides.items():
+                measure(name, env, folders[side])  # warm-up: bytecode, catalogues, numba, database
+            results[name] = {side: [] for side in sides}
+            for run in range(args.runs):
+                order = list(sides.items()) if run % 2 == 0 else list(sides.items())[::-1]
+                for side, env in order:
+                    if args.when_idle is not None:
+                        wait_for_idle_cores(args.when_idle)
+                    results[name][side].append(measure(name, env, folders[side]))
     print()
     header = "| command | CPU s (median) | wall s (median) |"
     rule = "|---|---:|---:|"

@@ -50,7 +50,9 @@ next round draws the newest table, as the live pages intend: such a card is
 **passed**), requests per second, the CPU time of the server's processes (from
 ``/proc``: neither this client's speed nor the host's load enters it) and of this
 client, and the server's resident memory idle, after the rounds, and once every socket
-is closed (``--runs N`` plays the runs N times on fresh tables: the memory after each).
+is closed (``--runs N`` plays the runs N times on fresh tables: the memory after each;
+with ``ANDAR_BAHAR_BENCH_MEMORY=1`` the server traces its allocations and what it holds
+after each run goes to standard error, by line of code, kind of object and mapping).
 ``--find-capacity`` then plays short paced runs with more and more tables until a
 card's p99 passes 150 ms or a bet's 100 ms: ``capacity_phones``, the most that met both
 (each trial with the client's share of the machine beside). After the runs it checks in the database that every bet a
@@ -105,6 +107,8 @@ from web_load_people import (
 from web_load_server import (
     FLOOR_PATH,
     HOST,
+    MEMORY_PATH,
+    MEMORY_TRACE,
     STARTED,
     Clock,
     free_port,
@@ -285,6 +289,10 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
                 card_to_phone.append(max(t for t in times if t is not None) - sent)
         await club.client.aclose()
     rss["closed"] = await settled_rss_mib(server)
+    if os.environ.get(MEMORY_TRACE):  # what the server holds more than after the last run
+        async with httpx.AsyncClient(timeout=120) as asking:
+            grown = (await asking.get(base + MEMORY_PATH)).json()
+        print(json.dumps({"run": name, "rss_mib": rss, **grown}), file=sys.stderr)
     latency = {kind: summary(recorder.latencies[kind]) for kind in KINDS}
     latency["card_to_phone"] = summary(card_to_phone)
     return {

@@ -28,6 +28,13 @@ from starlette.requests import Request  # at module level: the floor's route is 
 
 HOST = "127.0.0.1"
 FLOOR_PATH = "/bench/floor"
+MEMORY_PATH = "/bench/memory"
+MEMORY_TRACE = "ANDAR_BAHAR_BENCH_MEMORY"
+"""With this variable set, the benchmark's server traces its allocations (tracemalloc) and
+answers ``GET /bench/memory`` with what grew since the last ask (the top lines of code
+holding memory, the kinds of objects gained) and its resident memory by kind of mapping;
+``bench_web_load.py`` asks after each run, its sockets closed, and prints the answer on
+standard error. Only the benchmark's app has the route (and tracing slows it)."""
 FLOOR = Table(
     "bench_floor",
     MetaData(),
@@ -69,7 +76,39 @@ def bench_app() -> Any:
         await run_in_threadpool(durable_insert, request.headers.get("x-client", "")[:40])
         return JSONResponse({"ok": True})
 
+    if os.environ.get(MEMORY_TRACE):
+        memory_route(application)
     return application
+
+
+def memory_route(application: Any) -> None:
+    """``GET /bench/memory``: what the process holds more than at the last ask."""
+    import gc
+    import tracemalloc
+    from collections import Counter
+
+    from starlette.responses import JSONResponse
+
+    tracemalloc.start(8)
+    snapshots = [tracemalloc.take_snapshot()]
+    counts = [Counter[str]()]
+
+    @application.get(MEMORY_PATH)
+    async def memory() -> JSONResponse:
+        gc.collect()
+        snapshot = tracemalloc.take_snapshot()
+        grown = snapshot.compare_to(snapshots[-1], "traceback")[:15]
+        kinds = Counter(type(o).__qualname__ for o in gc.get_objects())
+        gained = (kinds - counts[-1]).most_common(25)
+        snapshots[:], counts[:] = [snapshot], [kinds]
+        return JSONResponse({
+            "traced_mib": round(tracemalloc.get_traced_memory()[0] / 2**20, 1),
+            "resident_kib_by_mapping": resident_by_mapping(),
+            "grown": [{"kib": round(s.size_diff / 1024), "count": s.count_diff,
+                       "where": [f"{f.filename}:{f.lineno}" for f in s.traceback][-8:]}
+                      for s in grown],
+            "kinds_gained": gained,
+        })  # fmt: skip
 
 
 def serve(url: str, port: int, workers: int, profile: str = "") -> None:
@@ -105,6 +144,26 @@ def serve(url: str, port: int, workers: int, profile: str = "") -> None:
     for other in profilers[1:]:
         stats.add(other)
     stats.dump_stats(profile)
+
+
+def resident_by_mapping() -> dict[str, int]:
+    """This process's resident KiB by kind of mapping (``/proc/self/smaps``): the C heap,
+    anonymous mappings by their size (Python's arenas are 1 MiB; glibc's other pools 64 MiB
+    reservations; threads' stacks 8 MiB), and files."""
+    totals: dict[str, int] = {}
+    kind = ""
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if "-" in fields[0] and len(fields) >= 5:
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            size = (end - start) // 1024
+            name = fields[5] if len(fields) > 5 else ""
+            kind = name if name.startswith("[") else ("file" if name else f"anon {size} KiB")
+            if kind.startswith("anon") and size > 8192:
+                kind = "anon > 8 MiB"
+        elif fields[0] == "Rss:":
+            totals[kind] = totals.get(kind, 0) + int(fields[1])
+    return dict(sorted(totals.items(), key=lambda item: -item[1])[:8])
 
 
 def free_port() -> int:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from babel.numbers import format_decimal
 from fastapi.testclient import TestClient
 from hypothesis import given
 from hypothesis import strategies as st
@@ -99,11 +100,23 @@ amounts = st.decimals(
 )  # fmt: skip
 
 
+@given(
+    number=amounts | st.integers(min_value=-(10**15), max_value=10**15),
+    lang=st.sampled_from(LANGUAGES),
+)
+def test_a_number_is_written_as_babel_writes_it(number: Decimal | int, lang: str) -> None:
+    """Property: the language's own writing of a number (without loading Babel's locale
+    data) is Babel's, digit for digit, for any amount (Babel itself rounds numbers of
+    more than 28 digits, which no amount has) and any whole number."""
+    expected = format_decimal(number, locale=lang, decimal_quantization=False)
+    assert format_number(number, lang) == expected
+
+
 @given(amount=amounts, lang=st.sampled_from(LANGUAGES))
-def test_an_amount_written_by_babel_reads_back_the_same_or_is_refused_as_ambiguous(
+def test_an_amount_written_in_a_language_reads_back_the_same_or_is_refused_as_ambiguous(
     amount: Decimal, lang: str
 ) -> None:
-    """Property: Babel's writing of an amount in a language reads back as that amount —
+    """Property: an amount as a language writes it reads back as that amount —
     unless it has a whole part of 1 to 999 and exactly three decimals (``5.125`` in English,
     ``5,125`` in Russian), which a person of another language could read as thousands:
     that is refused, never read as another number."""

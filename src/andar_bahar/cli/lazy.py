@@ -18,6 +18,7 @@ command. Two things make that so:
 from __future__ import annotations
 
 import enum
+import gc
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -79,12 +80,36 @@ def _summary(command: Any) -> str:
 
 
 def load(name: str, module: str) -> Any:
-    """The command *name* of *module*'s Typer ``app``, built and given plain readers."""
-    built = typer.main.get_command(importlib.import_module(module).app)
-    commands = getattr(built, "commands", None)
-    command = commands[name] if commands is not None and name in commands else built
+    """The command *name* of *module*'s Typer ``app``, built and given plain readers.
+
+    The garbage collector is on from here (``python -m andar_bahar`` imports with it off:
+    :func:`andar_bahar.__main__.run`), for the commands that run long."""
+    app = importlib.import_module(module).app
+    command = _alone(app, name)
+    if command is None:  # a group of commands (``paytable``, ``history``)
+        built = typer.main.get_command(app)
+        commands = getattr(built, "commands", None)
+        command = commands[name] if commands is not None and name in commands else built
     read_plainly(command)
+    gc.enable()
     return command
+
+
+def _alone(app: typer.Typer, name: str) -> Any:
+    """The command *name* of *app* built without the module's other commands (each built
+    is its options read), or ``None`` if *app* has no plain command of that name."""
+    for info in app.registered_commands:
+        callback = info.callback
+        if (
+            callback is not None
+            and (info.name or typer.main.get_command_name(callback.__name__)) == name
+        ):
+            return typer.main.get_command_from_info(
+                info,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                rich_markup_mode=app.rich_markup_mode,
+            )
+    return None
 
 
 # -- option values without Pydantic -------------------------------------------------------

@@ -10,6 +10,7 @@ given the same secret (``--secret-file``): see docs/deployment.md.
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import os
 import socket
@@ -124,6 +125,7 @@ def tell_workers(
 
 def worker_app() -> FastAPI:
     """The app of one worker process of ``serve --workers N`` (uvicorn calls it)."""
+    gc.disable()  # while the app is made: turned on once it has started (serving=True)
     from andar_bahar.web.app import create_app
 
     return create_app(
@@ -204,6 +206,9 @@ def serve(
 ) -> None:
     """The club table in the browser: the dealer on this computer, the players on their phones."""
     require_extra("web")
+    # Starting makes some 200 000 objects and frees almost none: the garbage collector
+    # is off until the app has started, then tuned (web.app.tune_garbage_collector).
+    gc.disable()
     import uvicorn
     from sqlalchemy import make_url
 
@@ -241,6 +246,7 @@ def serve(
         typer.echo(line)
         uvicorn.run(application, host=host, port=port, **settings)
         return
+    gc.enable()  # this process only watches its workers: no app of its own
     Storage.open(url).close()  # the schema brought up to date once, before the workers start
     tell_workers(url, secret, workers, db_connections, proxies)
     typer.echo(line)

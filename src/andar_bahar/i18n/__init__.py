@@ -119,16 +119,33 @@ def language_of(translator: Translator | None) -> str:
 def format_number(value: Decimal | int, lang: str) -> str:
     """A number as people of *lang* write it: ``13.5`` in English, ``13,5`` in Russian.
 
+    Every digit it has is written (no rounding), and no trailing zero of its fraction:
+    what Babel's ``format_decimal(value, locale=lang, decimal_quantization=False)``
+    writes, from the decimal mark and the thousands' separator of :data:`NUMBER_SYMBOLS`
+    (a test holds the two to each other), without loading Babel's locale data (some
+    20 ms of a command's start).
+
     >>> format_number(Decimal("13.5"), "ru"), format_number(Decimal("1250"), "en")
     ('13,5', '1,250')
     """
     return _format_number(str(value), isinstance(value, Decimal), check_language(lang))
 
 
+NUMBER_SYMBOLS: dict[str, tuple[str, str]] = {
+    "en": (".", ","),
+    "ru": (",", "\xa0"),
+    "ka": (",", "\xa0"),
+}
+"""Each language's decimal mark and thousands' separator (CLDR's, as Babel has them)."""
+
+
 @lru_cache(maxsize=8192)
 def _format_number(text: str, decimal: bool, lang: str) -> str:
     # By its text: Decimal("1.0") and Decimal("1") are equal keys, but are written apart.
-    from babel.numbers import format_decimal
-
-    value = Decimal(text) if decimal else int(text)
-    return str(format_decimal(value, locale=lang, decimal_quantization=False))
+    point, group = NUMBER_SYMBOLS[lang]
+    plain = format(Decimal(text), "f") if decimal else text
+    whole, _, fraction = plain.removeprefix("-").partition(".")
+    fraction = fraction.rstrip("0")
+    written = format(int(whole), ",").replace(",", group)
+    sign = "-" if plain.startswith("-") else ""
+    return f"{sign}{written}{point}{fraction}" if fraction else f"{sign}{written}"

@@ -152,14 +152,18 @@ def tune_garbage_collector() -> None:
 
     What the server has made by then (the modules, the app, the templates) lives as long
     as it does: frozen out of the collector's sight, so that a full collection (which
-    stops every request) looks only at what requests made since. And the collector looks
-    at young objects after :data:`GC_YOUNG` of them rather than Python's 700, which makes
-    the full collections, tens of milliseconds each, some 14 times rarer under load.
+    stops every request) looks only at what requests made since. ``serve`` starts with
+    the collector off (:func:`andar_bahar.cli.serve.serve`: its imports make hundreds of
+    thousands of objects and free almost none), and it is turned on here, without a
+    collection first: the start leaves some thousand unreachable objects, which a full
+    collection of everything would take a tenth of a second to find. And the collector
+    looks at young objects after :data:`GC_YOUNG` of them rather than Python's 700, which
+    makes the full collections, tens of milliseconds each, some 14 times rarer under load.
     """
-    gc.collect()
     gc.freeze()
     if gc.get_threshold()[0] < GC_YOUNG:
         gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
+    gc.enable()
 
 
 # -- the refusals and the exception handlers ----------------------------------

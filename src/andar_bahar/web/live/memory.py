@@ -3,9 +3,14 @@
 The C library's allocator (glibc's malloc on Linux) keeps memory that Python frees for
 later, and by default keeps it in one pool per thread that ever allocated (up to eight
 per core): a night of live renders in worker threads leaves tens of megabytes resident
-that nothing uses. A server process therefore uses two pools (:func:`limit_pools`, at
-start), and when its last followed table closes it collects its garbage and hands the
-free pages back (:func:`give_back`). Elsewhere (no glibc) both do only what Python can.
+that nothing uses. And it gives a block of 128 KiB or more (a drawn page, a message to
+many phones) a mapping of its own, returned to the system when freed — until the first
+such block is freed: from then on it raises that threshold (up to 32 MiB), so the
+night's large blocks are cut from the pools among the small long-lived ones, and the
+pools cannot shrink below the last of those. A server process therefore uses two pools and keeps
+the threshold where it starts (:func:`limit_pools`, at start), and when its last
+followed table closes it collects its garbage and hands the free pages back
+(:func:`give_back`). Elsewhere (no glibc) both do only what Python can.
 """
 
 from __future__ import annotations
@@ -15,13 +20,18 @@ import ctypes.util
 import functools
 import gc
 
-__all__ = ["POOLS", "give_back", "limit_pools"]
+__all__ = ["LARGE_BLOCK", "POOLS", "give_back", "limit_pools"]
 
 POOLS = 2
 """The allocator's pools in a server process: Python runs one thread at a time, so more
 pools only keep more free memory apart."""
+LARGE_BLOCK = 128 * 1024
+"""Bytes from which a block gets a mapping of its own: glibc's starting threshold, kept."""
 _M_ARENA_MAX = -8
 """glibc's ``mallopt`` parameter: the most pools (arenas)."""
+_M_MMAP_THRESHOLD = -3
+"""glibc's ``mallopt`` parameter: the size from which a block is mapped on its own (set,
+it no longer rises)."""
 
 
 @functools.cache
@@ -38,10 +48,12 @@ def _glibc() -> ctypes.CDLL | None:
 
 
 def limit_pools() -> None:
-    """Use :data:`POOLS` pools of memory (before the worker threads start)."""
+    """Use :data:`POOLS` pools of memory (before the worker threads start), and map every
+    block of :data:`LARGE_BLOCK` bytes or more on its own, all night."""
     libc = _glibc()
     if libc is not None:
         libc.mallopt(_M_ARENA_MAX, POOLS)
+        libc.mallopt(_M_MMAP_THRESHOLD, LARGE_BLOCK)
 
 
 def give_back() -> None:
