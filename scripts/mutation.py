@@ -145,9 +145,7 @@ def _run_hand(
     before, after = str(entry["before"]), str(entry["after"])
     if original.count(before) != 1:
         sys.exit(f"mutation.toml: {before!r} is not in {path} exactly once")
-    # With the bytecode (copied with the sources' times, so that it stays valid for every
-    # file but the mutated one, which Python compiles again): not the whole package per mutant.
-    shutil.copytree(ROOT / "src", copy / "src")
+    shutil.copytree(ROOT / "src", copy / "src", ignore=shutil.ignore_patterns("__pycache__"))
     (copy / path).write_text(original.replace(before, after), encoding="utf-8")
     tests = [str(t) for t in entry["tests"]]  # type: ignore[attr-defined]
     done = subprocess.run(
