@@ -68,10 +68,14 @@ def postgres_url():  # type: ignore[no-untyped-def]
         admin.dispose()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def database_url(request, tmp_path):  # type: ignore[no-untyped-def]
     """A fresh database: an SQLite file (migrated: a copy of one migrated once), and a fresh,
-    empty PostgreSQL schema when one is set."""
+    empty PostgreSQL schema when one is set.
+
+    The PostgreSQL run repeats the SQLite one on the other database: the slow tier (a sixth
+    of the everyday run's CPU, beside the database server's own). Tests about PostgreSQL
+    itself (a stopped server, several workers) ask for postgres_url and stay everyday."""
     if request.param == "sqlite":
         from sqlite_template import migrated_sqlite
 

@@ -7,6 +7,7 @@ new database is (tests/test_storage.py migrates empty and old databases itself).
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import tempfile
 from pathlib import Path
@@ -21,7 +22,9 @@ def migrated_sqlite(target: Path) -> str:
     from andar_bahar.storage import Storage
 
     if "path" not in _TEMPLATE:
-        template = Path(tempfile.mkdtemp(prefix="andar-bahar-template-")) / "template.sqlite3"
+        folder = tempfile.mkdtemp(prefix="andar-bahar-template-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)  # one per process, not kept
+        template = Path(folder) / "template.sqlite3"
         Storage.open(f"sqlite:///{template}").close()
         _TEMPLATE["path"] = template
     shutil.copyfile(_TEMPLATE["path"], target)

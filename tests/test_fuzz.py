@@ -1059,17 +1059,28 @@ class TableMachine(RuleBasedStateMachine):
             self.check_state()
 
 
-TableMachine.TestCase.settings = settings(
-    max_examples=2000 if FULL_FUZZ else 20,
-    stateful_step_count=50,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
-test_the_club_table_as_a_state_machine = TableMachine.TestCase
-test_the_club_table_as_a_state_machine.__doc__ = """Any order of the table's actions, with
-restarts and crashes: every action succeeds exactly when the engine (fed the accepted
-actions) says it must, or fails with the same sentence; the ledger sums to zero, no
-balance is negative, a repeated request counts once, the stored round is the model's."""
+MACHINE_RUNS, MACHINE_PARTS = (2000, 4) if FULL_FUZZ else (20, 1)
+"""The state machine's runs, in parts of equal size that pytest-xdist's workers share (each
+part its own test, drawing its own random runs): the long tier's 2,000 on both cores."""
+for _part in range(1, MACHINE_PARTS + 1):
+    _case = type(
+        f"TableMachineRuns{_part}",
+        (TableMachine.TestCase,),
+        {
+            "settings": settings(
+                max_examples=MACHINE_RUNS // MACHINE_PARTS,
+                stateful_step_count=50,
+                deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+            ),
+            "__doc__": """Any order of the table's actions, with restarts and crashes: every
+action succeeds exactly when the engine (fed the accepted actions) says it must, or fails
+with the same sentence; the ledger sums to zero, no balance is negative, a repeated
+request counts once, the stored round is the model's.""",
+        },
+    )
+    _name = "test_the_club_table_as_a_state_machine"
+    globals()[_name if MACHINE_PARTS == 1 else f"{_name}_part_{_part}"] = _case
 
 
 def test_a_copied_table_is_what_create_table_makes() -> None:

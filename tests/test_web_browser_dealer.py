@@ -79,6 +79,7 @@ def same_document(page: Page) -> bool:
 # -- a betting round from the dealer's keyboard, the phones and the room's display ---------------
 
 
+@pytest.mark.slow  # 12 s of CPU: a whole round and the room display; .ci/run's slow tier
 def test_the_space_bar_plays_a_round_and_the_room_display_follows(
     club: ClubServer, people: People
 ) -> None:
