@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 from andar_bahar.i18n import format_number
@@ -194,7 +195,13 @@ class Phone:
 
     def night_page(self, code: str) -> str:
         """The night total on the phone's /play/CODE/night page (with the phone's cookies)."""
-        page = self.page.context.request.get(f"{self.site.url}/play/{code}/night")
+        url = f"{self.site.url}/play/{code}/night"
+        try:
+            page = self.page.context.request.get(url)
+        except PlaywrightError as error:  # a kept-alive connection the server had just closed
+            if "ECONNRESET" not in str(error):  # (idle, or the server killed and started again):
+                raise  # sent again once on a new connection, as a browser does with a GET
+            page = self.page.context.request.get(url)  # (RFC 9110, 9.2.2: idempotent)
         assert page.status == 200, page.text()
         text = page.text()
         start = text.index("data-night>") + len("data-night>")
