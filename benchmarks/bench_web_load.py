@@ -356,7 +356,8 @@ async def find_capacity(args: argparse.Namespace, base: str, server: int,
                         rng: random.Random) -> dict[str, Any]:  # fmt: skip
     """How many phones (tables of ``--players``) one server serves at people's pace with a
     card's p99 ≤ 150 ms and a bet's ≤ 100 ms: tables doubled from ``--tables`` while they
-    are, then halved between the last that was and the first that was not (to 2 tables),
+    are (halved, down to one, while they are not), then halved between the last that was
+    and the first that was not (to 2 tables),
     each trial ``--capacity-rounds`` rounds on fresh tables."""
     paced = Pacing(args.reaction, args.again, args.card, args.start, args.sleep, args.sleepers)
     trials: list[dict[str, Any]] = []
@@ -381,6 +382,11 @@ async def find_capacity(args: argparse.Namespace, base: str, server: int,
             good, tables = tables, tables * 2
         else:
             bad = tables
+    while not good and bad > 1:  # even the first size was too many: halve it (to one table)
+        if await meets(bad // 2):
+            good = bad // 2
+        else:
+            bad //= 2
     while bad - good > 2 and good:
         middle = (good + bad) // 2
         if await meets(middle):
