@@ -189,15 +189,20 @@ DEALT_COUNT = re.compile(r'<p class="dealt-count">.*?</p>', re.DOTALL)
 
 def append_cards(html: str, pile: dict[str, Any]) -> str | None:
     """The felt *html* with *pile*'s cards appended, as ``live.js`` does to the page's DOM:
-    each card's slot at the end of its row's cards, the row's count set, the room screen's
+    each card it lacks (it may have some: the answer to a deal and the socket's message
+    race) as a slot at the end of its row's cards, the row's count set, the room screen's
     line of cards dealt replaced; ``None`` where ``live.js`` refuses (the felt is not at
-    the round and number of cards the message starts from: the page asks for every block)."""
+    the round, or has fewer cards than the message starts from, or more than it brings:
+    the page asks for every block)."""
     state = ROUND.search(html)
     if state is None or int(state.group(1)) != pile["round"]:
         return None
-    if html.count('<span class="slot">') != pile["from"]:
+    has = html.count('<span class="slot">')
+    if not pile["from"] <= has <= pile["from"] + len(pile["cards"]):
         return None
-    for card in pile["cards"]:
+    if has == pile["from"] + len(pile["cards"]):
+        return html
+    for card in pile["cards"][has - pile["from"] :]:
         lane = html.find(f'data-row="{card["row"]}"')
         end = html.find("</div>", lane)  # a lane holds no div: its end
         close = html.rfind("</span>", lane, end)  # the end of the row's cards

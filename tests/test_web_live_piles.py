@@ -84,7 +84,7 @@ def test_cards_appended_as_live_js_does_give_the_felt_drawn_anew(kind: str) -> N
     assert appended > 0  # the seed's rounds are long enough for cards alone
 
 
-def test_a_felt_not_where_the_cards_start_refuses_them() -> None:
+def test_a_felt_not_where_the_cards_start_refuses_them_and_one_that_has_them_keeps_them() -> None:
     renderer, snapshots = played("betting")
     append, group = append_cards(), ("player", "player", "en")
     pairs = [
@@ -94,8 +94,10 @@ def test_a_felt_not_where_the_cards_start_refuses_them() -> None:
     ]  # fmt: skip
     later, cards = pairs[-1]
     felt = renderer.blocks(snapshots[later], Viewer(*group), (PILES,))[PILES]
-    assert append(felt, cards) is None  # it has the card already: live.js asks for every block
-    assert append(felt, {**cards, "round": cards["round"] + 1}) is None
+    assert append(felt, cards) == felt  # it has the cards already (the answer came first)
+    assert append(felt, {**cards, "round": cards["round"] + 1}) is None  # another round
+    earlier = renderer.blocks(snapshots[later - 2], Viewer(*group), (PILES,))[PILES]
+    assert append(earlier, cards) is None  # a card short of where they start
 
 
 @pytest.fixture

@@ -13,7 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Piles", "RenderPiles"]
+__all__ = ["Answer", "Piles", "RenderPiles"]
+
+Answer = tuple[frozenset[str], Mapping[str, Any] | None]
+"""The blocks a page need not get, and the cards it gets instead (``None``: none)."""
 
 
 @runtime_checkable
@@ -41,7 +44,9 @@ class RenderPiles:
     def __init__(self, renderer: Piles, snapshot: Any) -> None:
         self.renderer, self.snapshot = renderer, snapshot
         self._now: dict[tuple[str, str, str], tuple[str, Any]] = {}
-        self._cards: dict[tuple[str, str, str], list[tuple[Any, Mapping[str, Any] | None]]] = {}
+        self._since: dict[tuple[tuple[str, str, str], int], tuple[Any, Answer]] = {}
+        """(group, the id of a pile) → the pile (kept: its id stays its own) and the answer:
+        the followers of a group mostly hold the same pile (the last render's), compared once."""
 
     def now(self, group: tuple[str, str, str]) -> tuple[str, Any]:
         """The block that shows *group*'s piles, and where they stand now."""
@@ -50,20 +55,19 @@ class RenderPiles:
             now = self._now[group] = self.renderer.pile(self.snapshot, group)
         return now
 
-    def since(
-        self, group: tuple[str, str, str], full: bool, pile: Any
-    ) -> tuple[frozenset[str], Mapping[str, Any] | None]:
+    def since(self, group: tuple[str, str, str], full: bool, pile: Any) -> Answer:
         """The block a page of *group* whose piles stand at *pile* needs not get (they are
         where they stand, or the cards dealt since bring them there), and those cards;
         *full*: the page gets every block."""
-        name, now = self.now(group)
         if full or pile is None:
             return frozenset(), None
-        if pile == now:
-            return frozenset({name}), None
-        made = self._cards.setdefault(group, [])
-        cards = next((c for since, c in made if since == pile), None)
-        if cards is None and all(since != pile for since, _ in made):
-            cards = self.renderer.cards_since(self.snapshot, group, pile)
-            made.append((pile, cards))  # the same object for every page alike
-        return (frozenset({name}), cards) if cards is not None else (frozenset(), None)
+        found = self._since.get((group, id(pile)))
+        if found is None:
+            name, now = self.now(group)
+            if pile == now:
+                answer: Answer = (frozenset({name}), None)
+            else:
+                cards = self.renderer.cards_since(self.snapshot, group, pile)
+                answer = (frozenset({name}), cards) if cards is not None else (frozenset(), None)
+            found = self._since[(group, id(pile))] = (pile, answer)
+        return found[1]

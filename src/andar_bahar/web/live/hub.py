@@ -25,6 +25,11 @@ mechanism, for any page that follows a table:
   merged): it then says so (``"h"``). A page replaces a block only with HTML at least as
   new as the block's (``live.js``): the answer to its own action and the socket's
   messages may reach it in either order.
+- A dealt card comes alone where it is all a page's felt lacks: a follower whose felt
+  stands earlier in the same round gets the cards dealt since (``"piles"``) instead of
+  the felt block, and ``live.js`` appends them (:mod:`~andar_bahar.web.live.cards`,
+  :mod:`~andar_bahar.web.live.piles`); a page whose felt is not where they start asks for
+  every block again.
 - Public viewers get shared blocks only; a player only their own private blocks. A
   socket whose seat or dealer's sign-in has ended since it came (a new seat code, a
   released seat, a device signed out) is ended at the next render, with 1012: the

@@ -11,8 +11,9 @@
    ("piles": {NAME: {"round", "from", "cards": [{"row", "count", "html"}], "dealt"}};
    web/live/piles.py): each card is appended to its row and the row's count set (and the
    room screen's line of cards dealt replaced), which gives the very felt a new block would.
-   Only where the page shows that round with exactly "from" cards; else the page asks for
-   every block again (it reconnects as from version -1).
+   Only where the page shows that round with "from" cards (or some of those the message
+   brings: only the rest are appended); else the page asks for every block again (it
+   reconnects as from version -1).
    The answer to an htmx action of this page may be such a message too (header X-Live):
    its blocks are applied the same way, its version only when it is "complete", and the
    form the action came from is reset.
@@ -57,23 +58,26 @@
     return out;
   }
 
-  // The cards a message brings the piles of a block: appended where the page shows the
-  // round with exactly the cards the message starts from (false: it does not).
+  // The cards a message brings the piles of a block: those the page lacks appended, where
+  // it shows the round with the cards the message starts from, or some of those it brings
+  // (the answer to a deal and the socket's message race); false: it shows neither.
   function appendTo(region, pile) {
     var state = region.querySelector("[data-round]");
+    var has = region.querySelectorAll(".row-cards .slot:not(.empty)").length;
     if (!state || state.getAttribute("data-round") !== String(pile.round) ||
-        region.querySelectorAll(".row-cards .slot:not(.empty)").length !== pile.from) {
+        has < pile.from || has > pile.from + pile.cards.length) {
       return false;
     }
-    var lanes = pile.cards.map(function (card) {
+    var cards = pile.cards.slice(has - pile.from);
+    var lanes = cards.map(function (card) {
       return region.querySelector('.lane[data-row="' + card.row + '"]');
     });
-    var line = pile.dealt ? region.querySelector(".dealt-count") : null;
+    var line = pile.dealt && cards.length ? region.querySelector(".dealt-count") : null;
     if (lanes.some(function (lane) { return !lane || !lane.querySelector(".row-count"); }) ||
-        (pile.dealt && !line)) {
+        (pile.dealt && cards.length && !line)) {
       return false;
     }
-    pile.cards.forEach(function (card, i) {
+    cards.forEach(function (card, i) {
       lanes[i].querySelector(".row-cards").insertAdjacentHTML("beforeend", card.html);
       lanes[i].querySelector(".row-count").textContent = String(card.count);
     });
