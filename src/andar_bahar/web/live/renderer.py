@@ -249,8 +249,11 @@ class TableRenderer:
     ) -> Rendered:
         """The blocks that answer *viewer*'s own action: every block, or only its own ones.
 
-        *dealt*: the action dealt the round's last card; a complete answer then brings the
-        card alone when that is all it changed in the felt (the page shows the one before)."""
+        *dealt*: the action dealt a card (the round's latest). A complete answer then brings
+        that card alone where it is all the felt gained since the card before (past the
+        first two cards, a deal changes nothing else of the felt but ending the round,
+        which draws it whole): the page shows the felt as it was before its own deal, or
+        ``live.js`` asks for every block."""
         own = self.private(snapshot, viewer, answering=True)
         if not complete:
             return own
