@@ -35,7 +35,7 @@ from browser_support import (  # noqa: F401 - club, browser, people: the fixture
 )
 
 SEED = 7
-"""A seed example whose first round is dealt to its ninth card."""
+"""A seed example whose first round is dealt past its fourth card (the test says so)."""
 FELT = '[data-live-block="table"]'
 
 expect.set_options(timeout=10_000)

@@ -35,8 +35,8 @@ from web_support import csrf, served
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 SEED = 7
-"""A seed example whose decks deal long rounds (the betting table's two dealt rounds run
-to 9 and 22 cards, the live table's first round to 9): every kind of message is played."""
+"""A seed example whose decks deal long rounds (the played tables' two dealt rounds run to
+7 and 27 cards; the live table's first round past its fourth): every kind of message."""
 GROUPS = [
     ("player", "player"),  # a phone (its felt is every phone's)
     ("player", "public"),

@@ -14,9 +14,10 @@ the round, and everything else that changes the felt.
 
 :func:`pile_of` says where a felt stands (a :class:`Pile`); :func:`added` what a later one
 adds, if only cards. The renderer draws the cards' HTML
-(:meth:`~andar_bahar.web.live.renderer.TableRenderer.cards_since`); ``live.js`` checks the
-round and the number of cards it shows against ``round`` and ``from`` before it appends, and
-asks for every block again if they differ.
+(:meth:`~andar_bahar.web.live.renderer.TableRenderer.cards_since`); ``live.js`` appends the
+cards its felt lacks where it shows the round (``round``) with ``from`` cards or some of
+those the message brings (the answer to a deal and the socket's message race), and asks
+for every block again otherwise.
 """
 
 from __future__ import annotations
