@@ -17,7 +17,8 @@ dealer and its players (``web_load_people.py``):
 - each player joins on the home page with the seat code, in English, Russian or Georgian
   in turn, loads ``/play/CODE`` once and follows it over ``/ws/CODE?page=player&v=N`` as
   ``live.js`` does: a message newer than the page replaces its blocks (their HTML parsed
-  into elements, as a browser's ``innerHTML`` does), anything else is ignored, and a
+  into elements, as a browser's ``innerHTML`` does) or appends a dealt card to its felt's
+  pile (``piles``, checked to start where the felt is), anything else is ignored, and a
   message never makes the phone send a request. When a message says the round is open
   the phone bets (one or two spots, a stake of 1 to 10, a key of its own) by the page's
   htmx POST; one bet in twenty is sent again with the same key — half at once, half
@@ -306,6 +307,7 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
             "live_kilobytes": round(sum(p.received for p in pages) / 1024),
             "elements_parsed": sum(p.elements for p in pages),
             "stray_end_tags": sum(p.stray for p in pages),
+            "cards_refused": sum(p.refused for p in pages),
             "reconnections": sum(len(p.absent) for p in pages),
             "phones": len(pages) - len(clubs), "rss_mib": rss,
             "rounds_settled": sum(c.rounds for c in clubs),
@@ -368,6 +370,7 @@ async def find_capacity(args: argparse.Namespace, base: str, server: int,
         f = done["figures"]
         card, bet = f["latency_ms"]["card_to_phone"]["p99"], f["latency_ms"]["bet"]["p99"]
         ok = card <= CARD_P99_MS and bet <= BET_P99_MS and not f["errors"] and not f["cards_missed"]
+        ok = ok and not f["cards_refused"]
         trials.append({"phones": tables * args.players, "tables": tables, "met": ok,
                        "card_p99_ms": card, "bet_p99_ms": bet, "errors": f["errors"],
                        "server_share": f["cpu"]["server_share"],
@@ -445,6 +448,7 @@ def report(args: argparse.Namespace, db: str, result: dict[str, Any], found: dic
         "cards_passed": sum(f["cards_passed"] for f in every),
         "live_messages": sum(f["live_messages"] for f in every),
         "stray_end_tags": sum(f["stray_end_tags"] for f in every),
+        "cards_refused": sum(f["cards_refused"] for f in every),
         "rounds_settled": sum(f["rounds_settled"] for f in every),
         "bets_sent": sum(len(p.accepted) + p.unknown for p in players),
         "bets_settled": found.get("settled", 0),
@@ -487,7 +491,8 @@ def print_text(out: dict[str, Any]) -> None:
                   f"{t['bet_p99_ms']} ms, server {t['server_share']:.0%}, client "
                   f"{t['client_share']:.0%} of the machine ({'met' if t['met'] else 'not met'})")  # fmt: skip
     print(f"- errors {out['errors']}; cards missed by a phone {out['cards_missed']}; passed "
-          f"(a phone went on to the next round first) {out['cards_passed']}")  # fmt: skip
+          f"(a phone went on to the next round first) {out['cards_passed']}; refused (a felt "
+          f"not where a card's message starts) {out['cards_refused']}")  # fmt: skip
     print(f"- bets: {out['bets_sent']:,} sent, {out['bets_settled']:,} settled, "
           f"{out['bets_lost']} lost, {out['bets_doubled']} doubled, {out['bets_unknown']} unknown; "
           f"ledgers not summing to zero: {out['ledgers_not_zero']}")  # fmt: skip

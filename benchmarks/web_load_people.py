@@ -182,6 +182,48 @@ VOID = frozenset({"area", "br", "col", "embed", "hr", "img", "input", "link", "m
                   "track", "wbr"})  # fmt: skip
 
 
+ROUND = re.compile(r'data-round="(\d+)"')
+ROW_COUNT = re.compile(r'(<span class="row-count"[^>]*>)\d+(</span>)')
+DEALT_COUNT = re.compile(r'<p class="dealt-count">.*?</p>', re.DOTALL)
+
+
+def append_cards(html: str, pile: dict[str, Any]) -> str | None:
+    """The felt *html* with *pile*'s cards appended, as ``live.js`` does to the page's DOM:
+    each card it lacks (it may have some: the answer to a deal and the socket's message
+    race) as a slot at the end of its row's cards, the row's count set, the room screen's
+    line of cards dealt replaced; ``None`` where ``live.js`` refuses (the felt is not at
+    the round, or has fewer cards than the message starts from, or more than it brings:
+    the page asks for every block)."""
+    state = ROUND.search(html)
+    if state is None or int(state.group(1)) != pile["round"]:
+        return None
+    has = html.count('<span class="slot">')
+    if not pile["from"] <= has <= pile["from"] + len(pile["cards"]):
+        return None
+    if has == pile["from"] + len(pile["cards"]):
+        return html
+    for card in pile["cards"][has - pile["from"] :]:
+        lane = html.find(f'data-row="{card["row"]}"')
+        end = html.find("</div>", lane)  # a lane holds no div: its end
+        close = html.rfind("</span>", lane, end)  # the end of the row's cards
+        counted = ROW_COUNT.search(html, lane, close) if lane >= 0 else None
+        if counted is None:
+            return None
+        count = f"{counted.group(1)}{card['count']}{counted.group(2)}"
+        html = (
+            html[: counted.start()]
+            + count
+            + html[counted.end() : close]
+            + card["html"]
+            + html[close:]
+        )
+    if "dealt" in pile:
+        html, found = DEALT_COUNT.subn(pile["dealt"], html, count=1)
+        if not found:
+            return None
+    return html
+
+
 def html_version(message: dict[str, Any]) -> int:
     """The version of a live message's HTML: ``h`` where the server says it is newer than
     ``v`` (as live.js reads it)."""
@@ -216,6 +258,8 @@ class Page:
     """The elements of every block it swapped in, parsed as a browser does (:class:`Swap`)."""
     stray: int = 0
     """End tags without their start in what it swapped in (0 for well-formed blocks)."""
+    refused: int = 0
+    """Cards it could not append (its felt not where the message started from: 0)."""
     awake: asyncio.Event = field(default_factory=asyncio.Event)
     absent: list[tuple[float, float]] = field(default_factory=list)
     """(from, to): when its socket was closed (asleep), for the card latencies."""
@@ -235,7 +279,8 @@ class Page:
                 swap.close()
                 self.elements, self.stray = self.elements + swap.elements, self.stray + swap.stray
                 self.blocks[name], self.shown[name] = html, at
-        if complete:
+        current = self.append(message, at)
+        if complete and current:
             self.version = max(self.version, int(message["v"]))
         data, now = message.get("data", {}), time.perf_counter()
         number = data.get("round")
@@ -247,6 +292,26 @@ class Page:
             self.seen.setdefault((number, count), now)
         if data.get("bets_open"):
             self.opened.put_nowait(number)
+
+    def append(self, message: dict[str, Any], at: int) -> bool:
+        """As live.js does: the cards of the message's piles appended to its felt (each
+        card's HTML parsed); ``False`` where its felt was not where they start from (live.js
+        then asks for every block again: this page counts it, and takes every block next)."""
+        for name, pile in message.get("piles", {}).items():
+            if self.shown.get(name, -1) >= at:
+                continue  # has these already (the answer and the socket race)
+            html = append_cards(self.blocks.get(name, ""), pile)
+            if html is None:
+                self.refused += 1
+                self.version = -1
+                return False
+            for card in pile["cards"]:
+                swap = Swap()
+                swap.feed(card["html"])
+                swap.close()
+                self.elements, self.stray = self.elements + swap.elements, self.stray + swap.stray
+            self.blocks[name], self.shown[name] = html, at
+        return True
 
     def away(self, since: float, until: float) -> bool:
         """Whether its socket was closed at some time between *since* and *until*."""

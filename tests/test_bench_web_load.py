@@ -67,6 +67,7 @@ def test_a_small_load_run_reports_its_figures_and_loses_no_bet(pace: list[str]) 
     assert rss["idle"] > 0 and rss["after_close_each_run"][-1] == rss["after_close"] > 0
     assert out["serve_start"]["first_answer_s"] > 0 and out["serve_start"]["server_cpu_s"] > 0
     assert out["stray_end_tags"] == 0  # every block swapped in parses whole, as a browser's
+    assert out["cards_refused"] == 0  # every card's message starts where the phone's felt is
     for run in out["runs"].values():
         assert run["elements_parsed"] > 0
         assert run["cpu"]["server_cpu_s"] > 0 and 0 <= run["cpu"]["client_share"] <= 1

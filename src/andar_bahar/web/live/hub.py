@@ -25,6 +25,11 @@ mechanism, for any page that follows a table:
   merged): it then says so (``"h"``). A page replaces a block only with HTML at least as
   new as the block's (``live.js``): the answer to its own action and the socket's
   messages may reach it in either order.
+- A dealt card comes alone where it is all a page's felt lacks: a follower whose felt
+  stands earlier in the same round gets the cards dealt since (``"piles"``) instead of
+  the felt block, and ``live.js`` appends them (:mod:`~andar_bahar.web.live.cards`,
+  :mod:`~andar_bahar.web.live.piles`); a page whose felt is not where they start asks for
+  every block again.
 - Public viewers get shared blocks only; a player only their own private blocks. A
   socket whose seat or dealer's sign-in has ended since it came (a new seat code, a
   released seat, a device signed out) is ended at the next render, with 1012: the
@@ -90,6 +95,7 @@ from starlette.requests import HTTPConnection
 
 from andar_bahar.club.events import PLAYER_STEPS, ROUND_STEPS, TableEvent
 from andar_bahar.club.health import DatabaseUnavailable
+from andar_bahar.web.live.cards import Piles, RenderPiles
 from andar_bahar.web.live.memory import give_back
 from andar_bahar.web.live.text import SERVER_NOW, message_text, with_now
 
@@ -159,6 +165,8 @@ class Rendered:
 
     blocks: Mapping[str, str]
     data: Mapping[str, Any] = field(default_factory=dict)
+    piles: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Cards a page appends to the piles of a block instead of having it again (``live.js``)."""
 
 
 class Renderer(Protocol):
@@ -209,6 +217,8 @@ class Follower:
         """The HTML of each block as this follower last got it."""
         self.full = True
         """The next message carries every block (set again when it falls behind)."""
+        self.pile: Any = None
+        """Where the piles its page shows stand (:class:`Piles`; ``None``: not known)."""
         self.said: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None] = (None, None)
         """The data last sent: what every viewer of its group gets, and its own (a player's)."""
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
@@ -237,7 +247,7 @@ class Follower:
         """What the page has is no longer known: drop what waits, send the full set next."""
         while not self.queue.empty():
             self.queue.get_nowait()
-        self.full, self.version = True, -1
+        self.full, self.version, self.pile = True, -1, None
 
 
 class Room:
@@ -312,7 +322,8 @@ class Room:
             renderer.forget(self.code)
         snapshot = renderer.read(self.code, event.version if event is not None else None)
         version = renderer.version(snapshot)
-        shared: dict[tuple[str, str, str], Rendered] = {}
+        piles = RenderPiles(renderer, snapshot) if isinstance(renderer, Piles) else None
+        shared: dict[tuple[Any, ...], Rendered] = {}
         texts: dict[tuple[Any, ...], str] = {}
         out: list[tuple[Follower, str | None]] = []
         now = datetime.now(UTC)
@@ -326,9 +337,18 @@ class Room:
                 follower.full = False
                 continue
             group = follower.viewer.group
-            common = shared.get(group)
+            skip, cards = (
+                piles.since(group, follower.full, follower.pile)
+                if piles
+                else (frozenset[str](), None)
+            )
+            common = shared.get((group, skip))
             if common is None:
-                common = shared[group] = renderer.shared(snapshot, group)
+                common = shared[(group, skip)] = (
+                    piles.renderer.shared(snapshot, group, skip)
+                    if piles
+                    else renderer.shared(snapshot, group)
+                )
             blocks, data = common.blocks, common.data
             player = follower.viewer.player_id
             mine = player is not None and (
@@ -347,26 +367,34 @@ class Room:
                 and _may_have_made(follower.viewer, event)
                 and version == event.version
                 and not full
+                and self._answered(follower, blocks, own, said)
             ):
-                self._answered(follower, blocks, own, said)
+                cards = None  # the answer brought the cards too
+            if piles:
+                follower.pile = piles.now(group)[1]  # whichever way, its page will have them
             if not full:  # only what differs from what it has (the same text: the same object)
                 blocks = {k: v for k, v in blocks.items() if memo.get(k) != v}
                 if (
                     not blocks
+                    and cards is None
                     and said[0] == follower.said[0]
                     and said[1] in (None, follower.said[1])
                 ):
                     follower.version = label  # nothing its page would show: not sent (the
                     continue  # next message's v jumps past this one)
             memo.update(blocks)
+            if cards is not None and piles:
+                memo.pop(piles.now(group)[0], None)  # its page's felt: not the HTML it was sent
             follower.version, follower.full, follower.said = label, False, said
             kind = "sync" if full or event is None else event.kind
-            key = (group, label, kind, tuple(blocks), mine)
+            key = (group, label, kind, tuple(blocks), mine, id(cards))
             text = None if mine else texts.get(key)
             if text is None:  # one text for every follower that gets the same
                 head: dict[str, Any] = {"v": label, "kind": kind}
                 if version > label:  # the HTML is newer than v: the page orders blocks by it
                     head["h"] = version
+                if cards is not None:
+                    head["piles"] = {piles.now(group)[0]: cards} if piles else {}
                 text = message_text(head, blocks, {**data, "now": now.isoformat()}, now)
                 if not mine:
                     texts[key] = text
@@ -379,16 +407,17 @@ class Room:
         blocks: Mapping[str, str],
         own: Mapping[str, str],
         said: tuple[Mapping[str, Any], Mapping[str, Any] | None],
-    ) -> None:
+    ) -> bool:
         """The change is the follower's page's own action, and the answer to it (drawn at
         this version) brings the page every block and value (a dealer's page: a complete
-        answer) or its own ones (a phone's): they need not come down the socket too."""
+        answer; ``True``) or its own ones (a phone's): they need not come down the socket too."""
         if follower.viewer.role in COMPLETE_ANSWERS:
             follower.memo.update(blocks)
             follower.said = said
-        else:
-            follower.memo.update(own)
-            follower.said = (follower.said[0], said[1])
+            return True
+        follower.memo.update(own)
+        follower.said = (follower.said[0], said[1])
+        return False
 
     def _schedule(self, deadline: datetime | None) -> None:
         """Close the bets at *deadline* (once per deadline; cancelled when it changes)."""

@@ -24,7 +24,15 @@ from andar_bahar.club.values import PlayerRound, PublicRound, RoundSummary, Tabl
 from andar_bahar.web.pages.drawing import next_step, staked
 from andar_bahar.web.pages.screens import last_bets
 
-__all__ = ["ALIKE_ACROSS", "BLOCK_KEYS", "BlockKey", "alike_group", "everything", "key_of"]
+__all__ = [
+    "ALIKE_ACROSS",
+    "BLOCK_KEYS",
+    "BlockKey",
+    "alike_group",
+    "everything",
+    "key_of",
+    "without_bets",
+]
 
 BlockKey = Callable[[TableState, Sequence[RoundSummary], Sequence[PlayerRound], str | None], object]
 """(the state as the viewer sees it, the last rounds, the player's rounds, the player) → the
@@ -43,7 +51,8 @@ def everything(
     return replace(state, version=0), tuple(recent), tuple(mine), player
 
 
-def _without_bets(rnd: PublicRound | None) -> PublicRound | None:
+def without_bets(rnd: PublicRound | None) -> PublicRound | None:
+    """*rnd* less its bets, markers and settlement (which the felt does not show)."""
     if rnd is None or not (rnd.wagers or rnd.settlement or rnd.markers):
         return rnd
     return replace(rnd, wagers=(), settlement=None, markers={})
@@ -55,7 +64,7 @@ def felt(
     """The felt (status, countdown, cards), the cards dealt, whether new pays come with the
     next round: not the bets nor what they paid (so the dealer's felt and the phones' have
     the same key)."""
-    return state.code, _without_bets(state.round), state.new_pays
+    return state.code, without_bets(state.round), state.new_pays
 
 
 def strip(

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from andar_bahar.engine.money import format_amount
+from andar_bahar.web.http.templating import drawn, gettext_callables
 from andar_bahar.web.live.blocks import (
     LIVE_PAGES,
     Snapshot,
@@ -25,7 +26,8 @@ from andar_bahar.web.live.blocks import (
 )
 from andar_bahar.web.live.hub import SERVER_NOW, Rendered, Viewer
 from andar_bahar.web.live.keys import alike_group, key_of
-from andar_bahar.web.pages.drawing import ROAD_LENGTH
+from andar_bahar.web.live.piles import COUNTED, PILES, Pile, added, pile_of
+from andar_bahar.web.pages.drawing import ROAD_LENGTH, faces
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -45,7 +47,8 @@ class TableRenderer:
     its key (:mod:`~andar_bahar.web.live.keys`) per table, page kind, role and language
     (a player's own blocks: per player). A bet so draws the bettor's own blocks (once,
     for the answer and the live message) and the dealer's list of bets; a dealt card,
-    the felt once per group of viewers.
+    the felt once per group of viewers — and nothing but the card itself for the pages
+    whose felt stands earlier in the same round (:mod:`~andar_bahar.web.live.piles`).
     """
 
     def __init__(self, service: TableService, env: Environment) -> None:
@@ -57,6 +60,8 @@ class TableRenderer:
         self._alike: dict[tuple[str, tuple[str, ...], str], list[tuple[object, str]]] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._held: dict[str, tuple[int, frozenset[str]]] = {}
+        self._macros: dict[str, Any] = {}
+        """The macros of the felt (a card in its row …) in each language."""
 
     def read(self, code: str, known: int | None = None) -> Snapshot:
         return Snapshot(self.service.table_snapshot(code, ROAD_LENGTH, known=known))
@@ -171,12 +176,48 @@ class TableRenderer:
             lock = self._locks.setdefault(code, threading.Lock())
         return lock
 
-    def shared(self, snapshot: Snapshot, group: tuple[str, str, str]) -> Rendered:
-        """The blocks every viewer of *group* sees (each drawn again only if it changed)."""
+    def shared(
+        self, snapshot: Snapshot, group: tuple[str, str, str], without: frozenset[str] = frozenset()
+    ) -> Rendered:
+        """The blocks every viewer of *group* sees (each drawn again only if it changed), but
+        those *without* names (not drawn)."""
         page, role, lang = group
         viewer = Viewer(page, role, lang)  # no player: what every viewer of the group may see
-        blocks = self._kept_or_drawn(snapshot, viewer, LIVE_PAGES[page].shared, answering=False)
+        names = tuple(n for n in LIVE_PAGES[page].shared if n not in without)
+        blocks = self._kept_or_drawn(snapshot, viewer, names, answering=False)
         return Rendered(blocks, shared_data(snapshot.seen_by(viewer)))
+
+    def pile(self, snapshot: Snapshot, group: tuple[str, str, str]) -> tuple[str, Pile]:
+        """Where the piles of *group*'s felt stand (:mod:`~andar_bahar.web.live.piles`)."""
+        return PILES, pile_of(snapshot.seen_by(Viewer(*group)))
+
+    def cards_since(
+        self, snapshot: Snapshot, group: tuple[str, str, str], since: Pile
+    ) -> dict[str, Any] | None:
+        """What brings *group*'s felt from *since* to *snapshot*: the cards dealt since, drawn
+        (a card's face is drawn once per language), or ``None``: the felt must be drawn."""
+        state = snapshot.seen_by(Viewer(*group))
+        new = added(since, pile_of(state))
+        rnd = state.round
+        if new is None or rnd is None:
+            return None
+        page, _, lang = group
+        macros: Any = self._macros.get(lang)
+        if macros is None:
+            template = self.env.get_template("_table.html")
+            extras = {"face": faces(lang), "drawn_cards": drawn("cards", lang)}
+            macros = self._macros[lang] = template.make_module(
+                {**gettext_callables(lang), **extras}
+            )
+        counts = {row: sum(d.row is row for d in since.dealt) for row in {d.row for d in new}}
+        cards = []
+        for d in new:
+            counts[d.row] += 1
+            cards.append({"row": d.row.value, "count": counts[d.row], "html": str(macros.slot(d))})
+        out: dict[str, Any] = {"round": rnd.number, "from": len(since.dealt), "cards": cards}
+        if page in COUNTED:
+            out["dealt"] = str(macros.dealt_count(len(rnd.dealt)))
+        return out
 
     def private(self, snapshot: Snapshot, viewer: Viewer, *, answering: bool = False) -> Rendered:
         """*viewer*'s own blocks (each drawn again only if it changed): the answer to a
@@ -203,10 +244,24 @@ class TableRenderer:
                 data["net"] = format_amount(sum((b.net for b in mine), Decimal(0)))
         return data
 
-    def answer(self, snapshot: Snapshot, viewer: Viewer, *, complete: bool) -> Rendered:
-        """The blocks that answer *viewer*'s own action: every block, or only its own ones."""
+    def answer(
+        self, snapshot: Snapshot, viewer: Viewer, *, complete: bool, dealt: bool = False
+    ) -> Rendered:
+        """The blocks that answer *viewer*'s own action: every block, or only its own ones.
+
+        *dealt*: the action dealt a card (the round's latest). A complete answer then brings
+        that card alone where it is all the felt gained since the card before (past the
+        first two cards, a deal changes nothing else of the felt but ending the round,
+        which draws it whole): the page shows the felt as it was before its own deal, or
+        ``live.js`` asks for every block."""
         own = self.private(snapshot, viewer, answering=True)
         if not complete:
             return own
-        shared = self.shared(snapshot, viewer.group)  # as the live message has them
-        return Rendered({**shared.blocks, **own.blocks}, {**shared.data, **own.data})
+        name, now = self.pile(snapshot, viewer.group)
+        cards = None
+        if dealt and now.dealt:
+            cards = self.cards_since(snapshot, viewer.group, Pile(now.rest, now.dealt[:-1]))
+        without = frozenset({name}) if cards is not None else frozenset()
+        shared = self.shared(snapshot, viewer.group, without)  # as the live message has them
+        blocks, data = {**shared.blocks, **own.blocks}, {**shared.data, **own.data}
+        return Rendered(blocks, data, {name: cards} if cards is not None else {})

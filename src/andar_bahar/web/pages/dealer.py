@@ -113,7 +113,8 @@ def _add_steps(app: FastAPI, club: Club) -> None:
             raise ParameterError(Message(N_("Unknown step '{step}'."), step=action))
         steps[action]()
         # The step has just checked the dealer's token: the answer is the dealer's page.
-        return club.done(request, code, "dealer", viewer=Viewer("dealer", "dealer", lang(request)))
+        viewer = Viewer("dealer", "dealer", lang(request))
+        return club.done(request, code, "dealer", viewer=viewer, dealt=action == "deal")
 
     @app.post("/dealer/{code}/paytable")
     async def change_paytable(

@@ -114,12 +114,15 @@ class Club:
         page: str,
         note: str = "",
         viewer: Viewer | None = None,
+        *,
+        dealt: bool = False,
     ) -> Response:
         """After an action on a live page: its new blocks for the page's script (and a
         *note* to show by what was tapped), else the page again. *viewer*: who acted, if
-        the action has just checked it (else the request's cookies say)."""
+        the action has just checked it (else the request's cookies say); *dealt*: the
+        action dealt a card (:func:`answer`)."""
         if is_htmx(request):
-            return answer(self, request, code, page, note, viewer)
+            return answer(self, request, code, page, note, viewer, dealt=dealt)
         return redirect(request, f"/{'dealer' if page == 'dealer' else 'play'}/{code.upper()}")
 
 
@@ -146,6 +149,8 @@ def answer(
     page: str,
     note: str = "",
     viewer: Viewer | None = None,
+    *,
+    dealt: bool = False,
 ) -> Response:
     """The answer to an htmx action on a live page: the blocks it changed for this viewer.
 
@@ -153,7 +158,8 @@ def answer(
     a player's page its own blocks — the live message that follows brings the rest.
     *note* (``data.note``) is a short sentence the page shows by what was tapped.
     *viewer*: who acted, when the action itself has just checked it (else from the
-    request's cookies).
+    request's cookies). *dealt*: the action dealt a card: a complete answer brings that
+    card alone where it is all the felt gained (``piles``: :mod:`~andar_bahar.web.live.piles`).
     """
     if viewer is None:
         viewer = viewer_of(club, request, code, page)
@@ -162,8 +168,10 @@ def answer(
     if viewer is None:
         viewer = Viewer(page, "public", request_info(request).lang)
     complete = viewer.role in COMPLETE_ANSWERS
-    rendered = club.renderer.answer(snapshot, viewer, complete=complete)
-    head = {"v": snapshot.state.version, "kind": "answer", "complete": complete}
+    rendered = club.renderer.answer(snapshot, viewer, complete=complete, dealt=dealt)
+    head: dict[str, object] = {"v": snapshot.state.version, "kind": "answer", "complete": complete}
+    if rendered.piles:
+        head["piles"] = rendered.piles
     data = {**rendered.data, "note": note} if note else rendered.data
     return Response(
         message_text(head, rendered.blocks, data, datetime.now(UTC)),

@@ -7,6 +7,13 @@
    so hx-preserve and htmx attributes work), sets data-live-version, then fires
    "live:update" on document with the message as detail, for page scripts. No message
    ever makes the page send a request.
+   A dealt card's message may bring, instead of the felt block, the cards its piles lack
+   ("piles": {NAME: {"round", "from", "cards": [{"row", "count", "html"}], "dealt"}};
+   web/live/piles.py): each card is appended to its row and the row's count set (and the
+   room screen's line of cards dealt replaced), which gives the very felt a new block would.
+   Only where the page shows that round with "from" cards (or some of those the message
+   brings: only the rest are appended); else the page asks for every block again (it
+   reconnects as from version -1).
    The answer to an htmx action of this page may be such a message too (header X-Live):
    its blocks are applied the same way, its version only when it is "complete", and the
    form the action came from is reset.
@@ -50,7 +57,60 @@
     });
     return out;
   }
-  window.andarLive = { fresh: fresh };   // table.js applies its fetches' answers with it
+
+  // The cards a message brings the piles of a block: those the page lacks appended, where
+  // it shows the round with the cards the message starts from, or some of those it brings
+  // (the answer to a deal and the socket's message race); false: it shows neither.
+  function appendTo(region, pile) {
+    var state = region.querySelector("[data-round]");
+    var has = region.querySelectorAll(".row-cards .slot:not(.empty)").length;
+    if (!state || state.getAttribute("data-round") !== String(pile.round) ||
+        has < pile.from || has > pile.from + pile.cards.length) {
+      return false;
+    }
+    var cards = pile.cards.slice(has - pile.from);
+    var lanes = cards.map(function (card) {
+      return region.querySelector('.lane[data-row="' + card.row + '"]');
+    });
+    var line = pile.dealt && cards.length ? region.querySelector(".dealt-count") : null;
+    if (lanes.some(function (lane) { return !lane || !lane.querySelector(".row-count"); }) ||
+        (pile.dealt && cards.length && !line)) {
+      return false;
+    }
+    cards.forEach(function (card, i) {
+      lanes[i].querySelector(".row-cards").insertAdjacentHTML("beforeend", card.html);
+      lanes[i].querySelector(".row-count").textContent = String(card.count);
+    });
+    if (line) {
+      line.outerHTML = pile.dealt;
+    }
+    return true;
+  }
+
+  // Apply a message's piles (none shown at its version yet); false if the page's piles were
+  // not where the message starts from: it then asks for every block again.
+  function piles(message) {
+    var at = htmlVersion(message);
+    var all = message.piles || {};
+    var current = true;
+    Object.keys(all).forEach(function (name) {
+      if (typeof at !== "number" || shown[name] >= at) {
+        return;   // the page has these cards already (the answer and the socket race)
+      }
+      var regions = document.querySelectorAll('[data-live-block="' + name + '"]');
+      for (var i = 0; i < regions.length; i += 1) {
+        current = appendTo(regions[i], all[name]) && current;
+      }
+      shown[name] = at;
+    });
+    if (!current) {
+      document.body.setAttribute("data-live-version", "-1");
+      document.dispatchEvent(new CustomEvent("live:resync"));
+    }
+    return current;
+  }
+  // table.js applies its fetches' answers with them
+  window.andarLive = { fresh: fresh, piles: piles };
 
   var body = document.body;
   var path = body.getAttribute("data-live-path");
@@ -138,7 +198,8 @@
         replace(regions[i], blocks[name]);
       }
     });
-    if (complete && typeof message.v === "number" && message.v > version()) {
+    var current = piles(message);
+    if (current && complete && typeof message.v === "number" && message.v > version()) {
       body.setAttribute("data-live-version", String(message.v));
     }
     document.dispatchEvent(new CustomEvent("live:update", { detail: message }));

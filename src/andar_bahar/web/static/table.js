@@ -70,7 +70,9 @@
         }
       });
     });
-    if (complete && typeof message.v === "number" && (version === null || message.v > version)) {
+    var current = window.andarLive ? window.andarLive.piles(message) : true;
+    if (current && complete && typeof message.v === "number" &&
+        (version === null || message.v > version)) {
       body.setAttribute("data-live-version", String(message.v));
     }
     document.dispatchEvent(new CustomEvent("live:update", { detail: message }));
