@@ -38,6 +38,24 @@ def golden():
     return check
 
 
+QUICK_PINS = (2**4, 1, 1)
+"""scrypt's n, r and p for the PINs of the tables the tests create: some 20 µs a hash
+against production's 44 ms (a quarter of the web tests' CPU, where every test creates
+a table and signs its dealer in)."""
+
+
+@pytest.fixture(autouse=True)
+def quick_pins(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables created in a test hash their PIN at :data:`QUICK_PINS`: scrypt still, so
+    a wrong PIN is refused and counted towards the lockout as in production. A test
+    marked ``production_pins`` keeps the production cost (servers the tests start as
+    processes keep it too)."""
+    if request.node.get_closest_marker("production_pins") is None:
+        from andar_bahar.club import store
+
+        monkeypatch.setattr(store, "PIN_COST", store.PinCost(*QUICK_PINS))
+
+
 POSTGRES = os.environ.get("ANDAR_BAHAR_TEST_POSTGRES_URL")
 """A PostgreSQL server to run the storage tests on too (.ci/run starts a throw-away one)."""
 
