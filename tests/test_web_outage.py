@@ -68,11 +68,16 @@ def test_only_a_database_that_does_not_answer_is_an_outage() -> None:
 
 def test_an_outage_is_said_once_and_its_end_once(caplog: pytest.LogCaptureFixture) -> None:
     """Health: the first failure logs one line and starts the probe; more failures say
-    nothing; the probe's first answer logs one line and runs the callbacks."""
-    answers = iter([False, False, True])
+    nothing, nor do probes that fail; the probe's first answer logs one line and runs the
+    callbacks. The database comes back when the test says so, not after a number of
+    probes: a test thread that a busy host holds up for a few probes' time would otherwise
+    see the outage end before its own failures were all reported."""
+    answering = threading.Event()
+    probes = threading.Semaphore(0)
 
     def probe() -> None:
-        if not next(answers):
+        probes.release()
+        if not answering.is_set():
             raise OSError("still down")
 
     back: list[str] = []
@@ -82,6 +87,10 @@ def test_an_outage_is_said_once_and_its_end_once(caplog: pytest.LogCaptureFixtur
         for _ in range(5):
             health.failed(OSError("connection refused"))
         assert health.down
+        for _ in range(2):  # probed twice while down: nothing said of it
+            assert probes.acquire(timeout=10), "the database was not probed"
+        assert health.down
+        answering.set()
         deadline = time.monotonic() + 10
         while health.down:
             assert time.monotonic() < deadline, "the probe did not see the database back"
