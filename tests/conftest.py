@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,16 +45,26 @@ against production's 44 ms (a quarter of the web tests' CPU, where every test cr
 a table and signs its dealer in)."""
 
 
+@pytest.fixture(scope="session", autouse=True)
+def quick_pins() -> Iterator[None]:
+    """The tables the tests create (a module's fixtures' too) hash their PIN at
+    :data:`QUICK_PINS`: scrypt still, so a wrong PIN is refused and counted towards the
+    lockout as in production. Servers the tests start as processes keep the production
+    cost, and so does a test marked ``production_pins`` (:func:`production_pins`)."""
+    from andar_bahar.club import store
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store, "PIN_COST", store.PinCost(*QUICK_PINS))
+        yield
+
+
 @pytest.fixture(autouse=True)
-def quick_pins(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tables created in a test hash their PIN at :data:`QUICK_PINS`: scrypt still, so
-    a wrong PIN is refused and counted towards the lockout as in production. A test
-    marked ``production_pins`` keeps the production cost (servers the tests start as
-    processes keep it too)."""
-    if request.node.get_closest_marker("production_pins") is None:
+def production_pins(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test marked ``production_pins`` hashes its tables' PINs at the production cost."""
+    if request.node.get_closest_marker("production_pins") is not None:
         from andar_bahar.club import store
 
-        monkeypatch.setattr(store, "PIN_COST", store.PinCost(*QUICK_PINS))
+        monkeypatch.setattr(store, "PIN_COST", store.PinCost())
 
 
 POSTGRES = os.environ.get("ANDAR_BAHAR_TEST_POSTGRES_URL")
