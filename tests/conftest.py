@@ -40,9 +40,8 @@ def golden():
 
 
 QUICK_PINS = (2**4, 1, 1)
-"""scrypt's n, r and p for the PINs of the tables the tests create: some 20 µs a hash
-against production's 44 ms (a quarter of the web tests' CPU, where every test creates
-a table and signs its dealer in)."""
+"""scrypt's n, r and p for the PINs of the tables the tests create: 14 µs a hash against
+production's 41 ms, and the everyday run makes some 380 (15 s of CPU at production's)."""
 
 
 @pytest.fixture(scope="session", autouse=True)
