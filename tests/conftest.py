@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,33 @@ def golden():
         assert text == path.read_text(encoding="utf-8")
 
     return check
+
+
+QUICK_PINS = (2**4, 1, 1)
+"""scrypt's n, r and p for the PINs of the tables the tests create: 14 µs a hash against
+production's 41 ms, and the everyday run makes some 380 (15 s of CPU at production's)."""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def quick_pins() -> Iterator[None]:
+    """The tables the tests create (a module's fixtures' too) hash their PIN at
+    :data:`QUICK_PINS`: scrypt still, so a wrong PIN is refused and counted towards the
+    lockout as in production. Servers the tests start as processes keep the production
+    cost, and so does a test marked ``production_pins`` (:func:`production_pins`)."""
+    from andar_bahar.club import store
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store, "PIN_COST", store.PinCost(*QUICK_PINS))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def production_pins(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test marked ``production_pins`` hashes its tables' PINs at the production cost."""
+    if request.node.get_closest_marker("production_pins") is not None:
+        from andar_bahar.club import store
+
+        monkeypatch.setattr(store, "PIN_COST", store.PinCost())
 
 
 POSTGRES = os.environ.get("ANDAR_BAHAR_TEST_POSTGRES_URL")

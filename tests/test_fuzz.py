@@ -1081,6 +1081,7 @@ request counts once, the stored round is the model's.""",
     )
     _name = "test_the_club_table_as_a_state_machine"
     globals()[_name if MACHINE_PARTS == 1 else f"{_name}_part_{_part}"] = _case
+del _case  # pytest collects every TestCase in the module: the last part ran twice as `_case`
 
 
 def test_a_copied_table_is_what_create_table_makes() -> None:

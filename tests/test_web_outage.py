@@ -68,11 +68,16 @@ def test_only_a_database_that_does_not_answer_is_an_outage() -> None:
 
 def test_an_outage_is_said_once_and_its_end_once(caplog: pytest.LogCaptureFixture) -> None:
     """Health: the first failure logs one line and starts the probe; more failures say
-    nothing; the probe's first answer logs one line and runs the callbacks."""
-    answers = iter([False, False, True])
+    nothing, nor do probes that fail; the probe's first answer logs one line and runs the
+    callbacks. The database comes back when the test says so, not after a number of
+    probes: a test thread that a busy host holds up for a few probes' time would otherwise
+    see the outage end before its own failures were all reported."""
+    answering = threading.Event()
+    probes = threading.Semaphore(0)
 
     def probe() -> None:
-        if not next(answers):
+        probes.release()
+        if not answering.is_set():
             raise OSError("still down")
 
     back: list[str] = []
@@ -82,6 +87,10 @@ def test_an_outage_is_said_once_and_its_end_once(caplog: pytest.LogCaptureFixtur
         for _ in range(5):
             health.failed(OSError("connection refused"))
         assert health.down
+        for _ in range(2):  # probed twice while down: nothing said of it
+            assert probes.acquire(timeout=10), "the database was not probed"
+        assert health.down
+        answering.set()
         deadline = time.monotonic() + 10
         while health.down:
             assert time.monotonic() < deadline, "the probe did not see the database back"
@@ -179,14 +188,14 @@ def test_a_locked_sqlite_file_answers_503_at_once_and_play_goes_on(
                 for n in range(99):
                     method, path, headers, lang = requests[n % len(requests)]
                     body = {"bet": "andar", "stake": "10", "key": f"k{n}"} if "bets" in path else {}
-                    started = time.monotonic()
                     answer = client.request(method, path, headers=headers,
                                             json=body if method == "POST" else None)  # fmt: skip
-                    assert time.monotonic() - started < 2.0
                     _refused(answer, lang)
             finally:
                 event.remove(engine, "checkout", taken)
-            assert asked == []  # refused at once: no request waited for the lock again
+            # Refused at once: no request asked the database (the lock's wait) again. That,
+            # not the time each took, shows it: that measures a busy host as much (2.2 s at load 13).
+            assert asked == []
             htmx = client.post(f"/play/{code}/bet?lang=en", data={"bet": "andar", "stake": "5", "key": "h"},
                                headers={"HX-Request": "true", "X-CSRF-Token": phone_token})  # fmt: skip
             assert htmx.status_code == 503 and htmx.headers["hx-retarget"] == "#errors"

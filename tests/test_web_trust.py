@@ -8,6 +8,7 @@ ledgers. Every test runs on SQLite and, where ANDAR_BAHAR_TEST_POSTGRES_URL is s
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -24,8 +25,13 @@ from typer.testing import CliRunner
 
 from andar_bahar.cli import app as cli_app
 from andar_bahar.club import store
+from andar_bahar.club.service import TableService
+from andar_bahar.engine.errors import AccessError
+from andar_bahar.engine.paytables import find_paytable
+from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.storage.engines import alembic_config as _alembic_config
+from andar_bahar.storage.models import ClubTableRow
 from andar_bahar.web.app import create_app
 from web_support import served as club_site
 from web_support import served_by_command
@@ -224,6 +230,59 @@ def test_players_stay_fast_while_someone_guesses_the_pin(
                 guess.join()
     app.state.service.storage.close()
     assert held and placed == [200] * 10, placed  # all ten placed while a check was held
+
+
+@pytest.mark.production_pins
+def test_new_tables_hash_their_pin_at_the_production_cost_unless_told_another(
+    database_url: str,
+) -> None:
+    """Unless ``create_app`` is told a cost, a new table's PIN is scrypt at n = 2¹⁴, r = 8,
+    p = 1 (16 MiB a hash: the cost from before it was a parameter), and the stored hash
+    names it; a table made at another cost names that one. Either signs in with its PIN
+    only."""
+    for cost, named in (
+        (None, "scrypt$16384$8$1$"),
+        (store.PinCost(n=2**5, r=2, p=1), "scrypt$32$2$1$"),
+    ):
+        with club_site(database_url, secret=b"t" * 32, pin_cost=cost) as api:
+            code, _ = table(api)
+            wrong = api.post(f"/api/tables/{code}/login", json={"pin": "135792"})
+            assert wrong.status_code == 403, wrong.text
+            ok(api.post(f"/api/tables/{code}/login", json={"pin": PIN}))
+            with api.app.state.service.storage.engine.connect() as conn:  # type: ignore[attr-defined]
+                stored = conn.scalar(
+                    sa.select(ClubTableRow.pin_hash).where(ClubTableRow.code == code)
+                )
+        assert stored.startswith(named), stored
+    assert store.PinCost() == store.PinCost(n=2**14, r=8, p=1)
+
+
+def test_a_pin_hash_verifies_at_the_cost_it_names_and_an_unnamed_one_at_the_old_cost(
+    database_url: str,
+) -> None:
+    """A stored hash verifies at the cost it names, whatever the current one (the tests'
+    quick cost here). A club's table from before hashes named their cost stores
+    ``salt$hash``: scrypt at n = 2¹⁴, r = 8, p = 1, computed here with hashlib as it was
+    then; its dealer still signs in with the PIN, and only with it."""
+    salt = bytes(range(16))
+    old = f"{salt.hex()}${hashlib.scrypt(PIN.encode(), salt=salt, n=2**14, r=8, p=1).hex()}"
+    assert store.pin_hash(PIN, salt, store.PinCost()) == f"scrypt$16384$8$1${old}"
+    for stored in (old, store.pin_hash(PIN, cost=store.PinCost(n=2**6, r=1, p=2))):
+        assert store.pin_matches(PIN, stored)
+        assert not store.pin_matches("246814", stored)
+    service = TableService(Storage.open(database_url))
+    made = service.create_table(name="Old", kind="betting", pin=PIN,
+                                procedure=find_procedure("classic"),
+                                paytable=find_paytable("wizard"))  # fmt: skip
+    with service.storage.engine.begin() as conn:
+        conn.execute(
+            sa.update(ClubTableRow).where(ClubTableRow.code == made.code).values(pin_hash=old)
+        )
+    service.release(made.code)  # read the table again, as a server started on the old database
+    with pytest.raises(AccessError):
+        service.dealer_login(made.code, "135792")
+    assert service.dealer_login(made.code, PIN)
+    service.storage.close()
 
 
 # -- seats ------------------------------------------------------------------------------------------

@@ -39,7 +39,14 @@ from andar_bahar.club.limits import (
     finish_attempt,
     reserve_attempt,
 )
-from andar_bahar.club.store import CODE_ALPHABET, Store, pin_hash, pin_matches, token_hash
+from andar_bahar.club.store import (
+    CODE_ALPHABET,
+    PinCost,
+    Store,
+    pin_hash,
+    pin_matches,
+    token_hash,
+)
 from andar_bahar.club.values import CreatedTable
 from andar_bahar.engine.errors import AccessError, ActionError, BetError, ParameterError
 from andar_bahar.engine.money import format_amount, parse_stake
@@ -89,13 +96,21 @@ class Seats:
     """Create tables, sign the dealer in and out, admit players and give each phone its seat.
 
     A player admitted gets their buy-in from the :class:`~andar_bahar.club.cashier.Cashier`,
-    and a seat released is cashed out by it; guessing is counted by :attr:`limits`.
+    and a seat released is cashed out by it; guessing is counted by :attr:`limits`; a new
+    table's PIN is hashed at :attr:`pin_cost` (``None``: the production cost).
     """
 
-    def __init__(self, store: Store, cashier: Cashier, limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        cashier: Cashier,
+        limits: Limits | None = None,
+        pin_cost: PinCost | None = None,
+    ) -> None:
         self.store = store
         self.cashier = cashier
         self.limits = limits if limits is not None else Limits()
+        self.pin_cost = pin_cost
 
     def create_table(
         self,
@@ -119,7 +134,7 @@ class Seats:
         if not 1 <= rounds <= 1000:
             raise ParameterError(Message(N_("A lesson has 1 to 1000 rounds, not {n}."), n=rounds))
         rules = procedure.replace(markers_only=kind == "teaching")
-        hashed = pin_hash(secret)  # slow: before the transaction, never inside it
+        hashed = pin_hash(secret, cost=self.pin_cost)  # slow: before the transaction
         token = secrets.token_urlsafe(24)
         with self.store.transactions.write() as session:
             reserve_attempt(session, "create", None, client, self.store.now(), self.limits)

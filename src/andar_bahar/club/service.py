@@ -47,7 +47,7 @@ from andar_bahar.club.limits import Limits
 from andar_bahar.club.reads import Reads
 from andar_bahar.club.rounds import Rounds
 from andar_bahar.club.seats import Seats
-from andar_bahar.club.store import CODE_ALPHABET, Store
+from andar_bahar.club.store import CODE_ALPHABET, PinCost, Store
 from andar_bahar.club.values import (
     CreatedTable,
     PlacedBet,
@@ -91,11 +91,12 @@ class TableService:
         rng: random.Random | None = None,
         now: Callable[[], datetime] = utc_now,
         limits: Limits | None = None,
+        pin_cost: PinCost | None = None,
     ) -> None:
         self.storage = storage
         self.store = Store(storage, rng=rng, now=now)
         self.cashier = Cashier(self.store)
-        self.seats = Seats(self.store, self.cashier, limits)
+        self.seats = Seats(self.store, self.cashier, limits, pin_cost)
         self.rounds = Rounds(self.store)
         self.reads = Reads(self.store)
 

@@ -20,6 +20,7 @@ import random
 import secrets
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
@@ -45,6 +46,8 @@ from andar_bahar.storage.models import (
 
 __all__ = [
     "CODE_ALPHABET",
+    "PIN_COST",
+    "PinCost",
     "Store",
     "ledger_sum",
     "pin_hash",
@@ -115,15 +118,40 @@ _HASHING = threading.BoundedSemaphore(2)
 """scrypt takes 16 MiB and tens of milliseconds: two at a time, whatever the guessing."""
 
 
-def pin_hash(pin: str, salt: bytes | None = None) -> str:
-    """scrypt of a dealer's PIN with a salt, as ``salt$hash`` in hex (slow on purpose).
+@dataclass(frozen=True)
+class PinCost:
+    """scrypt's cost for a dealer's PIN: *n* (work and memory, a power of 2), *r* (the
+    block size), *p* (the lanes); one hash takes 128·n·r bytes. The default is the
+    production cost (16 MiB, some 44 ms a hash); ``TableService(pin_cost=…)`` and
+    ``create_app(pin_cost=…)`` choose another for the tables they create. A stored hash
+    names its own cost, so it verifies whatever the current one."""
+
+    n: int = 2**14
+    r: int = 8
+    p: int = 1
+
+
+PIN_COST = PinCost()
+"""The cost of the hashes made when none is chosen."""
+
+_UNNAMED = PinCost(n=2**14, r=8, p=1)
+"""The cost of the hashes stored as ``salt$hash``, before hashes named their cost."""
+
+
+def pin_hash(pin: str, salt: bytes | None = None, cost: PinCost | None = None) -> str:
+    """scrypt of a dealer's PIN with a salt (slow on purpose), as
+    ``scrypt$n$r$p$salt$hash`` (salt and hash in hex) at *cost* (:data:`PIN_COST` if none).
 
     Never call it inside a transaction: it would hold the table's lock while it works.
     """
     salt = salt if salt is not None else secrets.token_bytes(16)
+    cost = cost if cost is not None else PIN_COST
+    return f"scrypt${cost.n}${cost.r}${cost.p}${salt.hex()}${_scrypt(pin, salt, cost)}"
+
+
+def _scrypt(pin: str, salt: bytes, cost: PinCost) -> str:
     with _HASHING:
-        digest = hashlib.scrypt(pin.encode(), salt=salt, n=2**14, r=8, p=1)
-    return f"{salt.hex()}${digest.hex()}"
+        return hashlib.scrypt(pin.encode(), salt=salt, n=cost.n, r=cost.r, p=cost.p).hex()
 
 
 def signed_out(session: Session, table: ClubTableRow, token: str) -> Message:
@@ -164,9 +192,11 @@ def ledger_sum(session: Session, *where: ColumnElement[bool]) -> Decimal:
 
 
 def pin_matches(pin: str, stored: str) -> bool:
-    """Whether *pin* is the one :func:`pin_hash` stored as *stored*."""
-    salt, _, _ = stored.partition("$")
-    return hmac.compare_digest(pin_hash(pin, bytes.fromhex(salt)), stored)
+    """Whether *pin* is the one :func:`pin_hash` stored as *stored*, at the cost it names
+    (a ``salt$hash`` of before: :data:`_UNNAMED`)."""
+    *named, salt, digest = stored.split("$")
+    cost = PinCost(*(int(number) for number in named[1:])) if named else _UNNAMED
+    return hmac.compare_digest(_scrypt(pin, bytes.fromhex(salt), cost), digest)
 
 
 class Store:

@@ -266,7 +266,8 @@ class ClubTableRow(Base):
     paytable_toml: Mapped[str] = mapped_column(Text)
     """The paytable in force for the next round opened."""
     pin_hash: Mapped[str] = mapped_column(Text)
-    """scrypt of the dealer's PIN with its salt: ``salt$hash`` in hex."""
+    """scrypt of the dealer's PIN with its salt, naming its cost: ``scrypt$n$r$p$salt$hash``
+    (hex; ``salt$hash`` from before: n = 2¹⁴, r = 8, p = 1)."""
     rounds_planned: Mapped[int] = mapped_column(Integer)
     scoring: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)

@@ -69,6 +69,7 @@ def create_app(
     reload_templates: bool = False,
     pages: Pages | None = register,
     limits: object | None = None,
+    pin_cost: object | None = None,
     serving: bool = False,
     connections: int | None = None,
     proxies: Iterable[str] = (),
@@ -81,8 +82,10 @@ def create_app(
     *csrf_exempt_paths* are path prefixes whose unsafe requests are not checked (none
     by default). The routes come from ``pages(app, site)``: the club's pages, by default
     (``None``: none, a bare app). *limits* (a :class:`~andar_bahar.club.limits.Limits`) replaces the
-    default limits on guessing and on new tables. *serving*: the app is the server's
-    process (``andar-bahar serve``): :func:`tune_garbage_collector` once it has started.
+    default limits on guessing and on new tables; *pin_cost* (a
+    :class:`~andar_bahar.club.store.PinCost`) the cost of hashing new tables' PINs
+    (``None``: the production cost). *serving*: the app is the server's process
+    (``andar-bahar serve``): :func:`tune_garbage_collector` once it has started.
     *connections*: the most connections to a database server this app opens at once.
     *proxies*: the reverse proxies (addresses or networks) whose ``X-Forwarded-For`` says
     the client's address (:class:`~andar_bahar.web.http.clients.ClientAddresses`).
@@ -122,6 +125,7 @@ def create_app(
     app.state.lifespan_hooks = []  # async context managers' factories, run while the app runs
     app.state.database_url = database_url
     app.state.limits = limits
+    app.state.pin_cost = pin_cost
     app.mount("/static", StaticFiles(packages=[("andar_bahar.web", "static")]), name="static")
     app.add_middleware(
         WebMiddleware,

@@ -38,6 +38,7 @@ from fastapi import FastAPI
 from andar_bahar.club.events import Listener, psycopg_dsn
 from andar_bahar.club.limits import Limits
 from andar_bahar.club.service import TableService
+from andar_bahar.club.store import PinCost
 from andar_bahar.storage import DATABASE_WAIT, Storage
 from andar_bahar.web.http.site import Site
 from andar_bahar.web.live.renderer import TableRenderer
@@ -66,7 +67,8 @@ def register(app: FastAPI, site: Site) -> None:
     """Add the pages, the JSON API and the live route to *app*."""
     storage = Storage.open(site.database_url, connections=site.connections, wait=DATABASE_WAIT)
     limits = app.state.limits if isinstance(app.state.limits, Limits) else None
-    service = TableService(storage, limits=limits)
+    pin_cost = app.state.pin_cost if isinstance(app.state.pin_cost, PinCost) else None
+    service = TableService(storage, limits=limits, pin_cost=pin_cost)
     app.state.service = service
     renderer = TableRenderer(service, site.env)
     club = Club(site, service, site.signer("seat"), site.signer("dealer"), renderer)
