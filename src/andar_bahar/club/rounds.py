@@ -83,6 +83,7 @@ class Rounds:
         deadline = self._deadline(seconds) if seconds else None
         with self.store.transactions.write() as session:
             table = self.store.dealer(session, code, dealer_token)
+            self.store.still_open(table)
             current = self.store.current(session, table)
             if current is not None and current.status != "settled":
                 raise ActionError(
