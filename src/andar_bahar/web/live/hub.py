@@ -306,6 +306,10 @@ class Room:
             for follower, text in out:
                 if not follower.push(text):
                     self.wake()
+            # The worker thread keeps its last job's arguments and result until its next
+            # job: nothing of this render (its followers' blocks, its messages) stays there.
+            out.clear()
+            followers.clear()
             self._schedule(deadline)
 
     def _render(
