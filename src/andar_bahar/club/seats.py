@@ -418,16 +418,11 @@ class Seats:
         with self.store.transactions.write() as session:
             table = self.store.dealer(session, code, dealer_token)
             self.store.still_open(table)
-            current = self.store.current(session, table)
-            if current is not None and current.status != "settled":
-                raise ActionError(
-                    Message(
-                        N_(
-                            "Round {n} is not settled: settle it (or void it), then close the table."
-                        ),
-                        n=current.number,
-                    )
-                )
+            self.store.settled_last(
+                session,
+                table,
+                N_("Round {n} is not settled: settle it (or void it), then close the table."),
+            )
             table.closed_at = self.store.now()
             left = sum(self.store.balances(session, table).values(), Decimal(0))
             self.store.audit(session, table, "dealer", "close", None, format_amount(left), why)

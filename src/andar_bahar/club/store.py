@@ -315,6 +315,16 @@ class Store:
         if table.closed_at is not None:
             raise ActionError(Message(CLOSED, code=table.code))
 
+    def settled_last(
+        self, session: Session, table: ClubTableRow, refusal: str
+    ) -> TableRoundRow | None:
+        """The table's last round, if settled (or none yet); else *refusal* (its ``{n}``:
+        the round's number), in one sentence."""
+        current = self.current(session, table)
+        if current is not None and current.status != "settled":
+            raise ActionError(Message(refusal, n=current.number))
+        return current
+
     @staticmethod
     def current(session: Session, table: ClubTableRow) -> TableRoundRow | None:
         # The record is read only if it is needed (the round is not kept in memory).
