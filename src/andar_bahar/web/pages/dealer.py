@@ -5,8 +5,9 @@ after showing the odds and warnings of the pairing; ``/dealer/{code}`` is the
 dealer's screen: one big button for the next step (open, centre card, close bets,
 deal, settle; the space bar presses it), the cards of a real deck picked by rank and
 suit, the bet timer, the live bets per player, admitting players, changing the
-paytable (from the next round, audited), and closing the table for the night. Each action answers the page's script with
-the page's new blocks (JSON), or a browser without scripts with a redirect.
+paytable (from the next round, audited), and closing the table for the night. Each
+action answers the page's script with the page's new blocks (JSON), or a browser
+without scripts with a redirect.
 """
 
 from __future__ import annotations
