@@ -50,8 +50,10 @@ a later round first — a render that starts after the dealer has settled and op
 next round draws the newest table, as the live pages intend: such a card is
 **passed**), requests per second, the CPU time of the server's processes (from
 ``/proc``: neither this client's speed nor the host's load enters it) and of this
-client, and the server's resident memory idle, after the rounds, and once every socket
-is closed (``--runs N`` plays the runs N times on fresh tables: the memory after each;
+client, and the server's resident memory idle, before and after the rounds, and once
+the dealers have closed their tables through the API — the night's end: the server tells
+every page, ends its socket and lets go of the table — and it has stopped falling
+(``--runs N`` plays the runs N times on fresh tables: the memory of each;
 with ``ANDAR_BAHAR_BENCH_MEMORY=1`` the server traces its allocations and what it holds
 after each run goes to standard error, by line of code, kind of object and mapping).
 ``--find-capacity`` then plays short paced runs with more and more tables until a
@@ -63,7 +65,9 @@ check fails.
 
 ``--format json`` prints one object with, at least, ``server_cpu_ms_per_request``
 (``table``: the saturated run's, ``floor``, their ``ratio``), ``rss_mib`` (``idle``,
-``after_run``, ``after_close``, ``after_close_each_run``), ``requests_per_second`` (the
+``after_run``, ``after_closing``, ``after_closing_to_idle``, the most of it over the runs,
+and each run's ``before``, ``after`` and ``after_closing`` under ``runs``),
+``requests_per_second`` (the
 saturated run's), ``floor_requests_per_second``, ``latency_ms`` (the paced run's:
 ``bet``, ``deal``, ``settle``, ``card_to_phone``, … each with ``p50``, ``p99``,
 ``max``), ``errors``, ``bets_sent``, ``bets_settled``, ``bets_lost``, ``bets_doubled``
@@ -101,6 +105,7 @@ from web_load_people import (
     Pacing,
     Page,
     Recorder,
+    close_table,
     play,
     seconds_range,
     set_up,
@@ -238,11 +243,13 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
                 rounds: int = 0, name: str = "") -> dict[str, Any]:  # fmt: skip
     """Fresh tables (*tables*, else ``--tables``), every page following live, the rounds
     (*rounds*, else ``--rounds``) played at *pacing*; with *midway*, half the rounds, then
-    *midway* (the clock stopped), then the rest. The server's memory once the rounds are
-    played, and again once every socket is closed."""
+    *midway* (the clock stopped), then the rest. The server's memory before, once the
+    rounds are played, and once the dealers have closed their tables (through the API,
+    every page still following: the server ends the sockets) and it has stopped falling."""
     from andar_bahar.engine.paytables import find_paytable
 
     spots = [str(b) for b in find_paytable(PAYTABLE).bets]
+    before = group_rss_mib(server)
     name = name or ("S" if pacing.saturate else "P")
     rounds = rounds or args.rounds
     clubs = [await set_up(f"{name}{i + 1}", base, args.players, random.Random(rng.getrandbits(64)))
@@ -270,8 +277,9 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
         await play_all(rounds - first)
     cpu = clock.lap(recorder.requests)
     await last_cards_arrive(clubs, LAST_CARDS_WAIT)
-    rss = {"run": group_rss_mib(server)}
-    for page in pages:
+    rss = {"before": before, "after": group_rss_mib(server)}
+    await asyncio.gather(*(close_table(base, club) for club in clubs))
+    for page in pages:  # ended by the server already (a page asleep: its socket closed)
         if page.socket is not None:
             await page.socket.close()
     await asyncio.gather(*readers, return_exceptions=True)
@@ -289,7 +297,7 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
             elif times:
                 card_to_phone.append(max(t for t in times if t is not None) - sent)
         await club.client.aclose()
-    rss["closed"] = await settled_rss_mib(server)
+    rss["after_closing"] = await settled_rss_mib(server)
     if os.environ.get(MEMORY_TRACE):  # what the server holds more than after the last run
         async with httpx.AsyncClient(timeout=120) as asking:
             grown = (await asking.get(base + MEMORY_PATH)).json()
@@ -338,15 +346,17 @@ async def run(args: argparse.Namespace, base: str, server: int) -> dict[str, Any
             phases[mode] = await phase(args, base, pacings[mode], server, rng,
                                        the_floor if last else None, name=name)  # fmt: skip
             every.append(phases[mode])
-            closed.append(phases[mode]["figures"]["rss_mib"]["closed"])
+            closed.append({"run": name.rstrip("-"), **phases[mode]["figures"]["rss_mib"]})
     capacity = await find_capacity(args, base, server, rng) if args.find_capacity else None
-    last_run = phases[modes[-1]]["figures"]["rss_mib"]
+    last_run = closed[-1]
     return {
         "phases": phases, "every": every, "floor": phases[modes[-1]]["midway"],
         "capacity": capacity,
-        "rss_mib": {"idle": idle, "after_run": last_run["run"], "after_close": last_run["closed"],
-                    "after_close_each_run": closed,
-                    "after_close_to_idle": round(last_run["closed"] / idle, 2)},
+        "rss_mib": {"idle": idle, "after_run": last_run["after"],
+                    "after_closing": last_run["after_closing"], "runs": closed,
+                    "after_closing_to_idle": round(last_run["after_closing"] / idle, 2),
+                    "most_after_closing_to_idle": round(
+                        max(r["after_closing"] for r in closed) / idle, 2)},
     }  # fmt: skip
 
 
@@ -479,9 +489,11 @@ def print_text(out: dict[str, Any]) -> None:
     print(f"\n- server CPU a request: **table {cpu['table']} ms, floor {cpu['floor']} ms, ratio "
           f"{cpu['ratio']}**; capacity {out['requests_per_second']} requests/s, the floor "
           f"{out['floor_requests_per_second']} requests/s (client {floor_cpu['client_share']:.0%})")  # fmt: skip
+    each = ", ".join(f"{r['run']} {r['before']} → {r['after']} → {r['after_closing']}"
+                     for r in rss["runs"])  # fmt: skip
     print(f"- server memory: idle {rss['idle']} MiB, after the run {rss['after_run']} MiB, its "
-          f"sockets closed {rss['after_close']} MiB ({rss['after_close_to_idle']}× idle; after each "
-          f"run: {rss['after_close_each_run']})")  # fmt: skip
+          f"tables closed {rss['after_closing']} MiB ({rss['after_closing_to_idle']}× idle; each "
+          f"run, before → after → tables closed: {each})")  # fmt: skip
     print(f"- the server's first answer {out['serve_start']['first_answer_s']} s after its start "
           f"({out['serve_start']['server_cpu_s']} s of its CPU)")  # fmt: skip
     if "capacity_phones" in out:

@@ -416,6 +416,16 @@ async def live_page(
     return page
 
 
+async def close_table(base: str, club: Club) -> None:
+    """The night's end: the dealer closes the table through the API (its pages still
+    following: the server tells them, then ends their sockets)."""
+    async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as api:
+        closed = await api.post(f"/api/tables/{club.code}/close", json={"reason": "benchmark"},
+                                headers={"Authorization": f"Bearer {club.token}"})  # fmt: skip
+        if closed.status_code != 200:
+            raise SystemExit(f"closing {club.code}: {closed.status_code} {closed.text[:200]}")
+
+
 async def set_up(name: str, base: str, players: int, rng: random.Random) -> Club:
     """A new table *name* with its dealer and *players* phones, each following its page."""
     async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as api:

@@ -33,7 +33,7 @@ MEMORY_TRACE = "ANDAR_BAHAR_BENCH_MEMORY"
 """With this variable set, the benchmark's server traces its allocations (tracemalloc) and
 answers ``GET /bench/memory`` with what grew since the last ask (the top lines of code
 holding memory, the kinds of objects gained) and its resident memory by kind of mapping;
-``bench_web_load.py`` asks after each run, its sockets closed, and prints the answer on
+``bench_web_load.py`` asks after each run, its tables closed, and prints the answer on
 standard error. Only the benchmark's app has the route (and tracing slows it)."""
 FLOOR = Table(
     "bench_floor",
@@ -246,7 +246,7 @@ def group_rss_mib(group: int) -> float:
 
 
 async def settled_rss_mib(group: int, most: float = 10.0) -> float:
-    """The server's resident memory once it has stopped falling (its sockets closed: up to
+    """The server's resident memory once it has stopped falling (its tables closed: up to
     *most* seconds for it to let go of what they held)."""
     last = group_rss_mib(group)
     deadline = time.monotonic() + most

@@ -256,6 +256,8 @@ class Cashier:
         why = check_text(reason, "reason", MAX_REASON, required=False) or kind
         with self.store.transactions.write() as session:
             table = self.store.dealer(session, code, token)
+            if kind == "top-up":
+                self.store.still_open(table)
             player = self._seated(session, table, name)
             value = check_chips(parse_stake(amount), load_paytable(table.paytable_toml).chip)
             balance = self.store.balances(session, table)[player.name]

@@ -40,6 +40,7 @@ __all__ = [
     "ROUND_STEPS",
     "SOCKET_HEADER",
     "SOCKET_ID",
+    "TABLE_CLOSED",
     "Listener",
     "TableEvent",
     "channel_name",
@@ -63,6 +64,9 @@ sign-in, so a live page's renderer keeps what it read of those; any other kind
 (``"change"``: a join, a new seat code, a sign-in …) may change them."""
 PLAYER_STEPS = frozenset({"bet", "marker"})
 """The steps a player takes (the others are the dealer's)."""
+TABLE_CLOSED = "closed"
+"""The kind of the event of a table closed for the night: its live pages get their last
+message, then their sockets end (:meth:`~andar_bahar.web.live.hub.Hub.deliver`)."""
 
 
 SOCKET_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")

@@ -158,13 +158,16 @@ class Kept:
         return (int(found[0]), int(found[1])) if found is not None else None
 
     def release(self, code: str) -> int | None:
-        """Let go of table *code*'s snapshots, its round as pages see it, and its settled
-        rounds' centres, markers and pays (read again when asked for); its id, if it was kept.
-        What a writer of the table holds now (its row, its round) is left to it."""
+        """Let go of everything kept of table *code* — its row, its round and their texts,
+        its snapshots, its round as pages see it, and its settled rounds' centres, markers
+        and pays (read again when asked for); its id, if it was kept. A writer of the table
+        at work now keeps what it holds (kept again when it commits)."""
         table_id = self.ids.pop(code.strip().upper(), None)
         if table_id is None:
             return None
         self._publics.pop(table_id, None)
+        self._tables.pop(table_id, None)
+        self._rounds.pop(table_id, None)
         for key in [k for k in list(self.snapshots) if k[0] == table_id]:
             self.snapshots.pop(key, None)
         with self.transactions.read() as session:  # its rounds: one indexed read
@@ -172,7 +175,7 @@ class Kept:
                 select(TableRoundRow.id).where(TableRoundRow.table_id == table_id)
             ).all()
         for round_id in rounds:
-            for kept in (self.paid, self.rounds_paid, self.centres, self.markers):
+            for kept in (self.paid, self.rounds_paid, self.centres, self.markers, self._records):
                 kept.pop(round_id, None)
         return table_id
 

@@ -266,6 +266,7 @@ class Reads:
             scoring=table.scoring,
             version=table.version,
             new_pays=public is not None and public.paytable != paytable,
+            closed=table.closed_at is not None,
         )
 
     def _scores(self, session: Session, table: ClubTableRow) -> dict[str, int]:

@@ -83,11 +83,10 @@ class Rounds:
         deadline = self._deadline(seconds) if seconds else None
         with self.store.transactions.write() as session:
             table = self.store.dealer(session, code, dealer_token)
-            current = self.store.current(session, table)
-            if current is not None and current.status != "settled":
-                raise ActionError(
-                    Message(N_("Round {n} is still in play: settle it first."), n=current.number)
-                )
+            self.store.still_open(table)
+            current = self.store.settled_last(
+                session, table, N_("Round {n} is still in play: settle it first.")
+            )
             lesson = table.kind == "teaching"
             if lesson and self.store.rounds_played(session, table) >= table.rounds_planned:
                 raise ActionError(

@@ -27,6 +27,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from andar_bahar.club.cashier import Cashier, has_acted
+from andar_bahar.club.events import TABLE_CLOSED
 from andar_bahar.club.limits import (
     MAX_NAME,
     MAX_PIN,
@@ -246,6 +247,7 @@ class Seats:
         why = check_text(reason, "reason", MAX_REASON, required=False) or "buy-in"
         with self.store.transactions.write() as session:
             table = self.store.dealer(session, code, dealer_token)
+            self.store.still_open(table)
             amount = Decimal(0)
             if table.kind == "betting":
                 amount = parse_stake(balance)
@@ -310,6 +312,7 @@ class Seats:
         key = _seat_key(seat_code)
         with self.store.transactions.write() as session:
             table = self.store.table(session, code)
+            self.store.still_open(table)
             attempt = reserve_attempt(
                 session, "join", table.id, client, self.store.now(), self.limits
             )
@@ -378,6 +381,7 @@ class Seats:
         why = check_text(reason, "reason", MAX_REASON, required=False)
         with self.store.transactions.write() as session:
             table = self.store.dealer(session, code, dealer_token)
+            self.store.still_open(table)
             player = self.store.admitted(session, table, name)
             if player.token_hash is not None:
                 player.previous_token_hash = player.token_hash
@@ -420,6 +424,25 @@ class Seats:
             )
             return balance
 
+    def close_table(self, code: str, dealer_token: str, reason: str = "") -> None:
+        """Close the table for the night (the dealer; audited): no round, bet, seat or join
+        after it, while the cashier still cashes the players out (their chips stay on their
+        balances until then, and the ledger sums to zero). Refused while a round is not
+        settled, and if the table is closed already."""
+        why = check_text(reason, "reason", MAX_REASON, required=False) or "closed"
+        with self.store.transactions.write() as session:
+            table = self.store.dealer(session, code, dealer_token)
+            self.store.still_open(table)
+            self.store.settled_last(
+                session,
+                table,
+                N_("Round {n} is not settled: settle it (or void it), then close the table."),
+            )
+            table.closed_at = self.store.now()
+            left = sum(self.store.balances(session, table).values(), Decimal(0))
+            self.store.audit(session, table, "dealer", "close", None, format_amount(left), why)
+            self.store.transactions.changed(session, table, TABLE_CLOSED)
+
     def player_name(self, code: str, token: str) -> str:
         with self.store.transactions.read() as session:
             return self.store.player(
@@ -436,6 +459,7 @@ class Seats:
         why = check_text(reason, "reason", MAX_REASON)
         with self.store.transactions.write() as session:
             table = self.store.dealer(session, code, dealer_token)
+            self.store.still_open(table)
             current = self.store.current(session, table)
             applies = f"# from round {current.number + 1 if current is not None else 1}\n"
             old = table.paytable_toml

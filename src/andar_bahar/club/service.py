@@ -115,6 +115,8 @@ class TableService:
         self.release_seat = self.seats.release_seat
         self.player_name = self.seats.player_name
         self.change_paytable = self.seats.change_paytable
+        self.close_table = self.seats.close_table
+        self.is_closed = self.store.is_closed
         self.player_seat = self.store.player_seat
         self.table_version = self.store.table_version
         # chips in and out, the statement

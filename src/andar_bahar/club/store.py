@@ -45,6 +45,7 @@ from andar_bahar.storage.models import (
 )
 
 __all__ = [
+    "CLOSED",
     "CODE_ALPHABET",
     "PIN_COST",
     "PinCost",
@@ -67,6 +68,7 @@ TABLE_VERSION = select(ClubTableRow.id, ClubTableRow.version).where(
     ClubTableRow.code == bindparam("code")
 )
 TABLE_VERSION_FOR_UPDATE = TABLE_VERSION.with_for_update()
+CLOSED_AT = select(ClubTableRow.closed_at).where(ClubTableRow.code == bindparam("code"))
 DEALER_SESSION = select(DealerSessionRow.id).where(
     DealerSessionRow.table_id == bindparam("table"),
     DealerSessionRow.token_hash == bindparam("hash"),
@@ -104,6 +106,8 @@ _ENTRY = LedgerRow.id, LedgerRow.player_id, LedgerRow.amount, LedgerRow.kind
 ENTRIES_SINCE = select(*_ENTRY).where(*_PLAYERS_ENTRIES, LedgerRow.id > bindparam("last"))
 ENTRIES_UP_TO = select(func.count()).where(*_PLAYERS_ENTRIES, LedgerRow.id <= bindparam("last"))
 ENTRIES = select(*_ENTRY).where(*_PLAYERS_ENTRIES)
+CLOSED = N_("Table {code} is closed: the cashier can still cash the players out, nothing more.")
+"""What a closed table answers to a new round, a bet, a seat, a join or a top-up."""
 PLAYED = frozenset({"stake", "return"})
 """The ledger's kinds of a round's play (what a player's night result adds up), as against
 chips bought, topped up and cashed out."""
@@ -268,6 +272,16 @@ class Store:
         with self.transactions.read() as session:  # there is none: say so, in one sentence
             return self.table(session, code, lock=False).version
 
+    def is_closed(self, code: str) -> bool:
+        """Whether table *code* is closed (an error if there is no such table)."""
+        with self.transactions.read() as session:
+            found = None
+            if "\x00" not in code:  # no code holds a NUL
+                found = session.execute(CLOSED_AT, {"code": code.strip().upper()}).one_or_none()
+            if found is None:  # there is none: say so, in one sentence
+                self.table(session, code, lock=False)
+            return found is not None and found[0] is not None
+
     def player_seat(self, code: str, token: str) -> tuple[int, str] | None:
         """The id and name of the player whose token is *token* (``None``: nobody's)."""
         if not token:
@@ -326,6 +340,22 @@ class Store:
         return player
 
     @staticmethod
+    def still_open(table: ClubTableRow) -> None:
+        """Refuse (in one sentence) if *table* is closed: no round, bet, seat or join then."""
+        if table.closed_at is not None:
+            raise ActionError(Message(CLOSED, code=table.code))
+
+    def settled_last(
+        self, session: Session, table: ClubTableRow, refusal: str
+    ) -> TableRoundRow | None:
+        """The table's last round, if settled (or none yet); else *refusal* (its ``{n}``:
+        the round's number), in one sentence."""
+        current = self.current(session, table)
+        if current is not None and current.status != "settled":
+            raise ActionError(Message(refusal, n=current.number))
+        return current
+
+    @staticmethod
     def current(session: Session, table: ClubTableRow) -> TableRoundRow | None:
         # The record is read only if it is needed (the round is not kept in memory).
         return session.scalars(CURRENT_ROUND, {"table": table.id}).one_or_none()
@@ -341,6 +371,7 @@ class Store:
             row = self.current(session, table)
             found = (row, self.kept.round_of(session, table, row)) if row is not None else None
         if found is None or found[0].status == "settled":
+            self.still_open(table)
             raise ActionError(Message(N_("No round is open: the dealer opens the next round.")))
         return found
 

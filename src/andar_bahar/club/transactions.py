@@ -39,7 +39,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.expression import Executable
 
-from andar_bahar.club.events import ACTOR, ROUND_STEPS, TableEvent, channel_of
+from andar_bahar.club.events import ACTOR, ROUND_STEPS, TABLE_CLOSED, TableEvent, channel_of
 from andar_bahar.club.health import DatabaseUnavailable, Health
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.storage import READ_ONLY_OPTION, Storage
@@ -84,7 +84,10 @@ class Change:
     @property
     def kind(self) -> str:
         """The last kind named; ``"change"`` if any is not a step of the round (writers
-        that share a transaction: a bet and a new seat code make one event)."""
+        that share a transaction: a bet and a new seat code make one event), and
+        :data:`~andar_bahar.club.events.TABLE_CLOSED` if the table was closed."""
+        if TABLE_CLOSED in self.kinds:
+            return TABLE_CLOSED
         if any(kind not in ROUND_STEPS for kind in self.kinds):
             return "change"
         return self.kinds[-1]

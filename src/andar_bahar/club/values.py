@@ -220,6 +220,8 @@ class TableState:
     new_pays: bool = False
     """The dealer changed the paytable during this round: it applies from the next round
     (:attr:`paytable`), this round settles at its own (``round.paytable``)."""
+    closed: bool = False
+    """The dealer closed the table for the night: no round, bet, seat or join any more."""
 
     @property
     def teaching(self) -> bool:

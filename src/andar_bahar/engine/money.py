@@ -21,6 +21,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from andar_bahar.engine.errors import BetError
+from andar_bahar.i18n import NUMBER_SYMBOLS
 from andar_bahar.i18n.messages import N_, Message, Translator
 
 __all__ = [
@@ -159,13 +160,19 @@ class _Notation:
 
 @lru_cache(maxsize=8)
 def _notation(lang: str | None) -> _Notation:
-    """The notation of *lang* from Babel's locale data (``None``: no language's)."""
+    """The notation of *lang* (``None``: no language's): the trainer's languages' from
+    :data:`~andar_bahar.i18n.NUMBER_SYMBOLS` (CLDR's, as Babel has them: a test holds the
+    two to each other), without Babel's locale data (megabytes a server would keep all
+    night); any other language's from Babel's."""
     if lang is None:
         return _Notation(".", None)
-    from babel.numbers import get_decimal_symbol, get_group_symbol
+    if lang in NUMBER_SYMBOLS:
+        decimal, group = NUMBER_SYMBOLS[lang]
+    else:
+        from babel.numbers import get_decimal_symbol, get_group_symbol
 
-    group = get_group_symbol(lang)
-    return _Notation(get_decimal_symbol(lang), None if group in _SPACES else group)
+        decimal, group = get_decimal_symbol(lang), get_group_symbol(lang)
+    return _Notation(decimal, None if group in _SPACES else group)
 
 
 def _read(written: str, notation: _Notation, text: str) -> Decimal:

@@ -273,6 +273,9 @@ class ClubTableRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """One more in the transaction of every change of the table: what live pages follow."""
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    """When the dealer closed the table for the night (``None``: open). A closed table takes
+    no round, bet, seat or join; its cashier still cashes the players out."""
 
 
 class DealerSessionRow(Base):

@@ -46,7 +46,14 @@ from markupsafe import Markup
 from andar_bahar.i18n import format_number, translations
 from andar_bahar.i18n.messages import render
 
-__all__ = ["Drawn", "drawn", "gettext_callables", "make_environment", "static_version"]
+__all__ = [
+    "Drawn",
+    "drawn",
+    "forget_drawn",
+    "gettext_callables",
+    "make_environment",
+    "static_version",
+]
 
 
 def make_environment(*, auto_reload: bool = False) -> Environment:
@@ -193,11 +200,21 @@ class Drawn:
             self._pieces[key] = html
         return html
 
+    def clear(self) -> None:
+        """Let go of every piece (drawn again when asked for)."""
+        self._pieces.clear()
+
 
 @cache
 def drawn(kind: str, lang: str) -> Drawn:
     """The :class:`Drawn` pieces of *kind* in *lang* (one for every page and thread)."""
     return Drawn()
+
+
+def forget_drawn() -> None:
+    """Let go of every piece :func:`drawn` keeps, in every language (a table no longer
+    followed: its rounds' rows and its players' bets are among them)."""
+    drawn.cache_clear()
 
 
 @cache

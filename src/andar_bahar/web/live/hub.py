@@ -50,10 +50,13 @@ element rule:
 ``data-live-block="NAME"`` is on the element, the Jinja block ``NAME`` renders its
 *inside*, and a message replaces the inside.
 
-When the last socket of a table in this process closes, its room goes and the renderer
-lets go of what it kept for the table (:meth:`Renderer.release`); when no table is
-followed any more, the process gives its free memory back
-(:func:`~andar_bahar.web.live.memory.give_back`).
+When the last socket of a table in this process closes, its room goes, the renderer
+lets go of what it kept for the table (:meth:`Renderer.release`) and the process gives
+its free memory back (:func:`~andar_bahar.web.live.memory.give_back`; collecting its
+garbage first when no table is followed any more). A table closed for the night
+(:data:`~andar_bahar.club.events.TABLE_CLOSED`) ends its sockets once they have the
+render that shows it closed, with :data:`POLICY_VIOLATION`: the pages stop following it
+(a socket opened to it later is refused), and its room goes.
 
 Never silently stale: every socket hears from the server at least once a beat
 (:data:`BEAT`, 10 s): a socket that was sent nothing for half a beat gets
@@ -93,7 +96,7 @@ from typing import Any, Protocol
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
-from andar_bahar.club.events import PLAYER_STEPS, ROUND_STEPS, TableEvent
+from andar_bahar.club.events import PLAYER_STEPS, ROUND_STEPS, TABLE_CLOSED, TableEvent
 from andar_bahar.club.health import DatabaseUnavailable
 from andar_bahar.web.live.cards import Piles, RenderPiles
 from andar_bahar.web.live.memory import give_back
@@ -226,6 +229,9 @@ class Follower:
         """The socket's loop (tests may run a socket in a loop of its own)."""
         self.sent = time.monotonic()
         """When the socket last sent its page anything (``time.monotonic``; its start)."""
+        self.ending = SERVICE_RESTART
+        """The close code the socket ends with, once ``None`` is pushed (a closed table's:
+        :data:`POLICY_VIOLATION`, its page stops following)."""
 
     def push(self, text: str | None) -> bool:
         """Queue *text* (``None`` ends the socket); ``False`` if the follower is too far behind."""
@@ -310,6 +316,10 @@ class Room:
             for follower, text in out:
                 if not follower.push(text):
                     self.wake()
+            # The worker thread keeps its last job's arguments and result until its next
+            # job: nothing of this render (its followers' blocks, its messages) stays there.
+            out.clear()
+            followers.clear()
             self._schedule(deadline)
 
     def _render(
@@ -446,10 +456,12 @@ class Room:
         if not isinstance(error, DatabaseUnavailable):
             log.error("closing the bets of table %s failed", self.code, exc_info=error)
 
-    def close(self) -> None:
+    def close(self, ending: int = SERVICE_RESTART) -> None:
+        """End every socket with *ending* (the close code)."""
         if self.timer is not None:
             self.timer[1].cancel()
         for follower in list(self.followers):  # a socket may end (and leave) meanwhile
+            follower.ending = ending
             follower.push(None)
 
 
@@ -469,10 +481,26 @@ class Hub:
         self.loop = loop
 
     def deliver(self, event: TableEvent) -> None:
-        """A committed change (in the event loop; in version order for each table)."""
+        """A committed change (in the event loop; in version order for each table). A table
+        closed: its sockets end after the render that shows it so (:meth:`_end`)."""
         room = self.rooms.get(event.code.upper())
         if room is not None:
             room.deliver(event)
+            if event.kind == TABLE_CLOSED:
+                self._end(room)
+
+    def _end(self, room: Room) -> None:
+        """End *room*'s sockets once its renders are sent, with :data:`POLICY_VIOLATION`: the
+        pages keep what they show (the table closed) and stop following; the room then goes."""
+
+        async def end() -> None:
+            while room.task is not None and not room.task.done():
+                await asyncio.wait({room.task})
+            room.close(POLICY_VIOLATION)
+
+        task = asyncio.ensure_future(end())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     def deliver_threadsafe(self, event: TableEvent) -> None:
         """:meth:`deliver` from any thread (the order of the calls is kept)."""
@@ -531,7 +559,8 @@ class Hub:
 
     def _release(self, code: str) -> None:
         """Let go of what is kept for table *code* (in a worker thread, after its last
-        render), and give the memory back if no table is followed any more."""
+        render), and give the free memory back (collecting the garbage first if no table
+        is followed any more)."""
         renderer = self.renderer
         last = not self.rooms
 
@@ -543,8 +572,7 @@ class Hub:
                 pass
             except Exception:
                 log.exception("letting go of table %s failed", code)
-            if last:
-                give_back()
+            give_back(collect=last)
 
         async def later() -> None:
             room = self.rooms.get(code)

@@ -62,9 +62,9 @@ def felt(
     state: TableState, _: Sequence[RoundSummary], __: Sequence[PlayerRound], player: str | None
 ) -> object:
     """The felt (status, countdown, cards), the cards dealt, whether new pays come with the
-    next round: not the bets nor what they paid (so the dealer's felt and the phones' have
-    the same key)."""
-    return state.code, without_bets(state.round), state.new_pays
+    next round, whether the table is closed: not the bets nor what they paid (so the
+    dealer's felt and the phones' have the same key)."""
+    return state.code, without_bets(state.round), state.new_pays, state.closed
 
 
 def strip(
@@ -89,9 +89,10 @@ def step(
 ) -> object:
     """The dealer's next step, the picker of a real deck's cards, the bet timer."""
     rnd = state.round
-    nxt = next_step(rnd, finished_lesson=state.finished)
+    nxt = next_step(rnd, finished_lesson=state.finished or state.closed)
     now = None if rnd is None else (rnd.bets_open, rnd.bets_deadline, rnd.physical, rnd.status)
-    return state.code, state.teaching, None if nxt is None else (nxt.action, nxt.card), now
+    step = None if nxt is None else (nxt.action, nxt.card)
+    return state.code, state.teaching, state.closed, step, now
 
 
 def void(

@@ -7,10 +7,11 @@ that nothing uses. And it gives a block of 128 KiB or more (a drawn page, a mess
 many phones) a mapping of its own, returned to the system when freed — until the first
 such block is freed: from then on it raises that threshold (up to 32 MiB), so the
 night's large blocks are cut from the pools among the small long-lived ones, and the
-pools cannot shrink below the last of those. A server process therefore uses two pools and keeps
-the threshold where it starts (:func:`limit_pools`, at start), and when its last
-followed table closes it collects its garbage and hands the free pages back
-(:func:`give_back`). Elsewhere (no glibc) both do only what Python can.
+pools cannot shrink below the last of those. A server process therefore uses two pools
+and keeps the threshold where it starts (:func:`limit_pools`, at start), and whenever
+a table is no longer followed here (its last socket gone, or the table closed) it hands
+the free pages back (:func:`give_back`: ``malloc_trim``), collecting its garbage first
+when no table is followed any more. Elsewhere (no glibc) both do only what Python can.
 """
 
 from __future__ import annotations
@@ -56,10 +57,12 @@ def limit_pools() -> None:
         libc.mallopt(_M_MMAP_THRESHOLD, LARGE_BLOCK)
 
 
-def give_back() -> None:
-    """Collect the garbage and hand the allocator's free pages back to the system
-    (blocking, some milliseconds: when nothing is followed live)."""
-    gc.collect()
+def give_back(*, collect: bool = True) -> None:
+    """Hand the allocator's free pages back to the system, after collecting the garbage
+    (*collect*: some milliseconds, when nothing is followed live). Blocking: call it in a
+    worker thread, never under a lock."""
+    if collect:
+        gc.collect()
     libc = _glibc()
     if libc is not None:
         libc.malloc_trim(0)

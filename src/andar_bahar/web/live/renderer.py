@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from andar_bahar.engine.money import format_amount
-from andar_bahar.web.http.templating import drawn, gettext_callables
+from andar_bahar.web.http.templating import drawn, forget_drawn, gettext_callables
 from andar_bahar.web.live.blocks import (
     LIVE_PAGES,
     Snapshot,
@@ -27,6 +27,7 @@ from andar_bahar.web.live.blocks import (
 from andar_bahar.web.live.hub import SERVER_NOW, Rendered, Viewer
 from andar_bahar.web.live.keys import alike_group, key_of
 from andar_bahar.web.live.piles import COUNTED, PILES, Pile, added, pile_of
+from andar_bahar.web.live.text import forget_encoded
 from andar_bahar.web.pages.drawing import ROAD_LENGTH, faces
 
 if TYPE_CHECKING:
@@ -80,13 +81,18 @@ class TableRenderer:
         self._held.pop(code, None)
 
     def release(self, code: str) -> None:
-        """Nobody follows *code* here any more: its blocks, and the table the service kept."""
+        """Nobody follows *code* here any more: its blocks, and the table the service kept;
+        and the pieces and encoded blocks kept for every table (:func:`forget_drawn`,
+        :func:`forget_encoded`: most of them the table's rounds, players and blocks; a
+        followed table's are drawn again once, as needed)."""
         self._held.pop(code, None)
         self._locks.pop(code, None)
         for key in [k for k in list(self._kept) if k[0] == code]:
             self._kept.pop(key, None)
         for where in [w for w in list(self._alike) if w[0] == code]:
             self._alike.pop(where, None)
+        forget_drawn()
+        forget_encoded()
         self.service.release(code)
 
     def allowed(self, snapshot: Snapshot, viewer: Viewer) -> bool:

@@ -131,7 +131,7 @@ async def serve_follower(websocket: WebSocket, follower: Follower) -> None:
         while True:
             text = await queue.get()
             if text is None:
-                await websocket.close(code=SERVICE_RESTART)
+                await websocket.close(code=follower.ending)
                 return
             await send(text)
 

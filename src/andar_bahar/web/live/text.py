@@ -17,7 +17,7 @@ from typing import Any
 
 from andar_bahar.web.http.templating import Drawn
 
-__all__ = ["ENCODED_MOST", "SERVER_NOW", "message_text", "with_now"]
+__all__ = ["ENCODED_MOST", "SERVER_NOW", "forget_encoded", "message_text", "with_now"]
 
 SERVER_NOW = "@@server-now@@"
 """What a block may hold for the server's time (a countdown's ``data-now``): every message
@@ -38,6 +38,12 @@ ENCODED_MOST = 1024
 """Block HTML kept encoded as JSON strings (:func:`message_text`): the blocks in flight are
 a few per table; a felt with many cards is some 10 kB, so this keeps memory to tens of MB."""
 _ENCODED = Drawn(ENCODED_MOST)
+
+
+def forget_encoded() -> None:
+    """Let go of every block kept encoded (keys and values both hold a block's HTML: a
+    table no longer followed keeps none of its blocks here)."""
+    _ENCODED.clear()
 
 
 def _encode(html: str) -> str:

@@ -52,7 +52,7 @@ def bearer(request: Request) -> str:
 
 
 def _add_tables(app: FastAPI, club: Club) -> None:
-    """Creating a table, admitting a player, joining a seat."""
+    """Creating a table, admitting a player, joining a seat, closing the table."""
 
     @app.post("/api/tables")
     async def api_create(request: Request) -> JSONResponse:
@@ -84,6 +84,15 @@ def _add_tables(app: FastAPI, club: Club) -> None:
             balance, str(data.get("reason", "")),
         )  # fmt: skip
         return JSONResponse({"seat_code": seat})
+
+    @app.post("/api/tables/{code}/close")
+    async def api_close(request: Request, code: str) -> JSONResponse:
+        """The dealer closes the table for the night (the cashier still cashes out)."""
+        data = await read_json(request)
+        await run_in_threadpool(
+            club.service.close_table, code, bearer(request), str(data.get("reason", ""))
+        )
+        return JSONResponse({"code": code.strip().upper(), "closed": True})
 
     @app.post("/api/tables/{code}/join")
     async def api_join(request: Request, code: str) -> JSONResponse:
@@ -191,6 +200,7 @@ def _add_reads(app: FastAPI, club: Club) -> None:
                 ],
                 "round": round_json(state.round) if state.round else None,
                 "rounds_settled": state.rounds_settled,
+                "closed": state.closed,
                 "version": state.version,
             }
         )

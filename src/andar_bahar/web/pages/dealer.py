@@ -4,9 +4,10 @@
 after showing the odds and warnings of the pairing; ``/dealer/{code}`` is the
 dealer's screen: one big button for the next step (open, centre card, close bets,
 deal, settle; the space bar presses it), the cards of a real deck picked by rank and
-suit, the bet timer, the live bets per player, admitting players, and changing the
-paytable (from the next round, audited). Each action answers the page's script with
-the page's new blocks (JSON), or a browser without scripts with a redirect.
+suit, the bet timer, the live bets per player, admitting players, changing the
+paytable (from the next round, audited), and closing the table for the night. Each
+action answers the page's script with the page's new blocks (JSON), or a browser
+without scripts with a redirect.
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ from andar_bahar.web.pages.trust import remember_seat, seats_context
 if TYPE_CHECKING:
     from andar_bahar.web.pages.shared import Club
 
-__all__ = ["register"]
+__all__ = ["CONFIRM_CLOSE", "register"]
+
+CONFIRM_CLOSE = N_("Tick the box to confirm that the table closes for the night.")
+"""The answer to closing a table without the box ticked (nothing is closed)."""
 
 
 def lang(request: Request) -> str:
@@ -115,6 +119,15 @@ def _add_steps(app: FastAPI, club: Club) -> None:
         # The step has just checked the dealer's token: the answer is the dealer's page.
         viewer = Viewer("dealer", "dealer", lang(request))
         return club.done(request, code, "dealer", viewer=viewer, dealt=action == "deal")
+
+    @app.post("/dealer/{code}/close")
+    def close_table(request: Request, code: str, form: Posted) -> Response:
+        """Close the table for the night: only with the box ticked (it cannot be undone)."""
+        if field(form, "confirm", "") != "1":
+            raise ParameterError(Message(CONFIRM_CLOSE))
+        token = club.dealer_token(request, code)
+        club.service.close_table(code, token, field(form, "reason", ""))
+        return redirect(request, f"/dealer/{code.upper()}")
 
     @app.post("/dealer/{code}/paytable")
     async def change_paytable(

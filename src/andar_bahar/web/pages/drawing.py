@@ -265,7 +265,8 @@ class Step:
 
 
 def next_step(rnd: PublicRound | None, *, finished_lesson: bool = False) -> Step | None:
-    """The step that moves the round on (``None``: the lesson is over).
+    """The step that moves the round on (``None``: no round comes next, the lesson being
+    over or the table closed: *finished_lesson*).
 
     >>> next_step(None).action
     'open'

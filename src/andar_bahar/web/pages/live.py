@@ -23,14 +23,15 @@ __all__ = ["register"]
 def register(app: FastAPI, club: Club) -> None:
     """Add ``/ws/{code}?page=KIND&v=N&lang=LL``: the table's pages, live.
 
-    A table that does not exist, or a page the cookies may not follow (the
+    A table that does not exist or is closed, or a page the cookies may not follow (the
     dealer's page without the dealer's cookie), is refused.
     """
 
     async def identify(websocket: WebSocket, code: str) -> Viewer | None:
         page = websocket.query_params.get("page", "player")
         try:
-            await run_in_threadpool(club.service.table_version, code)  # it exists
+            if await run_in_threadpool(club.service.is_closed, code):  # it exists, open
+                return None
             return await run_in_threadpool(viewer_of, club, websocket, code, page)
         except DatabaseUnavailable:  # not a refusal: the socket is told to come back later
             raise

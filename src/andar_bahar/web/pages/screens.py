@@ -209,7 +209,7 @@ def dealer_view(
     timer = not state.teaching
     view: dict[str, Any] = {
         "dealer": True,
-        "step": next_step(rnd, finished_lesson=state.finished),
+        "step": next_step(rnd, finished_lesson=state.finished or state.closed),
         "timer_seconds": TIMER_SECONDS if timer else (),
         "paytable_names": list(PAYTABLES),
     }
