@@ -1,6 +1,6 @@
 """Closing a table for the night: who may, what it refuses after, what stays possible.
 
-The club's rule (docs/web.md): a closed table takes no round, bet, seat, join or top-up —
+The club's rule (docs/club-table.md): a closed table takes no round, bet, seat, join or top-up —
 each refused in one sentence — while its cashier still cashes the players out; the
 statement stays, and the ledger sums to zero throughout. The close is in the audit log
 with the chips still on the players' balances. Its live pages get their last message (the
