@@ -68,7 +68,6 @@ TABLE_VERSION = select(ClubTableRow.id, ClubTableRow.version).where(
     ClubTableRow.code == bindparam("code")
 )
 TABLE_VERSION_FOR_UPDATE = TABLE_VERSION.with_for_update()
-CLOSED_AT = select(ClubTableRow.closed_at).where(ClubTableRow.code == bindparam("code"))
 DEALER_SESSION = select(DealerSessionRow.id).where(
     DealerSessionRow.table_id == bindparam("table"),
     DealerSessionRow.token_hash == bindparam("hash"),
@@ -275,12 +274,7 @@ class Store:
     def is_closed(self, code: str) -> bool:
         """Whether table *code* is closed (an error if there is no such table)."""
         with self.transactions.read() as session:
-            found = None
-            if "\x00" not in code:  # no code holds a NUL
-                found = session.execute(CLOSED_AT, {"code": code.strip().upper()}).one_or_none()
-            if found is None:  # there is none: say so, in one sentence
-                self.table(session, code, lock=False)
-            return found is not None and found[0] is not None
+            return self.table(session, code, lock=False).closed_at is not None
 
     def player_seat(self, code: str, token: str) -> tuple[int, str] | None:
         """The id and name of the player whose token is *token* (``None``: nobody's)."""
