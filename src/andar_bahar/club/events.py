@@ -9,6 +9,11 @@ own changes included. On SQLite there is one process: the store hands the event
 to the process's listeners right after the commit, under its writer lock (so in
 order too).
 
+A change of the open round alone (a bet, a card …) also carries its steps
+(:class:`RoundSteps`): another process that keeps the table one version behind moves
+what it keeps on with them, without reading the table again
+(:meth:`~andar_bahar.club.kept.Kept.follow`).
+
 The channel is per database *and* schema (``andar_bahar`` or ``andar_bahar_<schema>``),
 so that two clubs in two schemas of one server do not hear each other.
 
@@ -30,18 +35,20 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, make_url, text
 
 __all__ = [
     "ACTOR",
+    "NOTIFY_LIMIT",
     "PLAYER_STEPS",
     "ROUND_STEPS",
     "SOCKET_HEADER",
     "SOCKET_ID",
     "TABLE_CLOSED",
     "Listener",
+    "RoundSteps",
     "TableEvent",
     "channel_name",
     "channel_of",
@@ -56,6 +63,8 @@ RECONNECT_MIN, RECONNECT_MAX = 0.2, 2.0
 most 2 s, so that the live pages follow the table again soon after the database is back."""
 CONNECT_TIMEOUT = 2
 """Seconds to connect for LISTEN before trying again."""
+NOTIFY_LIMIT = 8000
+"""PostgreSQL's limit on a notification's text, in bytes (it must be shorter)."""
 
 
 ROUND_STEPS = frozenset({"open", "timer", "close", "target", "marker", "bet", "deal", "settle"})
@@ -81,6 +90,41 @@ to the action brings the page what changed (:mod:`~andar_bahar.web.live.hub`).""
 
 
 @dataclass(frozen=True, slots=True)
+class RoundSteps:
+    """What a change of the open round alone wrote, for another process to move what it
+    keeps of the table on from the version before: the table's id, the round's row id, how
+    many steps the round had, and each new step as the round's record writes it (compact
+    JSON) — the rest (the record, the round's status and result) follows from them.
+
+    >>> steps = RoundSteps(3, 41, 7, ('{"op":"deal","card":"4♣"}',))
+    >>> RoundSteps.from_data(json.loads(steps.to_json())) == steps
+    True
+    """
+
+    table: int
+    round: int
+    before: int
+    operations: tuple[str, ...]
+
+    def to_json(self) -> str:
+        operations = ",".join(self.operations)
+        return f'{{"i":{self.table},"r":{self.round},"n":{self.before},"o":[{operations}]}}'
+
+    @classmethod
+    def from_data(cls, data: object) -> RoundSteps | None:
+        """The steps in *data* (as :meth:`to_json` wrote them), or ``None``."""
+        if not isinstance(data, dict):
+            return None
+        try:
+            operations = tuple(
+                json.dumps(op, ensure_ascii=False, separators=(",", ":")) for op in data["o"]
+            )
+            return cls(int(data["i"]), int(data["r"]), int(data["n"]), operations)
+        except (ValueError, KeyError, TypeError):
+            return None
+
+
+@dataclass(frozen=True, slots=True)
 class TableEvent:
     """A committed change of table *code*, now at *version*.
 
@@ -97,13 +141,22 @@ class TableEvent:
     actors: frozenset[str] = frozenset()
     """The sockets of the pages whose own actions made the change (:data:`ACTOR`): the
     answers to those actions bring the pages what changed."""
+    steps: RoundSteps | None = field(default=None, compare=False)
+    """What a change of the open round alone wrote (``None``: read the table again)."""
 
     def to_json(self) -> str:
+        """The event as text, shorter than :data:`NOTIFY_LIMIT` bytes: its steps are left
+        out if they would make it longer (another process then reads the table again)."""
         players = None if self.players is None else sorted(self.players)
         data: dict[str, object] = {"t": self.code, "v": self.version, "k": self.kind, "p": players}
         if self.actors:
             data["a"] = sorted(self.actors)
-        return json.dumps(data, separators=(",", ":"))
+        text = json.dumps(data, separators=(",", ":"))
+        if self.steps is not None:
+            full = f'{text[:-1]},"s":{self.steps.to_json()}}}'
+            if len(full.encode()) < NOTIFY_LIMIT:
+                return full
+        return text
 
     @classmethod
     def from_json(cls, payload: str) -> TableEvent | None:
@@ -117,13 +170,15 @@ class TableEvent:
                 str(data["k"]),
                 None if players is None else frozenset(int(p) for p in players),
                 frozenset(str(a) for a in data.get("a", ())),
+                RoundSteps.from_data(data["s"]) if "s" in data else None,
             )
         except (ValueError, KeyError, TypeError):
             return None
 
     def merge(self, other: TableEvent) -> TableEvent:
         """One event for both (the later version, kind and actors; the players of both:
-        an answer drawn at the earlier version does not bring a page the later one)."""
+        an answer drawn at the earlier version does not bring a page the later one; no
+        steps)."""
         players = (
             None if self.players is None or other.players is None else self.players | other.players
         )

@@ -8,27 +8,38 @@ more step, :class:`RecordText`), what a page may see of it, and the whole table 
 dealer sees it. Each is used only while the version in the database is the one it was
 kept at (:meth:`Kept.version_of`: one indexed read) — so a change made by another
 process, or a transaction that failed half-way, is never missed.
+
+On PostgreSQL a change of the open round alone made by another process is not read
+again either: its event carries the round's new steps (:meth:`Kept.steps`), and a process
+that keeps the table at the version before replays them into what it keeps
+(:meth:`Kept.follow`) — anything else is read again when it is next asked for.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import partial
+from typing import Any, TypeVar
 
 from sqlalchemy import bindparam, inspect, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 
+from andar_bahar.club.events import RoundSteps, TableEvent
 from andar_bahar.club.transactions import (
+    BEFORE,
     CHANGES,
     DIRTY,
     KEEPING,
     ROUNDS,
     TABLES,
+    Change,
     Transactions,
 )
 from andar_bahar.club.values import (
@@ -44,12 +55,20 @@ from andar_bahar.engine.cards import Card
 from andar_bahar.engine.money import as_decimal
 from andar_bahar.engine.operations import operation_to_dict
 from andar_bahar.engine.round import Round
+from andar_bahar.engine.round_records import replay
 from andar_bahar.storage.models import ClubTableRow, TableRoundRow
 
-__all__ = ["RECORDS_KEPT", "ROUND_ONLY", "Kept", "RecordText"]
+__all__ = ["FORWARDED", "RECORDS_KEPT", "ROUND_ONLY", "Kept", "RecordText"]
+
+log = logging.getLogger(__name__)
+_Entry = TypeVar("_Entry", bound=tuple[Any, ...])
 
 ROUND_ONLY = frozenset({"bet", "marker", "close", "centre", "target", "deal", "void", "timer"})
 """Changes of the open round alone: no balance, player, paytable or other round changes."""
+FORWARDED = ROUND_ONLY - {"timer"}
+"""The changes whose events carry their steps (:meth:`Kept.steps`): they write the round's
+record (and, as it finishes, its status and result) and the table's version, nothing
+else that is kept (a timer writes the round's deadline too)."""
 
 
 SAVE_RECORD = (
@@ -139,6 +158,7 @@ class Kept:
         )
         compiled = version_of.compile(dialect=self.transactions.peek.dialect)
         self._version_sql, self._version_positional = str(compiled), compiled.positional
+        transactions.steps = self.steps
 
     def version_of(self, code: str) -> tuple[int, int] | None:
         """(id, version) of table *code*, or ``None``: one indexed read of one row, in a
@@ -284,6 +304,7 @@ class Kept:
         if table.id in keeping:
             return
         keeping.add(table.id)
+        session.info.setdefault(BEFORE, {})[table.id] = (row.id, len(rnd.operations))
 
         def keep() -> None:
             if session.info.get(DIRTY):  # a step of the batch failed half-way: read again
@@ -353,6 +374,14 @@ class Kept:
         A row already in the database with nothing else changed is written by one UPDATE
         of its own, without the unit of work (a bet's hot path: :meth:`Transactions.update_row`).
         """
+        values = self._written(row, rnd)
+        statement = SAVE_RECORD if len(values) == 1 else SAVE_FINISHED
+        bound = {f"new_{name}": value for name, value in values.items()}
+        self.transactions.update_row(session, row, statement, {"row_id": row.id, **bound}, values)
+
+    def _written(self, row: TableRoundRow, rnd: Round) -> dict[str, object]:
+        """What :meth:`save` writes of *rnd* into *row*: its record, and as it finishes its
+        status and result."""
         kept = self._records.get(row.id)
         if kept is None or kept.rnd is not rnd:
             kept = self._records[row.id] = RecordText(rnd)
@@ -364,9 +393,88 @@ class Kept:
             values["status"] = "finished"
             values["winner"] = result.winner.value if result.winner else "void"
             values["cards_dealt"] = result.cards_dealt
-        statement = SAVE_RECORD if len(values) == 1 else SAVE_FINISHED
-        bound = {f"new_{name}": value for name, value in values.items()}
-        self.transactions.update_row(session, row, statement, {"row_id": row.id, **bound}, values)
+        return values
+
+    # -- a change of the round alone, from one process to the others ---------------------
+
+    def steps(self, session: Session, change: Change) -> RoundSteps | None:
+        """What this transaction's *change* wrote, if a change of the open round alone
+        (:data:`FORWARDED`): the round's steps since the transaction took it (its event
+        carries them to the other processes: :meth:`follow`). ``None``: anything else."""
+        table = change.table
+        used = session.info.get(ROUNDS, {}).get(table.id)
+        before = session.info.get(BEFORE, {}).get(table.id)
+        if (
+            not FORWARDED.issuperset(change.kinds)
+            or used is None
+            or before is None
+            or before[0] != used[0]
+            or session.info.get(DIRTY)
+        ):
+            return None
+        operations = used[1].operations
+        if len(operations) <= before[1]:
+            return None
+        added = tuple(_compact(operation_to_dict(op)) for op in operations[before[1] :])
+        return RoundSteps(table.id, used[0], before[1], added)
+
+    def follow(self, event: TableEvent) -> bool:
+        """Move what this process keeps of the event's table on to its version with the
+        steps it carries — the round (replayed as :meth:`Round.loads` replays its record),
+        its row and record, the table's row, what pages see: each only if kept at exactly
+        the version before, with that round at that step. Whether it did; if not, whatever
+        it took is read again when it is next asked for.
+
+        In the event loop, in the order of the versions (the events' order)."""
+        steps = event.steps
+        if steps is None or not FORWARDED.issuperset((event.kind,)):
+            return False
+        version = event.version
+        kept = self._rounds.pop(steps.table, None)  # out of memory while it moves on
+        if kept is None:
+            return False
+        if kept[0] != version - 1 or kept[1] != steps.round or not inspect(kept[3]).detached:
+            self._put_back(self._rounds, steps.table, kept)
+            return False
+        _, row_id, rnd, row = kept
+        try:
+            public = self._replayed(steps, rnd, row)
+        except Exception:  # whatever went wrong, nothing half-moved is kept: read it again
+            log.exception("table %s: version %s read again", event.code, version)
+            return False
+        if public is None:
+            return False
+        table = self._tables.pop(steps.table, None)
+        if table is not None and table[0] == version - 1 and inspect(table[1]).detached:
+            set_committed_value(table[1], "version", version)
+            self._put_back(self._tables, steps.table, (version, table[1]))
+        elif table is not None:
+            self._put_back(self._tables, steps.table, table)
+        self._put_back(self._publics, steps.table, (version, row_id, public))
+        self._moved_on(steps.table, version, (event.kind,), row, public)
+        self._put_back(self._rounds, steps.table, (version, row_id, rnd, row))
+        return True
+
+    def _replayed(self, steps: RoundSteps, rnd: Round, row: TableRoundRow) -> PublicRound | None:
+        """*rnd* and its *row* moved on by *steps* (``None``: they are not the steps' round
+        at the step before; a step that the round refuses raises)."""
+        if len(rnd.operations) != steps.before:
+            return None
+        replay(rnd, [json.loads(op) for op in steps.operations])
+        values = self._written(row, rnd)
+        done = self._records[row.id].parts[steps.before :]
+        if done != list(steps.operations):  # replayed, a step would be written otherwise
+            return None
+        for name, value in values.items():
+            set_committed_value(row, name, value)
+        return public_round(row, rnd)
+
+    @staticmethod
+    def _put_back(kept: dict[int, _Entry], table_id: int, entry: _Entry) -> None:
+        """Keep *entry* (its version first) unless a newer one is kept meanwhile."""
+        known = kept.get(table_id)
+        if known is None or known[0] <= entry[0]:
+            kept[table_id] = entry
 
 
 # -- the table kept in memory, moved on by a change made here ----------------------------

@@ -103,6 +103,7 @@ class TableService:
         transactions = self.store.transactions
         self.health: Health = transactions.health
         self.on_change = transactions.on_change
+        self.follow = self.store.kept.follow
         # tables, the dealer, seats
         self.create_table = self.seats.create_table
         self.dealer_login = self.seats.dealer_login

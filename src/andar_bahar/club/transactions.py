@@ -39,7 +39,14 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.expression import Executable
 
-from andar_bahar.club.events import ACTOR, ROUND_STEPS, TABLE_CLOSED, TableEvent, channel_of
+from andar_bahar.club.events import (
+    ACTOR,
+    ROUND_STEPS,
+    TABLE_CLOSED,
+    RoundSteps,
+    TableEvent,
+    channel_of,
+)
 from andar_bahar.club.health import DatabaseUnavailable, Health
 from andar_bahar.engine.errors import AndarBaharError
 from andar_bahar.storage import READ_ONLY_OPTION, Storage
@@ -51,10 +58,11 @@ MAX_BATCH = 64
 """The most writes one commit of a group carries."""
 LOCKED, CHANGES, WROTE, ON_COMMIT = "ab_locked", "ab_changes", "ab_wrote", "ab_on_commit"
 ROUNDS, DIRTY, NAMED, KEEPING = "ab_rounds", "ab_dirty", "ab_named", "ab_keeping"
-TABLES = "ab_tables"
+TABLES, BEFORE = "ab_tables", "ab_before"
 """``session.info`` keys: the tables locked, the changes named and written (by the writer
 at work, for LOCKED, NAMED and WROTE), callbacks after the commit, rounds in use (and the
-tables whose rounds are kept once committed), the tables whose rows are kept then."""
+tables whose rounds are kept once committed), the tables whose rows are kept then, and
+how many steps each round in use had when this transaction took it."""
 COMMITTED: ContextVar[Mapping[str, int]] = ContextVar(
     "andar_bahar_committed", default=MappingProxyType({})
 )
@@ -141,6 +149,9 @@ class Transactions:
         self.read_lock: AbstractContextManager[Any] = self._lock or nullcontext()
         self._channel = channel_of(engine)
         self._listeners: list[Callable[[TableEvent], None]] = []
+        self.steps: Callable[[Session, Change], RoundSteps | None] | None = None
+        """What a change of a table's open round alone wrote, sent with its event on
+        PostgreSQL (``None``: nothing; :meth:`~andar_bahar.club.kept.Kept.steps`)."""
         self.health = Health(self._ping)
         """Whether the database answers: a failure that says it does not is refused with
         one sentence (:class:`~andar_bahar.club.health.DatabaseUnavailable`), and logged once."""
@@ -344,6 +355,7 @@ class Transactions:
         session.flush()
         changes: dict[int, Change] = session.info.setdefault(CHANGES, {})
         events = []
+        steps = self.steps if self._channel is not None else None
         for change in changes.values():
             table = change.table
             version = (table.version or 0) + 1
@@ -351,7 +363,10 @@ class Transactions:
             self.update_row(session, table, NEXT_VERSION, params, {"version": version})
             players = None if change.players is None else frozenset(change.players)
             actors = frozenset(change.actors)
-            events.append(TableEvent(table.code, table.version, change.kind, players, actors))
+            wrote = steps(session, change) if steps is not None else None
+            events.append(
+                TableEvent(table.code, table.version, change.kind, players, actors, wrote)
+            )
         session.flush()  # what the unit of work still has (a version set above)
         if self._channel is not None:
             for made in events:

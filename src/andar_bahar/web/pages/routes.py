@@ -35,7 +35,7 @@ from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
 
-from andar_bahar.club.events import Listener, psycopg_dsn
+from andar_bahar.club.events import Listener, TableEvent, psycopg_dsn
 from andar_bahar.club.limits import Limits
 from andar_bahar.club.service import TableService
 from andar_bahar.club.store import PinCost
@@ -95,10 +95,15 @@ async def listening(site: Site, service: TableService, channel: str) -> AsyncIte
     """While the app runs: LISTEN for the changes of every process, deliver them to the hub."""
     url = service.storage.engine.url.render_as_string(hide_password=False)
     health = service.health  # a lost LISTEN is the database not answering, said once
+    hub = site.hub
+
+    def deliver(event: TableEvent) -> None:
+        service.follow(event)  # another process's step of a round: kept without a read
+        hub.deliver(event)
+
     listener = Listener(
-        psycopg_dsn(url), channel, site.hub.deliver, site.hub.resync,
-        lost=health.failed, back=health.answered,
-    )  # fmt: skip
+        psycopg_dsn(url), channel, deliver, hub.resync, lost=health.failed, back=health.answered
+    )
     listener.start()
     try:
         await asyncio.wait_for(listener.ready.wait(), LISTEN_WAIT)
