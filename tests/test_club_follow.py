@@ -6,9 +6,9 @@ into what it keeps (Kept.follow). Two services on one schema are two processes, 
 with its own LISTEN (club/events.Listener, in a thread with its own event loop, as a
 server's); a third, which only reads, is the database's word for what the table is:
 
-- after every bet, take-back, double, close or card made through either process, the
-  second keeps the table at the new version — its snapshot, round, round row and table
-  row — equal, value for value, to what the third reads;
+- after every bet, take-back, double, close, centre card or card made through either
+  process, the second keeps the table at the new version — its snapshot, round, round row
+  and table row — equal, value for value, to what the third reads;
 - the second's next bet reads no more than after a bet of its own, and a page's read
   reads nothing;
 - an event too long for a notification goes without its steps (then read again).
@@ -162,7 +162,7 @@ def _check_kept(p: Processes, code: str, table_id: int) -> int:
     return version
 
 
-ACTIONS = ("bet", "bet", "double", "take back", "close", "deal", "deal", "deal out")
+ACTIONS = ("bet", "bet", "double", "take back", "close", "centre", "deal", "deal", "deal out")
 STEPS = st.lists(
     st.tuples(
         st.booleans(),  # through the second process (else the first)
@@ -199,6 +199,8 @@ def test_another_process_s_steps_of_a_round_are_followed_value_for_value(
                 service.take_back_bet(code, token, key=key)
             elif action == "close":
                 service.close_bets(code, dealer)
+            elif action == "centre":
+                service.turn_centre(code, dealer)
             elif action == "deal":
                 service.deal(code, dealer)
             else:  # to the round's end, each card an event of its own

@@ -374,20 +374,25 @@ class Kept:
         A row already in the database with nothing else changed is written by one UPDATE
         of its own, without the unit of work (a bet's hot path: :meth:`Transactions.update_row`).
         """
-        values = self._written(row, rnd)
+        values = self._written(row, rnd, self._record(row.id, rnd))
         statement = SAVE_RECORD if len(values) == 1 else SAVE_FINISHED
         bound = {f"new_{name}": value for name, value in values.items()}
         self.transactions.update_row(session, row, statement, {"row_id": row.id, **bound}, values)
 
-    def _written(self, row: TableRoundRow, rnd: Round) -> dict[str, object]:
-        """What :meth:`save` writes of *rnd* into *row*: its record, and as it finishes its
-        status and result."""
-        kept = self._records.get(row.id)
+    def _record(self, row_id: int, rnd: Round) -> RecordText:
+        """The record of *rnd*, stored in row *row_id*, as text kept to be written again."""
+        kept = self._records.get(row_id)
         if kept is None or kept.rnd is not rnd:
-            kept = self._records[row.id] = RecordText(rnd)
+            kept = self._records[row_id] = RecordText(rnd)
             if len(self._records) > RECORDS_KEPT:  # the oldest rounds' first
                 del self._records[next(iter(self._records))]
-        values: dict[str, object] = {"record": kept.text()}
+        return kept
+
+    @staticmethod
+    def _written(row: TableRoundRow, rnd: Round, record: RecordText) -> dict[str, object]:
+        """What :meth:`save` writes of *rnd* into *row*: its *record*, and as it finishes
+        its status and result."""
+        values: dict[str, object] = {"record": record.text()}
         if rnd.finished and row.status == "open":
             result = rnd.result
             values["status"] = "finished"
@@ -426,8 +431,8 @@ class Kept:
         it took is read again when it is next asked for.
 
         In the event loop, in the order of the versions (the events' order)."""
-        steps = event.steps
-        if steps is None or not FORWARDED.issuperset((event.kind,)):
+        steps = event.steps  # only a change of the kinds FORWARDED carries them
+        if steps is None:
             return False
         version = event.version
         kept = self._rounds.pop(steps.table, None)  # out of memory while it moves on
@@ -451,7 +456,7 @@ class Kept:
         elif table is not None:
             self._put_back(self._tables, steps.table, table)
         self._put_back(self._publics, steps.table, (version, row_id, public))
-        self._moved_on(steps.table, version, (event.kind,), row, public)
+        self._moved_on(steps.table, version, FORWARDED, row, public)
         self._put_back(self._rounds, steps.table, (version, row_id, rnd, row))
         return True
 
@@ -461,9 +466,9 @@ class Kept:
         if len(rnd.operations) != steps.before:
             return None
         replay(rnd, [json.loads(op) for op in steps.operations])
-        values = self._written(row, rnd)
-        done = self._records[row.id].parts[steps.before :]
-        if done != list(steps.operations):  # replayed, a step would be written otherwise
+        record = self._record(row.id, rnd)
+        values = self._written(row, rnd, record)
+        if record.parts[steps.before :] != list(steps.operations):  # written otherwise here
             return None
         for name, value in values.items():
             set_committed_value(row, name, value)
