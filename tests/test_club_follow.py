@@ -32,13 +32,11 @@ from andar_bahar.club.events import NOTIFY_LIMIT, Listener, RoundSteps, TableEve
 from andar_bahar.club.reads import RECENT
 from andar_bahar.club.service import TableService
 from andar_bahar.engine.errors import AndarBaharError
-from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.round import Round
-from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.storage.models import TableRoundRow
+from test_web_hot_path import _table
 
-PIN = "246813"
 WAIT = 15.0
 """Seconds to wait for an event to reach the second process (it comes in milliseconds)."""
 
@@ -109,18 +107,6 @@ def processes(postgres_url: str) -> Iterator[Processes]:
             yield Processes(TableService(one), second, TableService(three), following)
         finally:
             following.stop()
-
-
-def _table(service: TableService, players: int) -> tuple[str, str, list[str]]:
-    created = service.create_table(
-        name="Follow", kind="betting", pin=PIN, procedure=find_procedure("classic"),
-        paytable=find_paytable("wizard"),
-    )  # fmt: skip
-    tokens = []
-    for n in range(players):
-        seat = service.admit_player(created.code, created.dealer_token, f"P{n}", "1000")
-        tokens.append(service.join(created.code, seat))
-    return created.code, created.dealer_token, tokens
 
 
 def _started(p: Processes) -> tuple[str, str, list[str], int]:
