@@ -328,6 +328,28 @@ def test_sqlite_runs_in_wal_mode_with_full_sync_and_foreign_keys(tmp_path: Path)
     plain.close()
 
 
+def test_idle_connections_closed_then_opened_again_as_before(tmp_path: Path) -> None:
+    """Storage.close_idle: the pool's idle connections are closed (their page caches go
+    with them); a connection in use at that moment stays usable, and every connection
+    opened afterwards has the same settings (WAL, full sync, foreign keys)."""
+    with Storage.open(_url(tmp_path / "h.sqlite3")) as store:
+        store.start_game("club", find_procedure("classic"), find_paytable("wizard"), ["asha"])
+        with store.engine.connect() as busy:
+            with store.engine.connect() as idle:
+                idle.exec_driver_sql("SELECT 1")
+            assert store.engine.pool.checkedin() == 1
+            store.close_idle()
+            assert store.engine.pool.checkedin() == 0
+            assert busy.exec_driver_sql("SELECT count(*) FROM games").scalar_one() == 1
+        with store.engine.connect() as conn:
+            pragmas = [
+                conn.exec_driver_sql(f"PRAGMA {name}").scalar_one()
+                for name in ("journal_mode", "synchronous", "foreign_keys")
+            ]
+        assert pragmas == ["wal", 2, 1]
+        assert [g.participants for g in store.games()] == [("asha",)]
+
+
 def test_unknown_and_finished_games_and_unknown_rounds_are_refused(tmp_path: Path) -> None:
     with Storage.open(_url(tmp_path / "h.sqlite3")) as store:
         with pytest.raises(StorageError, match="There is no round 5 in the history"):

@@ -103,6 +103,9 @@ class CountRenderer:
     def release(self, code: str) -> None:
         return None
 
+    def rest(self) -> None:
+        return None
+
 
 def demo_app(hub: Hub | None = None, **options: Any) -> FastAPI:
     """The infrastructure with a few demo routes, as ``pages.register`` would add them."""
@@ -571,6 +574,9 @@ class ReleasingRenderer(CountRenderer):
     def release(self, code: str) -> None:
         self.released.append(code)
 
+    def rest(self) -> None:
+        self.released.append("(none followed)")
+
 
 def test_a_table_is_let_go_of_when_its_last_socket_closes_and_not_before() -> None:
     """live/hub.py: while one socket follows a table the renderer keeps it; when the last
@@ -585,8 +591,25 @@ def test_a_table_is_let_go_of_when_its_last_socket_closes_and_not_before() -> No
                 assert hub.followers("K7") == 2
             wait_until(lambda: hub.followers("K7") == 1)
             assert renderer.released == []
-        wait_until(lambda: renderer.released == ["K7"])
+        wait_until(lambda: renderer.released == ["K7", "(none followed)"])
         assert "K7" not in hub.rooms
+
+
+def test_the_process_rests_only_when_its_last_followed_table_is_let_go_of() -> None:
+    """live/hub.py: a table let go of while another is still followed is released alone;
+    when the last followed table is let go of, the renderer is also told that nothing is
+    followed (the service then closes its idle database connections)."""
+    hub = Hub()
+    app = demo_app(hub)
+    renderer = ReleasingRenderer({})
+    hub.renderer = renderer
+    with TestClient(app) as client:
+        with client.websocket_connect("/ws/Q2?v=0"):
+            with client.websocket_connect("/ws/K7?v=0"):
+                assert hub.followers("K7") == 1
+            wait_until(lambda: renderer.released == ["K7"])
+            assert hub.followers("Q2") == 1
+        wait_until(lambda: renderer.released == ["K7", "Q2", "(none followed)"])
 
 
 def test_websocket_receives_what_changed() -> None:

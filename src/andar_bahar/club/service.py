@@ -174,3 +174,8 @@ class TableService:
         """Let go of what this process keeps in memory of table *code* (nobody follows it
         here): it is read again from the database if it is asked for."""
         self.store.release(code)
+
+    def rest(self) -> None:
+        """Nobody follows any table in this process now: close the database connections
+        kept open for later (:meth:`~andar_bahar.storage.Storage.close_idle`)."""
+        self.storage.close_idle()

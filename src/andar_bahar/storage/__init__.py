@@ -42,6 +42,7 @@ import platformdirs
 from sqlalchemy import ColumnElement, Engine, case, func, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
 
 from andar_bahar.engine.errors import ActionError, ParameterError
 from andar_bahar.engine.paytables import Paytable
@@ -147,6 +148,23 @@ class Storage:
     def engine(self) -> Engine:
         """The SQLAlchemy engine (for tools and tests; the methods below are the API)."""
         return self._engine
+
+    def close_idle(self) -> None:
+        """Close the connections kept open for later that nobody uses now (new ones are
+        opened as they are needed): on SQLite each holds a cache of the database's pages,
+        up to 2 MiB, that grows with the database. Connections in use are closed when
+        they are given back. A database in memory lives in its one connection: kept.
+
+        >>> storage = Storage.open("sqlite:///" + str(getfixture("tmp_path") / "idle.db"))
+        >>> storage.games(), storage.engine.pool.checkedin()
+        ([], 1)
+        >>> storage.close_idle()
+        >>> storage.engine.pool.checkedin(), storage.games()
+        (0, [])
+        >>> storage.close()
+        """
+        if not self._closed and not isinstance(self._engine.pool, StaticPool):
+            self._engine.dispose(close=True)
 
     def close(self) -> None:
         """Close every connection; the store cannot be used afterwards."""

@@ -206,6 +206,10 @@ class Renderer(Protocol):
         """Nobody follows *code* in this process any more: let go of what is kept for it
         (blocking; it is read and drawn again if it is asked for)."""
 
+    def rest(self) -> None:
+        """Nobody follows any table in this process any more: let go of what is kept for
+        requests to come (blocking: the idle database connections, say)."""
+
 
 class Follower:
     """One socket following one table: what its page has, and the messages on their way."""
@@ -568,6 +572,8 @@ class Hub:
             try:
                 if renderer is not None:
                     renderer.release(code)
+                    if last:
+                        renderer.rest()
             except DatabaseUnavailable:  # said by its Health; kept until the next time
                 pass
             except Exception:

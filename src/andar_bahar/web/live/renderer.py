@@ -95,6 +95,10 @@ class TableRenderer:
         forget_encoded()
         self.service.release(code)
 
+    def rest(self) -> None:
+        """Nobody follows any table here: the service closes its idle database connections."""
+        self.service.rest()
+
     def allowed(self, snapshot: Snapshot, viewer: Viewer) -> bool:
         """Whether *viewer* still holds its seat or dealer's sign-in. What the table's phones
         and devices hold is read once, and again only after :meth:`forget` (the room calls
