@@ -29,7 +29,7 @@ from starlette.websockets import WebSocketDisconnect
 from typer.testing import CliRunner
 
 from andar_bahar.cli import app as cli_app
-from andar_bahar.club.events import TableEvent
+from andar_bahar.club.events import TABLE_CLOSED, TableEvent
 from andar_bahar.engine.errors import AccessError
 from andar_bahar.engine.money import parse_stake
 from andar_bahar.i18n import translations
@@ -575,12 +575,13 @@ class ReleasingRenderer(CountRenderer):
         self.released.append(code)
 
     def rest(self) -> None:
-        self.released.append("(none followed)")
+        self.released.append("(the night's end)")
 
 
 def test_a_table_is_let_go_of_when_its_last_socket_closes_and_not_before() -> None:
     """live/hub.py: while one socket follows a table the renderer keeps it; when the last
-    one closes, the renderer is told to release it (once), and the room is gone."""
+    one closes, the renderer is told to release it (once), and the room is gone. A phone
+    that merely left is not the night's end: the renderer is not told to rest."""
     hub = Hub()
     app = demo_app(hub)
     renderer = ReleasingRenderer({})
@@ -591,25 +592,31 @@ def test_a_table_is_let_go_of_when_its_last_socket_closes_and_not_before() -> No
                 assert hub.followers("K7") == 2
             wait_until(lambda: hub.followers("K7") == 1)
             assert renderer.released == []
-        wait_until(lambda: renderer.released == ["K7", "(none followed)"])
+        wait_until(lambda: renderer.released == ["K7"] and not hub.tasks)  # its release done
+        assert renderer.released == ["K7"]
         assert "K7" not in hub.rooms
 
 
-def test_the_process_rests_only_when_its_last_followed_table_is_let_go_of() -> None:
-    """live/hub.py: a table let go of while another is still followed is released alone;
-    when the last followed table is let go of, the renderer is also told that nothing is
-    followed (the service then closes its idle database connections)."""
+def test_the_process_rests_when_its_last_followed_table_is_closed_for_the_night() -> None:
+    """live/hub.py: a table closed for the night while another is still followed is
+    released alone; when the last followed table is closed, the renderer is also told to
+    rest (the service then closes its idle database connections)."""
     hub = Hub()
     app = demo_app(hub)
     renderer = ReleasingRenderer({})
     hub.renderer = renderer
     with TestClient(app) as client:
-        with client.websocket_connect("/ws/Q2?v=0"):
-            with client.websocket_connect("/ws/K7?v=0"):
-                assert hub.followers("K7") == 1
-            wait_until(lambda: renderer.released == ["K7"])
-            assert hub.followers("Q2") == 1
-        wait_until(lambda: renderer.released == ["K7", "Q2", "(none followed)"])
+        with client.websocket_connect("/ws/Q2?v=0") as q2:
+            with client.websocket_connect("/ws/K7?v=0") as k7:
+                hub.deliver_threadsafe(TableEvent("K7", 1, TABLE_CLOSED))
+                while k7.receive()["type"] != "websocket.close":
+                    pass
+            wait_until(lambda: renderer.released == ["K7"] and not hub.tasks)
+            assert renderer.released == ["K7"] and hub.followers("Q2") == 1
+            hub.deliver_threadsafe(TableEvent("Q2", 1, TABLE_CLOSED))
+            while q2.receive()["type"] != "websocket.close":
+                pass
+        wait_until(lambda: renderer.released == ["K7", "Q2", "(the night's end)"])
 
 
 def test_websocket_receives_what_changed() -> None:

@@ -176,6 +176,7 @@ class TableService:
         self.store.release(code)
 
     def rest(self) -> None:
-        """Nobody follows any table in this process now: close the database connections
-        kept open for later (:meth:`~andar_bahar.storage.Storage.close_idle`)."""
+        """The night's end in this process (its last followed table closed): close the
+        database connections kept open for later
+        (:meth:`~andar_bahar.storage.Storage.close_idle`)."""
         self.storage.close_idle()

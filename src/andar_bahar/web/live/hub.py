@@ -207,8 +207,9 @@ class Renderer(Protocol):
         (blocking; it is read and drawn again if it is asked for)."""
 
     def rest(self) -> None:
-        """Nobody follows any table in this process any more: let go of what is kept for
-        requests to come (blocking: the idle database connections, say)."""
+        """The night's end in this process: the last table followed here was closed for
+        the night. Let go of what is kept for requests to come (blocking: the idle
+        database connections, say)."""
 
 
 class Follower:
@@ -276,6 +277,8 @@ class Room:
         change that is not a step of the round, events missed, a new room)."""
         self.task: asyncio.Task[None] | None = None
         self.timer: tuple[datetime, asyncio.TimerHandle] | None = None
+        self.closed = False
+        """Whether the table was closed for the night (its sockets are ending)."""
 
     def deliver(self, event: TableEvent) -> None:
         if event.version <= self.seen:
@@ -491,6 +494,7 @@ class Hub:
         if room is not None:
             room.deliver(event)
             if event.kind == TABLE_CLOSED:
+                room.closed = True
                 self._end(room)
 
     def _end(self, room: Room) -> None:
@@ -559,12 +563,14 @@ class Hub:
             if not room.followers and self.rooms.get(key) is room:
                 room.close()
                 del self.rooms[key]
-                self._release(key)
+                self._release(key, closed=room.closed)
 
-    def _release(self, code: str) -> None:
+    def _release(self, code: str, *, closed: bool = False) -> None:
         """Let go of what is kept for table *code* (in a worker thread, after its last
         render), and give the free memory back (collecting the garbage first if no table
-        is followed any more)."""
+        is followed any more). The night's end — *closed*, the table closed for the night,
+        and no table followed any more — also lets the renderer rest (not when a phone
+        merely leaves: its table is followed again soon)."""
         renderer = self.renderer
         last = not self.rooms
 
@@ -572,7 +578,7 @@ class Hub:
             try:
                 if renderer is not None:
                     renderer.release(code)
-                    if last:
+                    if last and closed:
                         renderer.rest()
             except DatabaseUnavailable:  # said by its Health; kept until the next time
                 pass

@@ -96,7 +96,8 @@ class TableRenderer:
         self.service.release(code)
 
     def rest(self) -> None:
-        """Nobody follows any table here: the service closes its idle database connections."""
+        """The night's end here (the last table followed closed): the service closes its
+        idle database connections."""
         self.service.rest()
 
     def allowed(self, snapshot: Snapshot, viewer: Viewer) -> bool:
