@@ -50,9 +50,10 @@ element rule:
 ``data-live-block="NAME"`` is on the element, the Jinja block ``NAME`` renders its
 *inside*, and a message replaces the inside.
 
-When the last socket of a table in this process closes, its room goes, the renderer
-lets go of what it kept for the table (:meth:`Renderer.release`) and the process gives
-its free memory back (:func:`~andar_bahar.web.live.memory.give_back`; collecting its
+When the last socket of a table in this process closes, its room goes; a beat later, if
+nobody follows the table here again (at once if it was closed for the night), the
+renderer lets go of what it kept for the table (:meth:`Renderer.release`) and the
+process gives its free memory back (:func:`~andar_bahar.web.live.memory.give_back`; collecting its
 garbage first when no table is followed any more). A table closed for the night
 (:data:`~andar_bahar.club.events.TABLE_CLOSED`) ends its sockets once they have the
 render that shows it closed, with :data:`POLICY_VIOLATION`: the pages stop following it
@@ -568,9 +569,10 @@ class Hub:
     def _release(self, code: str, *, closed: bool = False) -> None:
         """Let go of what is kept for table *code* (in a worker thread, after its last
         render), and give the free memory back (collecting the garbage first if no table
-        is followed any more). The night's end — *closed*, the table closed for the night,
-        and no table followed any more — also lets the renderer rest (not when a phone
-        merely leaves: its table is followed again soon)."""
+        is followed any more) — at once if it was *closed* for the night, else once it has
+        gone a whole beat unfollowed (a phone that lost its line reconnects: its table is
+        not drawn again from nothing). The night's end — the table closed and no table
+        followed any more — also lets the renderer rest."""
         renderer = self.renderer
         last = not self.rooms
 
@@ -587,6 +589,8 @@ class Hub:
             give_back(collect=last)
 
         async def later() -> None:
+            if not closed:  # a page that lost its line is usually back within a beat
+                await asyncio.sleep(self.beat)
             room = self.rooms.get(code)
             if room is None or not room.followers:  # not followed again meanwhile
                 await run_in_threadpool(release)
@@ -601,10 +605,13 @@ class Hub:
         return len(room.followers) if room is not None else 0
 
     def close(self) -> None:
-        """End every socket (at shutdown: the browsers reconnect, with backoff, to the next server)."""
+        """End every socket (at shutdown: the browsers reconnect, with backoff, to the next
+        server), and the hub's own tasks (a release waiting its beat …)."""
         for room in list(self.rooms.values()):
             room.close()
         self.rooms.clear()
+        for task in list(self.tasks):
+            task.cancel()
 
 
 def _may_have_made(viewer: Viewer, event: TableEvent) -> bool:
