@@ -268,7 +268,7 @@ class Kept:
                 return None
             session.add(row)  # detached → this transaction's, no read
             present = row
-        del self._rounds[table.id]
+        self._rounds.pop(table.id, None)  # (a late event may have taken it meanwhile)
         self.keep_round(session, table, present, kept[2])
         return present, kept[2]
 
