@@ -113,11 +113,16 @@ def test_the_footer_keeps_ctrl_l_at_60_columns(tmp_path: Path, lang: str) -> Non
     async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
         await open_lesson(app, pilot, "Asha, Ravi")
         footer = app.screen.query_one(TrainerFooter)
-        # the footer leaves out a key, then looks again, a frame later: wait for it to fit
-        await until(pilot, lambda: footer.virtual_size.width <= footer.size.width, "the fit")
+        language = {"ru": "Язык", "ka": "ენა"}[lang]
+
+        def fitted() -> bool:  # it leaves out a key, then looks again, a frame later
+            last = screen_text(app).splitlines()[-1].rstrip()
+            return footer.virtual_size.width <= footer.size.width and last.endswith(language)
+
+        await until(pilot, fitted, "the footer fitted, the language key last")
         line = screen_text(app).splitlines()[-1].rstrip()
         assert "^l " in line and "d " in line, line  # the language, and the deal
-        assert line.endswith({"ru": "Язык", "ka": "ენა"}[lang]), line  # nothing after it
+        assert line.endswith(language), line  # nothing after it
 
     play(tmp_path, scenario, (60, 20), lang=lang)
 
