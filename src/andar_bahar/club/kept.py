@@ -250,25 +250,27 @@ class Kept:
 
         The row is the one the last committed transaction wrote (its values are the
         database's while the version is the same): it joins this transaction without
-        a read, and is taken out of memory until this transaction commits.
+        a read, and is taken out of memory until this transaction commits — taken out
+        first, then looked at (put back if it cannot be used): what :meth:`follow` takes out
+        and puts back meanwhile is never a round this transaction is changing.
         """
         used: tuple[int, Round, TableRoundRow] | None = session.info.setdefault(ROUNDS, {}).get(
             table.id
         )
         if used is not None:  # an earlier step of this transaction's
             return used[2], used[1]
-        kept = self._rounds.get(table.id)
-        if kept is None or kept[0] != table.version:
+        kept = self._rounds.pop(table.id, None)
+        if kept is None:
             return None
         row = kept[3]
         state = inspect(row)
         present = session.identity_map.get(state.key) if state.key is not None else None
+        if kept[0] != table.version or (present is None and not state.detached):
+            self._put_back(self._rounds, table.id, kept)  # another version, or still
+            return None  # another session's: read it
         if present is None:
-            if not state.detached:  # still another session's: read it
-                return None
             session.add(row)  # detached → this transaction's, no read
             present = row
-        self._rounds.pop(table.id, None)  # (a late event may have taken it meanwhile)
         self.keep_round(session, table, present, kept[2])
         return present, kept[2]
 
@@ -384,8 +386,11 @@ class Kept:
         kept = self._records.get(row_id)
         if kept is None or kept.rnd is not rnd:
             kept = self._records[row_id] = RecordText(rnd)
-            if len(self._records) > RECORDS_KEPT:  # the oldest rounds' first
-                del self._records[next(iter(self._records))]
+            if len(self._records) > RECORDS_KEPT:
+                # The oldest rounds' first, from a copy of the keys: another thread (a
+                # writer, or the event loop following a step) may add or drop one meanwhile.
+                for old in list(self._records)[:-RECORDS_KEPT]:
+                    self._records.pop(old, None)
         return kept
 
     @staticmethod
