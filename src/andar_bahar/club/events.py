@@ -52,6 +52,7 @@ __all__ = [
     "TableEvent",
     "channel_name",
     "channel_of",
+    "compact",
     "psycopg_dsn",
 ]
 
@@ -89,6 +90,13 @@ and the live messages of those changes are not sent down that socket, since the 
 to the action brings the page what changed (:mod:`~andar_bahar.web.live.hub`)."""
 
 
+def compact(data: object) -> str:
+    """*data* as the shortest JSON text, non-ASCII kept: how a round's record writes each
+    step (:class:`~andar_bahar.club.kept.RecordText`), so that steps carried between
+    processes compare equal, byte for byte, with the record's."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
 @dataclass(frozen=True, slots=True)
 class RoundSteps:
     """What a change of the open round alone wrote, for another process to move what it
@@ -116,9 +124,7 @@ class RoundSteps:
         if not isinstance(data, dict):
             return None
         try:
-            operations = tuple(
-                json.dumps(op, ensure_ascii=False, separators=(",", ":")) for op in data["o"]
-            )
+            operations = tuple(compact(op) for op in data["o"])
             return cls(int(data["i"]), int(data["r"]), int(data["n"]), operations)
         except (ValueError, KeyError, TypeError):
             return None

@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 
-from andar_bahar.club.events import RoundSteps, TableEvent
+from andar_bahar.club.events import RoundSteps, TableEvent, compact
 from andar_bahar.club.transactions import (
     BEFORE,
     CHANGES,
@@ -103,10 +103,10 @@ class RecordText:
     def _start(self) -> None:
         data = self.rnd.to_dict()
         operations = data.pop("operations")
-        head = _compact(data)
+        head = compact(data)
         self.head = head[:-1] + (',"operations":[' if len(head) > 2 else '"operations":[')
         self.done = list(self.rnd.operations)
-        self.parts = [_compact(op) for op in operations]
+        self.parts = [compact(op) for op in operations]
 
     def text(self) -> str:
         operations = self.rnd.operations
@@ -117,12 +117,8 @@ class RecordText:
             self._start()  # not only added to: all of it again
         for op in operations[len(self.done) :]:
             self.done.append(op)
-            self.parts.append(_compact(operation_to_dict(op)))
+            self.parts.append(compact(operation_to_dict(op)))
         return self.head + ",".join(self.parts) + "]}"
-
-
-def _compact(data: object) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 class Kept:
@@ -425,7 +421,7 @@ class Kept:
         operations = used[1].operations
         if len(operations) <= before[1]:
             return None
-        added = tuple(_compact(operation_to_dict(op)) for op in operations[before[1] :])
+        added = tuple(compact(operation_to_dict(op)) for op in operations[before[1] :])
         return RoundSteps(table.id, used[0], before[1], added)
 
     def follow(self, event: TableEvent) -> bool:
