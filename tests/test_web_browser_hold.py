@@ -37,6 +37,9 @@ SHORT: ViewportSize = {"width": 1280, "height": 680}
 SUMMARY = {"en": "The house kept", "ru": "Заведение оставило себе", "ka": "დაწესებულებამ დაიტოვა"}
 
 
+EVERY_DAY = {("en", "1280x680"), ("ka", "390x844")}
+
+
 @pytest.fixture(scope="module")
 def code(club: ClubServer) -> str:
     with Storage.open(club.database) as storage:
@@ -47,8 +50,21 @@ def code(club: ClubServer) -> str:
         return table.code
 
 
-@pytest.mark.parametrize("viewport", [SHORT, PHONE], ids=["1280x680", "390x844"])
-@pytest.mark.parametrize("lang", ["en", "ru", "ka"])
+EVERY = [
+    pytest.param(
+        lang,
+        viewport,
+        id=f"{lang}-{name}",
+        marks=() if (lang, name) in EVERY_DAY else pytest.mark.slow,
+    )
+    for lang in ("en", "ru", "ka")
+    for name, viewport in (("1280x680", SHORT), ("390x844", PHONE))
+]
+"""Each language on each size: English on the laptop and Georgian (the longest words) on
+the phone every day, the rest in the slow tier."""
+
+
+@pytest.mark.parametrize(("lang", "viewport"), EVERY)
 def test_the_pages_render_in_every_language_on_a_laptop_and_a_phone(
     club: ClubServer, people: People, code: str, lang: str, viewport: ViewportSize
 ) -> None:

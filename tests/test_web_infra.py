@@ -36,7 +36,7 @@ from andar_bahar.i18n import translations
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web import Hub, create_app, hub_of, redirect, render
 from andar_bahar.web.http.security import CSRF_REFUSED, load_or_create_secret
-from andar_bahar.web.live.hub import QUEUE, Rendered, Viewer
+from andar_bahar.web.live.hub import POLICY_VIOLATION, QUEUE, Rendered, Viewer
 from andar_bahar.web.live.sockets import add_live_route
 
 with warnings.catch_warnings():
@@ -84,6 +84,9 @@ class CountRenderer:
 
     def deadline(self, snapshot: int) -> None:
         return None
+
+    def closed(self, snapshot: int) -> bool:
+        return False
 
     def shared(self, snapshot: int, group: tuple[str, str, str]) -> Rendered:
         return Rendered({"count": str(snapshot)}, {"count": snapshot})
@@ -621,6 +624,28 @@ def test_the_process_rests_when_its_last_followed_table_is_closed_for_the_night(
             while q2.receive()["type"] != "websocket.close":
                 pass
         wait_until(lambda: renderer.released == ["K7", "Q2", "(the night's end)"])
+
+
+class ClosedRenderer(ReleasingRenderer):
+    """Every table it reads is closed for the night."""
+
+    def closed(self, snapshot: int) -> bool:
+        return True
+
+
+def test_a_socket_let_in_just_before_the_close_ends_and_the_night_ends_at_once() -> None:
+    """live/hub.py: a page let in just before its table closed follows it after the close's
+    event came (no room had it then): the first render shows the table closed, so its
+    socket ends as every closed table's does (1008) and, the last table followed here, the
+    table is released and the renderer rests at once — not a beat later, and not never."""
+    hub = Hub(beat=3600)  # a beat no test waits for
+    app = demo_app(hub)
+    renderer = ClosedRenderer({})
+    hub.renderer = renderer
+    with TestClient(app) as client, client.websocket_connect("/ws/K7?v=-1") as k7:
+        wait_until(lambda: renderer.released == ["K7", "(the night's end)"])  # the server's doing
+        assert json.loads(k7.receive_text())["kind"] == "sync"  # its page shows the close
+        assert k7.receive() == {"type": "websocket.close", "code": POLICY_VIOLATION, "reason": ""}
 
 
 def test_websocket_receives_what_changed() -> None:

@@ -57,7 +57,9 @@ process gives its free memory back (:func:`~andar_bahar.web.live.memory.give_bac
 garbage first when no table is followed any more). A table closed for the night
 (:data:`~andar_bahar.club.events.TABLE_CLOSED`) ends its sockets once they have the
 render that shows it closed, with :data:`POLICY_VIOLATION`: the pages stop following it
-(a socket opened to it later is refused), and its room goes.
+(a socket opened to it later is refused; one let in just before the close, whose room
+came after its event, ends at its first render, which shows the table closed), and its
+room goes.
 
 Never silently stale: every socket hears from the server at least once a beat
 (:data:`BEAT`, 10 s): a socket that was sent nothing for half a beat gets
@@ -186,6 +188,9 @@ class Renderer(Protocol):
     def deadline(self, snapshot: Any) -> datetime | None:
         """When the bets of *snapshot*'s round close by the timer (``None``: no timer)."""
 
+    def closed(self, snapshot: Any) -> bool:
+        """Whether *snapshot*'s table is closed for the night."""
+
     def shared(self, snapshot: Any, group: tuple[str, str, str]) -> Rendered:
         """The blocks every follower of *group* sees."""
 
@@ -313,7 +318,9 @@ class Room:
             recheck, self.recheck = self.recheck, False
             followers = list(self.followers)
             try:
-                out, deadline = await run_in_threadpool(self._render, event, followers, recheck)
+                out, deadline, closed = await run_in_threadpool(
+                    self._render, event, followers, recheck
+                )
             except DatabaseUnavailable:  # said once by its Health; Hub.resync when it is back
                 self.resync = True
                 return
@@ -329,11 +336,15 @@ class Room:
             out.clear()
             followers.clear()
             self._schedule(deadline)
+            if closed and not self.closed:  # closed before this room had its event (a page
+                self.closed = True  # let in just before the close): it ends all the same
+                self.hub._end(self)
 
     def _render(
         self, event: TableEvent | None, followers: list[Follower], recheck: bool = True
-    ) -> tuple[list[tuple[Follower, str | None]], datetime | None]:
-        """In a worker thread: read the table once and make every follower's message."""
+    ) -> tuple[list[tuple[Follower, str | None]], datetime | None, bool]:
+        """In a worker thread: read the table once and make every follower's message; with
+        when its bets close by the timer and whether it is closed for the night."""
         renderer = self.hub.renderer
         assert renderer is not None
         if recheck:
@@ -417,7 +428,7 @@ class Room:
                 if not mine:
                     texts[key] = text
             out.append((follower, text))
-        return out, renderer.deadline(snapshot)
+        return out, renderer.deadline(snapshot), renderer.closed(snapshot)
 
     @staticmethod
     def _answered(

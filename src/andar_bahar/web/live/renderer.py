@@ -74,6 +74,9 @@ class TableRenderer:
         rnd = snapshot.state.round
         return rnd.bets_deadline if rnd is not None else None
 
+    def closed(self, snapshot: Snapshot) -> bool:
+        return snapshot.state.closed
+
     def close_expired(self, code: str) -> None:
         self.service.close_expired(code)
 
