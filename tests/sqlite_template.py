@@ -8,6 +8,7 @@ new database is (tests/test_storage.py migrates empty and old databases itself).
 from __future__ import annotations
 
 import atexit
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -15,6 +16,23 @@ from pathlib import Path
 __all__ = ["migrated_sqlite"]
 
 _TEMPLATE: dict[str, Path] = {}
+PREFIX = "andar-bahar-template-"
+"""A template's folder: this prefix, the process id that made it, a dash, a random part."""
+
+
+def _sweep_orphans(root: Path) -> None:
+    """Remove the template folders of processes that are gone without their exit handlers
+    (killed by a timeout, or forked by the mutation run and ended with ``os._exit``)."""
+    for folder in root.glob(f"{PREFIX}*-*"):
+        owner = folder.name.removeprefix(PREFIX).split("-", 1)[0]
+        if not owner.isdigit():
+            continue
+        try:
+            os.kill(int(owner), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:  # another user's process: alive
+            pass
 
 
 def migrated_sqlite(target: Path) -> str:
@@ -22,7 +40,8 @@ def migrated_sqlite(target: Path) -> str:
     from andar_bahar.storage import Storage
 
     if "path" not in _TEMPLATE:
-        folder = tempfile.mkdtemp(prefix="andar-bahar-template-")
+        _sweep_orphans(Path(tempfile.gettempdir()))
+        folder = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
         atexit.register(shutil.rmtree, folder, ignore_errors=True)  # one per process, not kept
         template = Path(folder) / "template.sqlite3"
         Storage.open(f"sqlite:///{template}").close()
