@@ -245,5 +245,9 @@ def test_the_live_pages_are_told_and_then_let_go(site: TestClient) -> None:
     while code in hub.rooms:  # the room goes with its last socket
         assert time.monotonic() < deadline, "the room stayed after its sockets ended"
         time.sleep(0.01)
+    engine = site.app.state.service.storage.engine  # type: ignore[attr-defined]
+    while engine.pool.checkedin():  # the night's end here: its idle connections closed
+        assert time.monotonic() < deadline, "the idle database connections stayed open"
+        time.sleep(0.01)
     with phone.websocket_connect(f"/ws/{code}?page=player&v=0") as late:
         assert _next(late) == POLICY_VIOLATION

@@ -218,6 +218,13 @@ class Renderer(Protocol):
         database connections, say)."""
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 class Follower:
     """One socket following one table: what its page has, and the messages on their way."""
 
@@ -249,11 +256,7 @@ class Follower:
         if text is not None and self.queue.qsize() >= QUEUE:
             self.behind()
             return False
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self.loop:
+        if _running_loop() is self.loop:
             self.queue.put_nowait(text)
         else:
             with contextlib.suppress(RuntimeError):  # its loop is closed: nobody reads
@@ -606,9 +609,19 @@ class Hub:
             if room is None or not room.followers:  # not followed again meanwhile
                 await run_in_threadpool(release)
 
-        task = asyncio.ensure_future(later())
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        def start() -> None:
+            task = asyncio.ensure_future(later())
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+        # In the hub's loop: a socket served in a loop of its own (a test's client) may end
+        # with its loop, which would cancel the release on its way.
+        loop = self.loop
+        if loop is None or loop is _running_loop():
+            start()
+        elif not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop is closing
+                loop.call_soon_threadsafe(start)
 
     def followers(self, code: str) -> int:
         """How many sockets follow *code* in this process now."""
