@@ -72,6 +72,7 @@ def test_a_refused_stake_is_replaced_by_the_next_one_typed(tmp_path: Path) -> No
         assert stake.value == "500"  # replaced, not "1500"
         assert note(app, "#bet-note") == ""  # the refusal went as the stake changed
         await type_keys(pilot, "enter")
+        await until(pilot, lambda: bool(table.round.wagers), "the bet placed")  # a busy host
         assert [(w.player, w.stake) for w in table.round.wagers] == [("Asha", Decimal(500))]
 
     play(tmp_path, scenario)
