@@ -339,9 +339,8 @@ class Room:
             out.clear()
             followers.clear()
             self._schedule(deadline)
-            if closed and not self.closed:  # closed before this room had its event (a page
-                self.closed = True  # let in just before the close): it ends all the same
-                self.hub._end(self)
+            if closed:  # also before this room had the close's event (a page let in
+                self.hub.end(self)  # just before the close): it ends all the same
 
     def _render(
         self, event: TableEvent | None, followers: list[Follower], recheck: bool = True
@@ -504,24 +503,27 @@ class Hub:
 
     def deliver(self, event: TableEvent) -> None:
         """A committed change (in the event loop; in version order for each table). A table
-        closed: its sockets end after the render that shows it so (:meth:`_end`)."""
+        closed: its sockets end after the render that shows it so (:meth:`end`)."""
         room = self.rooms.get(event.code.upper())
         if room is not None:
             room.deliver(event)
             if event.kind == TABLE_CLOSED:
-                room.closed = True
-                self._end(room)
+                self.end(room)
 
-    def _end(self, room: Room) -> None:
-        """End *room*'s sockets once its renders are sent, with :data:`POLICY_VIOLATION`: the
+    def end(self, room: Room) -> None:
+        """*room*'s table is closed for the night (said by its event, or seen by its render;
+        once): end its sockets once its renders are sent, with :data:`POLICY_VIOLATION`: the
         pages keep what they show (the table closed) and stop following; the room then goes."""
+        if room.closed:
+            return
+        room.closed = True
 
-        async def end() -> None:
+        async def after_renders() -> None:
             while room.task is not None and not room.task.done():
                 await asyncio.wait({room.task})
             room.close(POLICY_VIOLATION)
 
-        task = asyncio.ensure_future(end())
+        task = asyncio.ensure_future(after_renders())
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
