@@ -36,7 +36,9 @@ from andar_bahar.i18n import translations
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web import Hub, create_app, hub_of, redirect, render
 from andar_bahar.web.http.security import CSRF_REFUSED, load_or_create_secret
+from andar_bahar.web.live import hub as live_hub
 from andar_bahar.web.live.hub import POLICY_VIOLATION, QUEUE, Rendered, Viewer
+from andar_bahar.web.live.memory import stop_idle_threads
 from andar_bahar.web.live.sockets import add_live_route
 
 with warnings.catch_warnings():
@@ -646,6 +648,28 @@ def test_a_socket_let_in_just_before_the_close_ends_and_the_night_ends_at_once()
         wait_until(lambda: renderer.released == ["K7", "(the night's end)"])  # the server's doing
         assert json.loads(k7.receive_text())["kind"] == "sync"  # its page shows the close
         assert k7.receive() == {"type": "websocket.close", "code": POLICY_VIOLATION, "reason": ""}
+
+
+def test_the_nights_end_stops_the_threads_the_night_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """live/hub.py: the last table followed here closed, the hub stops the thread pool's
+    idle threads (the renders ran in them: AnyIO alone would keep them) and they end."""
+    stopped: list[threading.Thread] = []
+
+    def recorded() -> list[threading.Thread]:
+        stopped.extend(stop_idle_threads())
+        return stopped
+
+    monkeypatch.setattr(live_hub, "stop_idle_threads", recorded)
+    hub = Hub(beat=3600)  # a beat no test waits for: the close ends the night at once
+    app = demo_app(hub)
+    renderer = ClosedRenderer({})
+    hub.renderer = renderer
+    with TestClient(app) as client, client.websocket_connect("/ws/K7?v=-1"):
+        wait_until(lambda: renderer.released == ["K7", "(the night's end)"])
+        wait_until(lambda: bool(stopped))  # at least the thread that drew the table
+        wait_until(lambda: not any(thread.is_alive() for thread in stopped))
 
 
 def test_websocket_receives_what_changed() -> None:

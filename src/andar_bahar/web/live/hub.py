@@ -54,7 +54,8 @@ When the last socket of a table in this process closes, its room goes; a beat la
 nobody follows the table here again (at once if it was closed for the night), the
 renderer lets go of what it kept for the table (:meth:`Renderer.release`) and the
 process gives its free memory back (:func:`~andar_bahar.web.live.memory.give_back`; collecting its
-garbage first when no table is followed any more). A table closed for the night
+garbage first when no table is followed any more, and then stopping the idle worker
+threads: :func:`~andar_bahar.web.live.memory.stop_idle_threads`). A table closed for the night
 (:data:`~andar_bahar.club.events.TABLE_CLOSED`) ends its sockets once they have the
 render that shows it closed, with :data:`POLICY_VIOLATION`: the pages stop following it
 (a socket opened to it later is refused; one let in just before the close, whose room
@@ -94,6 +95,7 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, Protocol
 
 from starlette.concurrency import run_in_threadpool
@@ -102,7 +104,7 @@ from starlette.requests import HTTPConnection
 from andar_bahar.club.events import PLAYER_STEPS, ROUND_STEPS, TABLE_CLOSED, TableEvent
 from andar_bahar.club.health import DatabaseUnavailable
 from andar_bahar.web.live.cards import Piles, RenderPiles
-from andar_bahar.web.live.memory import give_back
+from andar_bahar.web.live.memory import give_back, stop_idle_threads
 from andar_bahar.web.live.text import SERVER_NOW, message_text, with_now
 
 __all__ = [
@@ -610,6 +612,9 @@ class Hub:
             room = self.rooms.get(code)
             if room is None or not room.followers:  # not followed again meanwhile
                 await run_in_threadpool(release)
+                if not self.rooms:  # the night's end: the threads it started go too
+                    ended = stop_idle_threads()
+                    await run_in_threadpool(partial(give_back, collect=False, ended=ended))
 
         def start() -> None:
             task = asyncio.ensure_future(later())

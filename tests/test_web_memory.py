@@ -1,0 +1,43 @@
+"""web/live/memory.py: a server process's idle worker threads are stopped at the night's end.
+
+The expected values are the threads this test starts itself: AnyIO keeps a thread that
+has finished its work idle for the next, and stops it only once it has been idle 10 s and
+other work comes, so without :func:`stop_idle_threads` every one of them stays alive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import anyio.to_thread
+
+from andar_bahar.web.live.memory import give_back, stop_idle_threads
+
+
+def test_the_idle_worker_threads_are_stopped_and_the_pool_still_works() -> None:
+    async def night() -> tuple[list[threading.Thread], list[threading.Thread], int]:
+        together = threading.Barrier(3, timeout=10)  # three at once: three threads
+        ran = await asyncio.gather(
+            *(anyio.to_thread.run_sync(_name_after, together) for _ in "abc")
+        )
+        assert len(set(ran)) == 3
+        stopped = stop_idle_threads()
+        await anyio.to_thread.run_sync(lambda: give_back(collect=False, ended=stopped))
+        answer = await anyio.to_thread.run_sync(lambda: 7)  # a new thread does the next work
+        return stopped, [t for t in threading.enumerate() if t.ident in ran], answer
+
+    stopped, alive, answer = asyncio.run(night())
+    assert len(stopped) == 3  # every idle thread of the pool, each once
+    assert not any(thread.is_alive() for thread in stopped)  # ended before the trim
+    assert alive == []
+    assert answer == 7
+
+
+def _name_after(together: threading.Barrier) -> int | None:
+    together.wait()
+    return threading.get_ident()
+
+
+def test_nothing_is_stopped_outside_an_event_loop() -> None:
+    assert stop_idle_threads() == []
