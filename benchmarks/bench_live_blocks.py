@@ -49,7 +49,7 @@ def measure(passes: int) -> dict[str, object]:
     from andar_bahar.storage import Storage
     from andar_bahar.web.http.templating import make_environment
     from andar_bahar.web.live.blocks import LIVE_PAGES
-    from andar_bahar.web.live.hub import Viewer
+    from andar_bahar.web.live.protocol import Viewer
     from andar_bahar.web.live.renderer import TableRenderer
 
     work = []

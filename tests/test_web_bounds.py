@@ -29,7 +29,8 @@ from starlette.websockets import WebSocketDisconnect
 
 from abuse_support import Flood, Frames, SlowClients, Table, frame, open_files, raw_socket
 from andar_bahar.web.http.connections import READ_TIMEOUT
-from andar_bahar.web.live.hub import HEARTBEAT, POLICY_VIOLATION, Hub, Viewer
+from andar_bahar.web.live.hub import HEARTBEAT, POLICY_VIOLATION, Hub
+from andar_bahar.web.live.protocol import Viewer
 from andar_bahar.web.live.sockets import MESSAGE_BURST, MESSAGE_MOST, MESSAGE_TOO_BIG
 from serve_process import ServeProcess
 from test_web_infra import CountRenderer

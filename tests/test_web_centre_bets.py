@@ -27,7 +27,7 @@ from andar_bahar.storage import Storage
 from andar_bahar.storage.verification import verify
 from andar_bahar.web.http.templating import make_environment
 from andar_bahar.web.live.blocks import Snapshot
-from andar_bahar.web.live.hub import Viewer
+from andar_bahar.web.live.protocol import Viewer
 from andar_bahar.web.live.renderer import TableRenderer
 from andar_bahar.web.pages.api import round_json
 from andar_bahar.web.pages.drawing import ROAD_LENGTH

@@ -37,8 +37,9 @@ from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.web import Hub, create_app, hub_of, redirect, render
 from andar_bahar.web.http.security import CSRF_REFUSED, load_or_create_secret
 from andar_bahar.web.live import hub as live_hub
-from andar_bahar.web.live.hub import POLICY_VIOLATION, QUEUE, Rendered, Viewer
+from andar_bahar.web.live.hub import POLICY_VIOLATION, QUEUE
 from andar_bahar.web.live.memory import stop_idle_threads
+from andar_bahar.web.live.protocol import Rendered, Viewer
 from andar_bahar.web.live.sockets import add_live_route
 
 with warnings.catch_warnings():

@@ -25,8 +25,8 @@ from andar_bahar.engine.rules import find_procedure
 from andar_bahar.storage import Storage
 from andar_bahar.web.http.templating import drawn, make_environment
 from andar_bahar.web.live.blocks import LIVE_PAGES, Snapshot
-from andar_bahar.web.live.hub import Viewer
 from andar_bahar.web.live.keys import alike_group, key_of
+from andar_bahar.web.live.protocol import Viewer
 from andar_bahar.web.live.renderer import TableRenderer
 from andar_bahar.web.pages.drawing import ROAD_LENGTH
 

@@ -26,8 +26,8 @@ from andar_bahar.club.service import TableService
 from andar_bahar.storage import Storage
 from andar_bahar.web.http.templating import make_environment
 from andar_bahar.web.live.blocks import Snapshot
-from andar_bahar.web.live.hub import Viewer
 from andar_bahar.web.live.piles import PILES
+from andar_bahar.web.live.protocol import Viewer
 from andar_bahar.web.live.renderer import TableRenderer
 from test_web_live import Table, next_message
 from test_web_live_keys import played_betting_table, played_lesson

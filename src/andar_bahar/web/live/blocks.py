@@ -25,7 +25,8 @@ from andar_bahar.club.values import RoundSummary, TableSnapshot, TableState
 from andar_bahar.i18n import translations
 from andar_bahar.web.http.forms import paytable_rows
 from andar_bahar.web.http.templating import gettext_callables
-from andar_bahar.web.live.hub import SERVER_NOW, Viewer, with_now
+from andar_bahar.web.live.hub import SERVER_NOW, with_now
+from andar_bahar.web.live.protocol import Viewer
 from andar_bahar.web.pages.drawing import common_context
 from andar_bahar.web.pages.screens import dealer_view, player_view
 

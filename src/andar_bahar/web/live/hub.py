@@ -93,10 +93,9 @@ import contextvars
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
@@ -105,6 +104,7 @@ from andar_bahar.club.events import PLAYER_STEPS, ROUND_STEPS, TABLE_CLOSED, Tab
 from andar_bahar.club.health import DatabaseUnavailable
 from andar_bahar.web.live.cards import Piles, RenderPiles
 from andar_bahar.web.live.memory import give_back, stop_idle_threads
+from andar_bahar.web.live.protocol import Rendered, Renderer, Viewer
 from andar_bahar.web.live.text import SERVER_NOW, message_text, with_now
 
 __all__ = [
@@ -118,9 +118,6 @@ __all__ = [
     "TRY_AGAIN_LATER",
     "Follower",
     "Hub",
-    "Rendered",
-    "Renderer",
-    "Viewer",
     "hub_of",
     "message_text",
     "with_now",
@@ -145,79 +142,6 @@ COMPLETE_ANSWERS = frozenset({"dealer"})
 at the answer's version); other roles' answers bring their own blocks."""
 QUEUE = 32
 """Messages waiting for one slow socket; past that it gets the full set instead."""
-
-
-@dataclass(frozen=True, slots=True)
-class Viewer:
-    """Who follows a table: the page kind, the role, the language; a player's seat."""
-
-    page: str
-    role: str
-    """``dealer``, ``player`` or ``public``."""
-    lang: str
-    player_id: int | None = None
-    player: str | None = None
-    credential: str | None = None
-    """What the socket was let in with (a hash of the seat's or the dealer's token), checked
-    again at every render (:meth:`Renderer.allowed`); ``None``: nothing (a public viewer)."""
-
-    @property
-    def group(self) -> tuple[str, str, str]:
-        """Followers of one group see the same shared blocks."""
-        return (self.page, self.role, self.lang)
-
-
-@dataclass(frozen=True, slots=True)
-class Rendered:
-    """New HTML of named blocks, and small values for page scripts."""
-
-    blocks: Mapping[str, str]
-    data: Mapping[str, Any] = field(default_factory=dict)
-    piles: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    """Cards a page appends to the piles of a block instead of having it again (``live.js``)."""
-
-
-class Renderer(Protocol):
-    """What the hub needs from the pages: read a table once, render its blocks."""
-
-    def read(self, code: str, known: int | None = None) -> Any:
-        """One snapshot of table *code* (blocking: it is called in a worker thread); *known*:
-        a version the table has reached (the event's): the snapshot is at least as new."""
-
-    def version(self, snapshot: Any) -> int:
-        """The table's version in *snapshot*."""
-
-    def deadline(self, snapshot: Any) -> datetime | None:
-        """When the bets of *snapshot*'s round close by the timer (``None``: no timer)."""
-
-    def closed(self, snapshot: Any) -> bool:
-        """Whether *snapshot*'s table is closed for the night."""
-
-    def shared(self, snapshot: Any, group: tuple[str, str, str]) -> Rendered:
-        """The blocks every follower of *group* sees."""
-
-    def private(self, snapshot: Any, viewer: Viewer) -> Rendered:
-        """*viewer*'s own blocks (none for a public viewer or the dealer)."""
-
-    def allowed(self, snapshot: Any, viewer: Viewer) -> bool:
-        """Whether *viewer* still holds what it was let in with (a player's seat given a new
-        code or released, a dealer's device signed out: no longer)."""
-
-    def close_expired(self, code: str) -> None:
-        """Close the bets of *code* if their timer has run out (blocking, idempotent)."""
-
-    def forget(self, code: str) -> None:
-        """What the phones and devices of *code* hold may have changed (an event other than
-        a step of the round, or events missed): :meth:`allowed` reads it again."""
-
-    def release(self, code: str) -> None:
-        """Nobody follows *code* in this process any more: let go of what is kept for it
-        (blocking; it is read and drawn again if it is asked for)."""
-
-    def rest(self) -> None:
-        """The night's end in this process: the last table followed here was closed for
-        the night. Let go of what is kept for requests to come (blocking: the idle
-        database connections, say)."""
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

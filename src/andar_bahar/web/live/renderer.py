@@ -1,7 +1,7 @@
 """The renderer of the club's table pages: their live blocks, each drawn again only when
 what it shows has changed.
 
-:class:`TableRenderer` is the :class:`~andar_bahar.web.live.hub.Renderer` of the club's
+:class:`TableRenderer` is the :class:`~andar_bahar.web.live.protocol.Renderer` of the club's
 tables (the registry of pages and blocks, and what a block sees, are in
 :mod:`~andar_bahar.web.live.blocks`; the keys of the blocks in
 :mod:`~andar_bahar.web.live.keys`).
@@ -24,9 +24,10 @@ from andar_bahar.web.live.blocks import (
     page_extras,
     shared_data,
 )
-from andar_bahar.web.live.hub import SERVER_NOW, Rendered, Viewer
+from andar_bahar.web.live.hub import SERVER_NOW
 from andar_bahar.web.live.keys import alike_group, key_of
 from andar_bahar.web.live.piles import COUNTED, PILES, Pile, added, pile_of
+from andar_bahar.web.live.protocol import Rendered, Viewer
 from andar_bahar.web.live.text import forget_encoded
 from andar_bahar.web.pages.drawing import ROAD_LENGTH, faces
 

@@ -40,8 +40,8 @@ from andar_bahar.web.live.hub import (
     TRY_AGAIN_LATER,
     Follower,
     Hub,
-    Viewer,
 )
+from andar_bahar.web.live.protocol import Viewer
 
 __all__ = [
     "MESSAGES_PER_SECOND",

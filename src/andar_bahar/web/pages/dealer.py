@@ -31,7 +31,7 @@ from andar_bahar.web.http.forms import (
 )
 from andar_bahar.web.http.responses import redirect, render
 from andar_bahar.web.http.security import set_cookie
-from andar_bahar.web.live.hub import Viewer
+from andar_bahar.web.live.protocol import Viewer
 from andar_bahar.web.pages.trust import remember_seat, seats_context
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from starlette.websockets import WebSocket
 
 from andar_bahar.club.health import DatabaseUnavailable
 from andar_bahar.engine.errors import AndarBaharError
-from andar_bahar.web.live.hub import Viewer
+from andar_bahar.web.live.protocol import Viewer
 from andar_bahar.web.live.sockets import add_live_route
 from andar_bahar.web.pages.shared import Club, viewer_of
 

@@ -32,7 +32,7 @@ from andar_bahar.web.http.context import localize, request_info
 from andar_bahar.web.http.forms import Posted, field, read_amount
 from andar_bahar.web.http.responses import redirect, render
 from andar_bahar.web.http.security import set_cookie
-from andar_bahar.web.live.hub import Viewer
+from andar_bahar.web.live.protocol import Viewer
 from andar_bahar.web.pages.drawing import ROAD_LENGTH, bet_labels, faces, signed_amount
 from andar_bahar.web.pages.screens import last_bets, repeat_times
 

@@ -24,7 +24,8 @@ from andar_bahar.web.http.responses import redirect, render
 from andar_bahar.web.http.security import Signer, set_cookie
 from andar_bahar.web.http.site import Site
 from andar_bahar.web.live.blocks import LIVE_PAGES, page_extras
-from andar_bahar.web.live.hub import COMPLETE_ANSWERS, Viewer
+from andar_bahar.web.live.hub import COMPLETE_ANSWERS
+from andar_bahar.web.live.protocol import Viewer
 from andar_bahar.web.live.renderer import TableRenderer
 from andar_bahar.web.live.text import message_text
 from andar_bahar.web.pages.drawing import ROAD_LENGTH
