@@ -659,8 +659,9 @@ def test_the_nights_end_stops_the_threads_the_night_started(
     stopped: list[threading.Thread] = []
 
     def recorded() -> list[threading.Thread]:
-        stopped.extend(stop_idle_threads())
-        return stopped
+        found = stop_idle_threads()
+        stopped.extend(found)
+        return found
 
     monkeypatch.setattr(live_hub, "stop_idle_threads", recorded)
     hub = Hub(beat=3600)  # a beat no test waits for: the close ends the night at once

@@ -34,7 +34,7 @@ def test_the_idle_worker_threads_are_stopped_and_the_pool_still_works() -> None:
     assert answer == 7
 
 
-def _name_after(together: threading.Barrier) -> int | None:
+def _name_after(together: threading.Barrier) -> int:
     together.wait()
     return threading.get_ident()
 

@@ -33,11 +33,11 @@ POOLS = 2
 pools only keep more free memory apart."""
 LARGE_BLOCK = 128 * 1024
 """Bytes from which a block gets a mapping of its own: glibc's starting threshold, kept."""
-_M_ARENA_MAX = -8
-"""glibc's ``mallopt`` parameter: the most pools (arenas)."""
 THREAD_EXIT = 1.0
 """Seconds :func:`give_back` waits at most for each stopped thread to end (an idle one
 ends at once)."""
+_M_ARENA_MAX = -8
+"""glibc's ``mallopt`` parameter: the most pools (arenas)."""
 _M_MMAP_THRESHOLD = -3
 """glibc's ``mallopt`` parameter: the size from which a block is mapped on its own (set,
 it no longer rises)."""
