@@ -33,6 +33,7 @@ from andar_bahar.i18n.messages import N_, NP_, Message, Translator
 __all__ = [
     "DOMAIN",
     "LANGUAGES",
+    "cache_folder",
     "detect_language",
     "format_number",
     "translations",
@@ -76,7 +77,7 @@ def translations(lang: str) -> gettext.GNUTranslations:
     """The catalogue of *lang* (``en``, ``ru`` or ``ka``), compiled from its ``.po`` file."""
     code = check_language(lang)
     source = (_LOCALE / code / "LC_MESSAGES" / f"{DOMAIN}.po").read_bytes()
-    kept = _cache_folder() / f"{DOMAIN}-{code}-{hashlib.sha256(source).hexdigest()[:24]}.mo"
+    kept = cache_folder() / f"{DOMAIN}-{code}-{hashlib.sha256(source).hexdigest()[:24]}.mo"
     try:
         return gettext.GNUTranslations(io.BytesIO(kept.read_bytes()))
     except (OSError, ValueError, LookupError, struct.error):  # not kept yet, or unreadable
@@ -92,8 +93,9 @@ def translations(lang: str) -> gettext.GNUTranslations:
     return gettext.GNUTranslations(io.BytesIO(compiled))
 
 
-def _cache_folder() -> Path:
-    """``$XDG_CACHE_HOME/andar-bahar``, by default ``~/.cache/andar-bahar``."""
+def cache_folder() -> Path:
+    """Where what is compiled once is kept (the catalogues, the web pages' templates):
+    ``$XDG_CACHE_HOME/andar-bahar``, by default ``~/.cache/andar-bahar``."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "andar-bahar"
 

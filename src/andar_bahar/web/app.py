@@ -34,7 +34,7 @@ from andar_bahar.web.http.clients import ClientAddresses, trusted_proxies
 from andar_bahar.web.http.responses import API_PREFIX, error_response
 from andar_bahar.web.http.security import DEFAULT_CSP, WebMiddleware, new_secret
 from andar_bahar.web.http.site import Site
-from andar_bahar.web.http.templating import make_environment
+from andar_bahar.web.http.templating import make_environment, warm_up
 from andar_bahar.web.live.hub import Hub
 from andar_bahar.web.live.memory import limit_pools
 from andar_bahar.web.pages.routes import register
@@ -85,7 +85,8 @@ def create_app(
     default limits on guessing and on new tables; *pin_cost* (a
     :class:`~andar_bahar.club.store.PinCost`) the cost of hashing new tables' PINs
     (``None``: the production cost). *serving*: the app is the server's process
-    (``andar-bahar serve``): :func:`tune_garbage_collector` once it has started.
+    (``andar-bahar serve``): every template and catalogue loaded before the first answer
+    (:func:`~andar_bahar.web.http.templating.warm_up`), then :func:`tune_garbage_collector`.
     *connections*: the most connections to a database server this app opens at once.
     *proxies*: the reverse proxies (addresses or networks) whose ``X-Forwarded-For`` says
     the client's address (:class:`~andar_bahar.web.http.clients.ClientAddresses`).
@@ -108,6 +109,7 @@ def create_app(
             for hook in app.state.lifespan_hooks:
                 await stack.enter_async_context(hook())
             if serving:
+                warm_up(site.env)  # before the first answer: no phone waits for a compile
                 limit_pools()
                 tune_garbage_collector()
             yield
