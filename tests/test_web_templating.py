@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from jinja2 import Environment
+from jinja2 import Environment, FileSystemBytecodeCache
 
 from andar_bahar.web.app import create_app
 from andar_bahar.web.http.templating import compiled_cache, make_environment
@@ -77,6 +77,19 @@ def test_without_a_cache_folder_each_process_compiles(
     env = make_environment()
     assert env.bytecode_cache is None
     assert env.get_template("_suits.html").name == "_suits.html"  # compiled, as before
+
+
+def test_a_cache_that_cannot_be_written_leaves_the_page_uncached_not_failed(
+    cache_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(self: FileSystemBytecodeCache, bucket: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(FileSystemBytecodeCache, "dump_bytecode", full)
+    env = make_environment()
+    assert env.bytecode_cache is not None
+    assert env.get_template("_suits.html").name == "_suits.html"
+    assert not list(cache_home.glob("templates-*/*.cache"))
 
 
 def test_a_serving_app_has_every_template_loaded_before_its_first_answer(

@@ -46,6 +46,7 @@ from jinja2 import (
     pass_eval_context,
     select_autoescape,
 )
+from jinja2.bccache import Bucket
 from jinja2.nodes import EvalContext
 from jinja2.runtime import Context
 from markupsafe import Markup
@@ -139,7 +140,16 @@ def compiled_cache(env: Environment) -> FileSystemBytecodeCache | None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
-    return FileSystemBytecodeCache(str(folder), "%s.cache")
+    return _KeptTemplates(str(folder), "%s.cache")
+
+
+class _KeptTemplates(FileSystemBytecodeCache):
+    """Jinja's cache of compiled templates in a folder, except that a template it cannot
+    write (a full disk, a folder of another user's) is left uncached, not a failed page."""
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
 
 
 def warm_up(env: Environment) -> int:
