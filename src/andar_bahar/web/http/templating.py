@@ -67,9 +67,9 @@ __all__ = [
 ]
 
 
-def make_environment(*, auto_reload: bool = False, keep_compiled: bool = True) -> Environment:
+def make_environment(*, auto_reload: bool = False) -> Environment:
     """The environment for the package's ``templates/`` (autoescaped, i18n, strict), its
-    compiled templates kept on disk (:func:`compiled_cache`) unless *keep_compiled* is false."""
+    compiled templates kept on disk (:func:`compiled_cache`)."""
     env = Environment(
         loader=PackageLoader("andar_bahar.web", "templates"),
         autoescape=select_autoescape(("html", "xml"), default_for_string=True),
@@ -84,8 +84,7 @@ def make_environment(*, auto_reload: bool = False, keep_compiled: bool = True) -
     cast(Any, env).install_null_translations(newstyle=True)
     env.filters["localized"] = localized
     env.filters["number"] = number
-    if keep_compiled:
-        env.bytecode_cache = compiled_cache(env)
+    env.bytecode_cache = compiled_cache(env)
     return env
 
 
@@ -152,15 +151,13 @@ class _KeptTemplates(FileSystemBytecodeCache):
             super().dump_bytecode(bucket)
 
 
-def warm_up(env: Environment) -> int:
+def warm_up(env: Environment) -> None:
     """Load every template of *env* (compiled, or from its cache) and every language's
-    catalogue, so that no page pays for them later; the number of templates."""
-    names = env.list_templates(filter_func=lambda name: name.endswith(".html"))
-    for name in names:
+    catalogue, so that no page pays for them later."""
+    for name in env.list_templates(filter_func=lambda name: name.endswith(".html")):
         env.get_template(name)
     for lang in LANGUAGES:
         gettext_callables(lang)
-    return len(names)
 
 
 def _newstyle(value: str, autoescape: bool, variables: Mapping[str, object]) -> str:
