@@ -13,10 +13,11 @@ New-style means a template writes ``{{ _("Hello %(name)s", name=player) }}``
 (``%%`` for a percent sign): the translation is looked up first, then filled
 in, and the filled-in values are HTML-escaped.
 
-Compiling a template costs far more than drawing it (all of them: about 0.6 s of CPU), so
-the compiled code is kept on disk (:func:`compiled_cache`, in the user's cache folder) and
-a server loads every template and catalogue before it answers (:func:`warm_up`, 25 ms from
-the cache): the first page after a restart is drawn as quickly as any other.
+Compiling a template costs far more than drawing it (all of them: some 20 times what
+loading them compiled costs, ``benchmarks/bench_templates.py``), so the compiled code is
+kept on disk (:func:`compiled_cache`, in the user's cache folder) and a server loads every
+template and catalogue before it answers (:func:`warm_up`): the first page after a
+restart is drawn as quickly as any other.
 
 >>> env = make_environment()
 >>> template = env.from_string('{{ _("Andar") }} {% trans n=3 %}{{ n }} card{% pluralize %}{{ n }} cards{% endtrans %}')
