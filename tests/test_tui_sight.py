@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Select
+from textual.widgets._header import HeaderTitle
 
 from andar_bahar.tui.app import TrainerApp
-from andar_bahar.tui.common import ConfirmScreen, TrainerFooter
+from andar_bahar.tui.common import ConfirmScreen, TrainerFooter, TrainerHeader
 from andar_bahar.tui.teaching import PlayerName
 from test_tui_design import club_setup
 from test_tui_fields import club_table
@@ -194,5 +195,21 @@ def test_ctrl_q_on_a_question_asks_the_same_as_anywhere(tmp_path: Path) -> None:
         await pilot.press("escape", "ctrl+q", "ctrl+q")  # on the quit question: it quits
         await settle(app, pilot)
         assert not app.is_running
+
+    play(tmp_path, scenario)
+
+
+def test_a_title_changed_while_the_header_is_taken_down_does_not_stop_the_trainer(
+    tmp_path: Path,
+) -> None:
+    # The long monkey (seed 8) stopped the trainer: a title changed just as a screen left,
+    # and Textual's header looked for its title widget, already gone.
+    async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
+        header = app.screen.query_one(TrainerHeader)
+        await header.query_one(HeaderTitle).remove()  # as when the screen is taken down
+        app.title = "Andar Bahar"
+        app.screen.sub_title = "—"
+        await pilot.pause()
+        assert app.is_running and not app.failures
 
     play(tmp_path, scenario)

@@ -13,16 +13,19 @@ from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import ItemGrid, ScrollableContainer, Vertical
 from textual.content import Content
-from textual.dom import DOMNode
+from textual.css.query import NoMatches
+from textual.dom import DOMNode, NoScreen
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import Button, Checkbox, Footer, Select, Static
+from textual.widgets import Button, Checkbox, Footer, Header, Select, Static
 from textual.widgets._footer import FooterKey, FooterLabel
+from textual.widgets._header import HeaderTitle
 from textual.widgets._select import SelectCurrent, SelectOverlay
 from textual.widgets.select import NoSelection
 
@@ -40,6 +43,7 @@ __all__ = [
     "Note",
     "Say",
     "TrainerFooter",
+    "TrainerHeader",
     "button",
     "keys",
     "literal",
@@ -84,6 +88,25 @@ def keys(*names: str) -> str:
 TEXTUAL_KEYS = (N_("Dismiss menu"), N_("Exit the command palette"))
 """Descriptions Textual gives keys of its own widgets (an open choice list, the palette):
 in the catalogue, so that the footer shows them in the user's language too."""
+
+
+class TrainerHeader(Header):
+    """Textual's header, whose title follows the app's and the screen's as Textual's does,
+    but a title changed while the header is being taken down (its title already gone, the
+    screen leaving) is let go instead of stopping the trainer: Textual's own watcher
+    expects the title widget to be there still."""
+
+    def _on_mount(self, event: events.Mount) -> None:
+        event.prevent_default()  # not Header's watchers: these replace them
+        Widget._on_mount(self, event)  # what every widget does when mounted
+
+        async def set_title() -> None:
+            with contextlib.suppress(NoScreen, NoMatches):
+                self.query_one(HeaderTitle).update(self.format_title())
+
+        for source in (self.app, self.screen):
+            self.watch(source, "title", set_title)
+            self.watch(source, "sub_title", set_title)
 
 
 class TrainerFooter(Footer):

@@ -31,7 +31,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Button, Checkbox, Header, Input, Select
+from textual.widgets import Button, Checkbox, Input, Select
 from textual.widgets.input import Selection
 
 from andar_bahar.engine.errors import AndarBaharError
@@ -42,6 +42,7 @@ from andar_bahar.tui.common import (
     ConfirmScreen,
     Note,
     TrainerFooter,
+    TrainerHeader,
     button,
     literal,
     tr,
@@ -212,7 +213,7 @@ class TrainerScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         self._drawn_in = trainer(self).language
-        yield Header(icon="♠")
+        yield TrainerHeader(icon="♠")
         yield Body(self)
         yield TrainerFooter(compact=True)
 
