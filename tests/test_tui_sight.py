@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Select
-from textual.widgets._header import HeaderTitle
 
 from andar_bahar.tui.app import TrainerApp
 from andar_bahar.tui.common import ConfirmScreen, TrainerFooter, TrainerHeader
@@ -206,7 +205,7 @@ def test_a_title_changed_while_the_header_is_taken_down_does_not_stop_the_traine
     # and Textual's header looked for its title widget, already gone.
     async def scenario(app: TrainerApp, pilot: Pilot[None]) -> None:
         header = app.screen.query_one(TrainerHeader)
-        await header.query_one(HeaderTitle).remove()  # as when the screen is taken down
+        await header.query_one("HeaderTitle").remove()  # as when the screen is taken down
         app.title = "Andar Bahar"
         app.screen.sub_title = "—"
         await pilot.pause()

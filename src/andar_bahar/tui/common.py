@@ -25,7 +25,6 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Footer, Header, Select, Static
 from textual.widgets._footer import FooterKey, FooterLabel
-from textual.widgets._header import HeaderTitle
 from textual.widgets._select import SelectCurrent, SelectOverlay
 from textual.widgets.select import NoSelection
 
@@ -102,7 +101,7 @@ class TrainerHeader(Header):
 
         async def set_title() -> None:
             with contextlib.suppress(NoScreen, NoMatches):
-                self.query_one(HeaderTitle).update(self.format_title())
+                self.query_one("HeaderTitle", Static).update(self.format_title())
 
         for source in (self.app, self.screen):
             self.watch(source, "title", set_title)

@@ -16,7 +16,7 @@ import contextlib
 import gc
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, cast
 
 from fastapi import FastAPI
@@ -100,27 +100,12 @@ def create_app(
         connections=connections,
     )
 
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        site.hub.bind(asyncio.get_running_loop())
-        beating = asyncio.ensure_future(site.hub.heartbeat())
-        async with contextlib.AsyncExitStack() as stack:
-            stack.callback(beating.cancel)
-            for hook in app.state.lifespan_hooks:
-                await stack.enter_async_context(hook())
-            if serving:
-                warm_up(site.env)  # before the first answer: no phone waits for a compile
-                limit_pools()
-                tune_garbage_collector()
-            yield
-            site.hub.close()  # the browsers reconnect, with backoff, to the next server
-
     app = FastAPI(
         title="andar-bahar",
         docs_url=None,
         redoc_url=None,
         openapi_url=None,
-        lifespan=lifespan,
+        lifespan=_lifespan(site, serving=serving),
     )
     app.state.site = site
     app.state.hub = site.hub
@@ -151,6 +136,31 @@ def create_app(
     if pages is not None:
         pages(app, site)
     return app
+
+
+def _lifespan(
+    site: Site, *, serving: bool
+) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """What the app does while it runs: the hub's heartbeat, the hooks of
+    ``app.state.lifespan_hooks``; serving, every template and catalogue loaded before the
+    first answer (no phone waits for a compile) and the process's memory tuned."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        site.hub.bind(asyncio.get_running_loop())
+        beating = asyncio.ensure_future(site.hub.heartbeat())
+        async with contextlib.AsyncExitStack() as stack:
+            stack.callback(beating.cancel)
+            for hook in app.state.lifespan_hooks:
+                await stack.enter_async_context(hook())
+            if serving:
+                warm_up(site.env)
+                limit_pools()
+                tune_garbage_collector()
+            yield
+            site.hub.close()  # the browsers reconnect, with backoff, to the next server
+
+    return lifespan
 
 
 def tune_garbage_collector() -> None:

@@ -50,6 +50,7 @@ def register(app: FastAPI, club: Club) -> None:
     """Add the players' pages to *app*."""
     _add_joining(app, club)
     _add_playing(app, club)
+    _add_betting(app, club)
     _add_fairness(app, club)
 
 
@@ -132,31 +133,45 @@ def _holds_seat(club: Club, request: Request, code: str) -> bool:
         return False
 
 
+def _done(
+    club: Club, request: Request, code: str, note: Message | None = None,
+    viewer: Viewer | None = None,
+) -> Response:  # fmt: skip
+    """After the player's action: their own new blocks (and a note) for the page's script,
+    or the page again for a browser without scripts."""
+    text = localize(request, note) if note is not None else ""
+    return club.done(request, code, "player", note=text, viewer=viewer)
+
+
+def _seated(club: Club, request: Request, code: str) -> str:
+    """The name of the player whose seat the request's cookie holds."""
+    return club.service.player_name(code, club.seat_token(request, code))
+
+
+def _bettor(request: Request, placed: PlacedBet) -> Viewer | None:
+    """Who the bet has just checked the seat of: the answer is this player's own blocks."""
+    if not placed.player_id:
+        return None
+    lang = request_info(request).lang
+    return Viewer("player", "player", lang, placed.player_id, placed.player)
+
+
+def _repeat_note(times: int) -> Message:
+    """What the player is told once their last round's bets are on the table again."""
+    if times > 1:
+        return Message(N_("Your last bets are on the table again: now {n}× each."), n=times)
+    if times == 1:
+        return Message(N_("Your last bets are on the table again."))
+    return Message(N_("Your last bets are added to the bets you had on the table."))
+
+
 def _add_playing(app: FastAPI, club: Club) -> None:
-    """A player's phone: the page, bets, withdrawing, repeating, clearing, markers."""
-
-    def done(
-        request: Request, code: str, note: Message | None = None, viewer: Viewer | None = None
-    ) -> Response:
-        """After the player's action: their own new blocks (and a note) for the page's
-        script, or the page again for a browser without scripts."""
-        text = localize(request, note) if note is not None else ""
-        return club.done(request, code, "player", note=text, viewer=viewer)
-
-    def seated(request: Request, code: str) -> str:
-        return club.service.player_name(code, club.seat_token(request, code))
-
-    def bettor(request: Request, placed: PlacedBet) -> Viewer | None:
-        """Who the bet has just checked the seat of: the answer is this player's own blocks."""
-        if not placed.player_id:
-            return None
-        lang = request_info(request).lang
-        return Viewer("player", "player", lang, placed.player_id, placed.player)
+    """A player's phone: the page and the night's rounds."""
 
     @app.get("/play/{code}")
     def player_page(request: Request, code: str) -> Response:
         try:
-            name = seated(request, code)
+            name = _seated(club, request, code)
         except AccessError as refused:
             if not club.seat_token(request, code):
                 return redirect(request, f"/?code={code.upper()}")
@@ -174,6 +189,11 @@ def _add_playing(app: FastAPI, club: Club) -> None:
             bet_label=bet_labels(lang), signed=lambda amount: signed_amount(amount, lang),
         )  # fmt: skip
 
+
+def _add_betting(app: FastAPI, club: Club) -> None:
+    """A player's actions: bets, withdrawing, repeating, doubling, taking back, clearing,
+    markers."""
+
     @app.post("/play/{code}/bet")
     def bet(request: Request, code: str, form: Posted) -> Response:
         token = club.seat_token(request, code)
@@ -181,18 +201,18 @@ def _add_playing(app: FastAPI, club: Club) -> None:
         spot, key = field(form, "bet"), field(form, "key")
         stake = read_amount(field(form, "stake"), lang)
         placed = club.service.place_bet(code, token, spot, stake, key=key)
-        return done(request, code, _bet_note(club, code, placed), bettor(request, placed))
+        return _done(club, request, code, _bet_note(club, code, placed), _bettor(request, placed))
 
     @app.post("/play/{code}/withdraw")
     def withdraw(request: Request, code: str, form: Posted) -> Response:
         spot, key = field(form, "bet"), field(form, "key")
         club.service.withdraw_bet(code, club.seat_token(request, code), spot, key=key)
-        return done(request, code)
+        return _done(club, request, code)
 
     @app.post("/play/{code}/repeat")
     def repeat(request: Request, code: str, form: Posted) -> Response:
         key = field(form, "key")
-        name = seated(request, code)
+        name = _seated(club, request, code)
         state = club.service.state(code)
         mine = club.service.player_rounds(code, name, ROAD_LENGTH)
         last = last_bets(mine, state.round.number if state.round else None)
@@ -202,20 +222,18 @@ def _add_playing(app: FastAPI, club: Club) -> None:
         club.service.place_bets(code, token, last, key=key)  # all of them or none
         now = club.service.state(code).round
         times = repeat_times(last, now.wagers if now else (), name)
-        if times > 1:
-            note = Message(N_("Your last bets are on the table again: now {n}× each."), n=times)
-        elif times == 1:
-            note = Message(N_("Your last bets are on the table again."))
-        else:
-            note = Message(N_("Your last bets are added to the bets you had on the table."))
-        return done(request, code, note)
+        return _done(club, request, code, _repeat_note(times))
 
     @app.post("/play/{code}/double")
     def double(request: Request, code: str, form: Posted) -> Response:
         token = club.seat_token(request, code)
         placed = club.service.double_bets(code, token, key=field(form, "key"))
-        return done(
-            request, code, Message(N_("Every bet of yours is doubled.")), bettor(request, placed)
+        return _done(
+            club,
+            request,
+            code,
+            Message(N_("Every bet of yours is doubled.")),
+            _bettor(request, placed),
         )
 
     @app.post("/play/{code}/undo")
@@ -230,12 +248,12 @@ def _add_playing(app: FastAPI, club: Club) -> None:
             )  # fmt: skip
         else:
             note = Message(N_("{bet}: {stake} taken back."), bet=bet, stake=stake)
-        return done(request, code, note, bettor(request, taken))
+        return _done(club, request, code, note, _bettor(request, taken))
 
     @app.post("/play/{code}/clear")
     def clear(request: Request, code: str, form: Posted) -> Response:
         key = field(form, "key")
-        name = seated(request, code)
+        name = _seated(club, request, code)
         rnd = club.service.state(code).round
         held = [b for p, b, _ in (rnd.wagers if rnd else ()) if p == name]
         if rnd is not None and not rnd.centre_open:  # those on the centre card closed at the turn
@@ -243,12 +261,12 @@ def _add_playing(app: FastAPI, club: Club) -> None:
         token = club.seat_token(request, code)
         for spot in held:
             club.service.withdraw_bet(code, token, spot, key=f"{key}:{spot}")
-        return done(request, code, Message(N_("Your bets are off the table.")))
+        return _done(club, request, code, Message(N_("Your bets are off the table.")))
 
     @app.post("/play/{code}/marker")
     def marker(request: Request, code: str, form: Posted) -> Response:
         club.service.place_marker(code, club.seat_token(request, code), field(form, "row"))
-        return done(request, code)
+        return _done(club, request, code)
 
 
 def _add_fairness(app: FastAPI, club: Club) -> None:
