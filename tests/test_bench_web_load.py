@@ -106,3 +106,11 @@ def test_a_card_dealt_while_a_phone_slept_is_not_timed_on_that_phone() -> None:
     swap = people.Swap()
     swap.feed('<div class="felt"><img src="a.svg"><b>K</b></div></span>')
     assert (swap.elements, swap.stray) == (3, 1)  # div, img, b; the </span> has no start
+    # The same text for the next phone: the first phone's count, not parsed again.
+    people.PARSED.clear()
+    assert people.parse("<p><i>x</i></p></b>") == (2, 1)
+    parser, people.Swap = people.Swap, None  # parsing again would fail
+    try:
+        assert people.parse("<p><i>x</i></p></b>") == (2, 1)
+    finally:
+        people.Swap = parser
