@@ -185,7 +185,7 @@ VOID = frozenset({"area", "br", "col", "embed", "hr", "img", "input", "link", "m
 PARSED: dict[str, tuple[int, int]] = {}
 """What :func:`parse` found in each HTML text this process has parsed (cleared at
 :data:`PARSED_MOST` texts)."""
-PARSED_MOST = 20_000
+PARSED_MOST = 2_000
 
 
 def parse(html: str) -> tuple[int, int]:
