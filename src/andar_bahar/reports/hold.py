@@ -242,10 +242,10 @@ def summary(line: HoldLine, *, night: bool) -> Message:
         )
     return Message(
         text,
-        kept=Chips(j.observed),
-        expected=Chips(rounded(j.mean)),
-        low=Chips(j.low),
-        high=Chips(j.high),
+        kept=GroupedAmount(j.observed),
+        expected=GroupedAmount(rounded(j.mean)),
+        low=GroupedAmount(j.low),
+        high=GroupedAmount(j.high),
         verdict=Verdict(j, night=night),
     )
 
@@ -257,7 +257,7 @@ def rounded(value: Fraction, places: int = 2) -> Decimal:
 
 
 @dataclass(frozen=True, slots=True)
-class Chips:
+class GroupedAmount:
     """An amount as the user's language writes it (``3,120`` / ``3 120``; ``−1,300``)."""
 
     value: Decimal

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from andar_bahar.engine.errors import ParameterError
 from andar_bahar.i18n.messages import N_, Message, Translator, translate
-from andar_bahar.reports.hold import Chips, HoldLine, HoldReport
+from andar_bahar.reports.hold import GroupedAmount, HoldLine, HoldReport
 
 __all__ = ["LEGEND", "nights_svg", "plot_nights"]
 
@@ -70,7 +70,7 @@ def nights_svg(report: HoldReport, translator: Translator | None = None) -> str:
     ]
     for tick in _ticks(low, high):
         ty = y(tick)
-        label = escape(Chips(Decimal(str(round(tick, 6))).normalize() + 0).localized(t))
+        label = escape(GroupedAmount(Decimal(str(round(tick, 6))).normalize() + 0).localized(t))
         parts.append(
             f'<line x1="{_LEFT}" x2="{_WIDTH - _RIGHT}" y1="{ty:.1f}" y2="{ty:.1f}" class="grid"/>'
             f'<text x="{_LEFT - 6}" y="{ty + 4:.1f}" text-anchor="end" class="axis">{label}</text>'
@@ -91,7 +91,7 @@ def nights_svg(report: HoldReport, translator: Translator | None = None) -> str:
             f' y2="{y(j.mean):.1f}" class="expected"/>'
             f'<circle cx="{cx:.1f}" cy="{y(j.observed):.1f}" r="5"'
             f' class="{"kept outside" if outside else "kept"}"><title>{escape(str(night.key))}:'
-            f" {escape(Chips(j.observed).localized(t))}</title></circle>"
+            f" {escape(GroupedAmount(j.observed).localized(t))}</title></circle>"
         )
         if i % every == 0:
             label = escape(night.key.strftime("%m-%d") if hasattr(night.key, "strftime") else "")

@@ -17,7 +17,7 @@ from andar_bahar.chance.shuffle_check import PValue
 from andar_bahar.engine.bets import Bet
 from andar_bahar.engine.money import decimal_sign, format_amount
 from andar_bahar.i18n.messages import N_, NP_, Message, Translator, translate
-from andar_bahar.reports.hold import Chips, HoldLine, HoldReport, SignIn, Verdict, rounded
+from andar_bahar.reports.hold import GroupedAmount, HoldLine, HoldReport, SignIn, Verdict, rounded
 from andar_bahar.reports.hold_options import By
 from andar_bahar.reports.report import table_text
 
@@ -79,13 +79,13 @@ def line_cells(line: HoldLine, translator: Translator | None, *, night: bool = T
     t = translator
     return [
         str(line.rounds),
-        Chips(line.handle).localized(t),
-        Chips(j.observed).localized(t),
-        Chips(rounded(j.mean)).localized(t),
-        Chips(j.sd.quantize(Decimal("0.01"))).localized(t),
+        GroupedAmount(line.handle).localized(t),
+        GroupedAmount(j.observed).localized(t),
+        GroupedAmount(rounded(j.mean)).localized(t),
+        GroupedAmount(j.sd.quantize(Decimal("0.01"))).localized(t),
         _decimal(j.z, 2, t),
         PValue(j.p_value).localized(t),
-        f"{Chips(j.low).localized(t)} … {Chips(j.high).localized(t)}",
+        f"{GroupedAmount(j.low).localized(t)} … {GroupedAmount(j.high).localized(t)}",
         Verdict(j, night=night).localized(t),
     ]
 

@@ -58,7 +58,15 @@ from andar_bahar.games.drills.questions import (
 )
 from andar_bahar.i18n.messages import N_, Message, Translator
 
-__all__ = ["LEVELS", "Level", "Spot", "TableToPay", "check_answers", "find_level", "school_table"]
+__all__ = [
+    "LEVELS",
+    "ChipsOnSpot",
+    "Level",
+    "TableToPay",
+    "check_answers",
+    "find_level",
+    "school_table",
+]
 
 REDEALS = 60
 """Rounds dealt at most to find one whose count a pay by count covers (a level that asks
@@ -106,7 +114,7 @@ def find_level(number: int) -> Level:
     return LEVELS[number - 1]
 
 
-class Chips:
+class Stacks:
     """The stacks put on one spot, as the table shows them: ``10 + 5``."""
 
     def __init__(self, stacks: tuple[Decimal, ...]) -> None:
@@ -117,7 +125,7 @@ class Chips:
 
 
 @dataclass(frozen=True, slots=True)
-class Spot:
+class ChipsOnSpot:
     """One player's chips on one spot: each stack as it was put down."""
 
     player: str
@@ -134,7 +142,7 @@ class TableToPay:
     """A settled layout to pay: its spots, and the drill that asks what each one wins."""
 
     level: Level
-    spots: tuple[Spot, ...]
+    spots: tuple[ChipsOnSpot, ...]
     drill: Drill
 
     def passed(self, result: DrillResult, seconds: Decimal) -> bool:
@@ -170,13 +178,15 @@ def _stacks(
     return stacks
 
 
-def _spots(rng: random.Random, paytable: Paytable, level: Level, result: RoundResult) -> list[Spot]:
+def _spots(
+    rng: random.Random, paytable: Paytable, level: Level, result: RoundResult
+) -> list[ChipsOnSpot]:
     """Each player's spots: a main bet, then (at levels with them) side bets."""
     stakes = stakes_for(paytable)
     asked = bets_to_ask(rng, paytable, centre=result.centre is not None) if level.side_bets else []
     sides = [bet for bet in asked if not isinstance(bet, MainBet)]
     band = paytable.band_for(result.cards_dealt)
-    spots: list[Spot] = []
+    spots: list[ChipsOnSpot] = []
     for player in rng.sample(PLAYERS, level.players):
         bets: list[Bet] = [MainBet(rng.choice(list(Row)))]
         others = list(sides)
@@ -185,18 +195,20 @@ def _spots(rng: random.Random, paytable: Paytable, level: Level, result: RoundRe
             others.remove(band.bet)  # the band that wins, often: its pay is the one to know
             others.insert(0, band.bet)
         bets.extend(others[: rng.randint(1, level.spots) - 1])
-        spots.extend(Spot(player, bet, _stacks(rng, stakes, paytable, level)) for bet in bets)
+        spots.extend(
+            ChipsOnSpot(player, bet, _stacks(rng, stakes, paytable, level)) for bet in bets
+        )
     return spots
 
 
-def _question(number: int, spot: Spot, settled: SettledBet, paytable: Paytable) -> Question:
+def _question(number: int, spot: ChipsOnSpot, settled: SettledBet, paytable: Paytable) -> Question:
     return Question(
         f"bet{number}",
         Message(
             N_("Bet {i}: {player}, {chips} on {bet}."),
             i=number,
             player=spot.player,
-            chips=Chips(spot.stacks),
+            chips=Stacks(spot.stacks),
             bet=spot.bet,
         ),
         format_amount(settled.win),
@@ -205,7 +217,10 @@ def _question(number: int, spot: Spot, settled: SettledBet, paytable: Paytable) 
 
 
 def _explanation(
-    spots: list[Spot], settled: tuple[SettledBet, ...], paytable: Paytable, result: RoundResult
+    spots: list[ChipsOnSpot],
+    settled: tuple[SettledBet, ...],
+    paytable: Paytable,
+    result: RoundResult,
 ) -> tuple[Message, ...]:
     lines = [won_line(result)]
     for number, (spot, bet) in enumerate(zip(spots, settled, strict=True), start=1):
@@ -214,7 +229,7 @@ def _explanation(
                 Message(
                     N_("Bet {i}: {chips} on one spot are one stake of {stake}."),
                     i=number,
-                    chips=Chips(spot.stacks),
+                    chips=Stacks(spot.stacks),
                     stake=Amount(spot.stake),
                 )
             )
