@@ -37,6 +37,7 @@ from tui_support import (
     screen_text,
     settle,
     type_into,
+    until,
     whole_screen_text,
 )
 
@@ -253,9 +254,8 @@ def test_history_lists_every_round_page_by_page_in_the_users_language(tmp_path: 
         assert isinstance(history, HistoryScreen)
         table = history.query_one("#rounds")
         assert table.row_count == 50  # type: ignore[attr-defined]
-        history.query_one("#more", Button).press()
-        await settle(app, pilot)
-        assert table.row_count == 55  # type: ignore[attr-defined]
+        history.query_one("#more", Button).press()  # a message: its handler queues the read
+        await until(pilot, lambda: table.row_count == 55, "the next 5 rounds listed")  # type: ignore[attr-defined]
         assert not history.query_one("#more", Button).display
         row = [str(cell) for cell in table.get_row_at(0)]  # type: ignore[attr-defined]
         assert row[2] == "Классическая" and row[3] in ("Андар", "Бахар")
