@@ -298,8 +298,7 @@ class Page:
         at = html_version(message)
         for name, html in message.get("blocks", {}).items():
             if self.shown.get(name, -1) <= at:
-                elements, stray = parse(html)
-                self.elements, self.stray = self.elements + elements, self.stray + stray
+                self.swap_in(html)
                 self.blocks[name], self.shown[name] = html, at
         current = self.append(message, at)
         if complete and current:
@@ -315,6 +314,11 @@ class Page:
         if data.get("bets_open"):
             self.opened.put_nowait(number)
 
+    def swap_in(self, html: str) -> None:
+        """Count *html*'s elements and stray end tags, as its page parses it to swap it in."""
+        elements, stray = parse(html)
+        self.elements, self.stray = self.elements + elements, self.stray + stray
+
     def append(self, message: dict[str, Any], at: int) -> bool:
         """As live.js does: the cards of the message's piles appended to its felt (each
         card's HTML parsed); ``False`` where its felt was not where they start from (live.js
@@ -328,8 +332,7 @@ class Page:
                 self.version = -1
                 return False
             for card in pile["cards"]:
-                elements, stray = parse(card["html"])
-                self.elements, self.stray = self.elements + elements, self.stray + stray
+                self.swap_in(card["html"])
             self.blocks[name], self.shown[name] = html, at
         return True
 
