@@ -92,7 +92,7 @@ import contextlib
 import contextvars
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -100,11 +100,18 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
-from andar_bahar.club.events import PLAYER_STEPS, ROUND_STEPS, TABLE_CLOSED, TableEvent
+from andar_bahar.club.events import ROUND_STEPS, TABLE_CLOSED, TableEvent
 from andar_bahar.club.health import DatabaseUnavailable
-from andar_bahar.web.live.cards import Piles, RenderPiles
+from andar_bahar.web.live.followers import (
+    COMPLETE_ANSWERS,
+    QUEUE,
+    SERVICE_RESTART,
+    Follower,
+    Messages,
+    running_loop,
+)
 from andar_bahar.web.live.memory import give_back, stop_idle_threads
-from andar_bahar.web.live.protocol import Rendered, Renderer, Viewer
+from andar_bahar.web.live.protocol import Renderer, Viewer
 from andar_bahar.web.live.text import SERVER_NOW, message_text, with_now
 
 __all__ = [
@@ -127,8 +134,6 @@ log = logging.getLogger(__name__)
 
 POLICY_VIOLATION = 1008
 """A socket refused (who it is may not follow this page): the browser stops retrying."""
-SERVICE_RESTART = 1012
-"""A socket ended by the server (shutting down, or its viewer signed out): it reconnects."""
 TRY_AGAIN_LATER = 1013
 """A socket the server cannot serve now (its database is not answering): the browser
 tries again, less often than after a network failure."""
@@ -137,63 +142,6 @@ HEARTBEAT = "beat"
 BEAT = 10.0
 """Seconds: the longest a live socket goes without a message from the server (a page that
 hears nothing for 1.4 beats reconnects; ``base.html`` tells it the beat)."""
-COMPLETE_ANSWERS = frozenset({"dealer"})
-"""The roles whose actions are answered with every block of their page (the page is then
-at the answer's version); other roles' answers bring their own blocks."""
-QUEUE = 32
-"""Messages waiting for one slow socket; past that it gets the full set instead."""
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-
-
-class Follower:
-    """One socket following one table: what its page has, and the messages on their way."""
-
-    def __init__(self, viewer: Viewer, version: int, socket: str | None = None) -> None:
-        self.viewer = viewer
-        self.socket = socket
-        """The id its page names its own actions by (:data:`~andar_bahar.club.events.ACTOR`)."""
-        self.version = version
-        """The newest ``v`` sent (or the page's, until the first message)."""
-        self.memo: dict[str, str] = {}
-        """The HTML of each block as this follower last got it."""
-        self.full = True
-        """The next message carries every block (set again when it falls behind)."""
-        self.pile: Any = None
-        """Where the piles its page shows stand (:class:`Piles`; ``None``: not known)."""
-        self.said: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None] = (None, None)
-        """The data last sent: what every viewer of its group gets, and its own (a player's)."""
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
-        self.loop = asyncio.get_running_loop()
-        """The socket's loop (tests may run a socket in a loop of its own)."""
-        self.sent = time.monotonic()
-        """When the socket last sent its page anything (``time.monotonic``; its start)."""
-        self.ending = SERVICE_RESTART
-        """The close code the socket ends with, once ``None`` is pushed (a closed table's:
-        :data:`POLICY_VIOLATION`, its page stops following)."""
-
-    def push(self, text: str | None) -> bool:
-        """Queue *text* (``None`` ends the socket); ``False`` if the follower is too far behind."""
-        if text is not None and self.queue.qsize() >= QUEUE:
-            self.behind()
-            return False
-        if _running_loop() is self.loop:
-            self.queue.put_nowait(text)
-        else:
-            with contextlib.suppress(RuntimeError):  # its loop is closed: nobody reads
-                self.loop.call_soon_threadsafe(self.queue.put_nowait, text)
-        return True
-
-    def behind(self) -> None:
-        """What the page has is no longer known: drop what waits, send the full set next."""
-        while not self.queue.empty():
-            self.queue.get_nowait()
-        self.full, self.version, self.pile = True, -1, None
 
 
 class Room:
@@ -278,103 +226,14 @@ class Room:
         if recheck:
             renderer.forget(self.code)
         snapshot = renderer.read(self.code, event.version if event is not None else None)
-        version = renderer.version(snapshot)
-        piles = RenderPiles(renderer, snapshot) if isinstance(renderer, Piles) else None
-        shared: dict[tuple[Any, ...], Rendered] = {}
-        texts: dict[tuple[Any, ...], str] = {}
+        one = Messages(renderer, snapshot, event)
         out: list[tuple[Follower, str | None]] = []
-        now = datetime.now(UTC)
         for follower in followers:
             if not renderer.allowed(snapshot, follower.viewer):  # signed out since it came:
                 out.append((follower, None))  # ended; it reconnects as who it is now
-                continue
-            full = follower.full
-            label = version if full else (event.version if event is not None else version)
-            if label <= follower.version:  # its page has this version already
-                follower.full = False
-                continue
-            group = follower.viewer.group
-            skip, cards = (
-                piles.since(group, follower.full, follower.pile)
-                if piles
-                else (frozenset[str](), None)
-            )
-            common = shared.get((group, skip))
-            if common is None:
-                common = shared[(group, skip)] = (
-                    piles.renderer.shared(snapshot, group, skip)
-                    if piles
-                    else renderer.shared(snapshot, group)
-                )
-            blocks, data = common.blocks, common.data
-            player = follower.viewer.player_id
-            mine = player is not None and (
-                full or event is None or event.players is None or player in event.players
-            )
-            said: tuple[Mapping[str, Any], Mapping[str, Any] | None] = (common.data, None)
-            own: Mapping[str, str] = {}
-            if mine:
-                drawn = renderer.private(snapshot, follower.viewer)
-                own, blocks, data = drawn.blocks, {**blocks, **drawn.blocks}, {**data, **drawn.data}
-                said = (common.data, drawn.data)
-            memo = follower.memo
-            if (
-                event is not None
-                and follower.socket in event.actors
-                and _may_have_made(follower.viewer, event)
-                and version == event.version
-                and not full
-                and self._answered(follower, blocks, own, said)
-            ):
-                cards = None  # the answer brought the cards too
-            if piles:
-                follower.pile = piles.now(group)[1]  # whichever way, its page will have them
-            if not full:  # only what differs from what it has (the same text: the same object)
-                blocks = {k: v for k, v in blocks.items() if memo.get(k) != v}
-                if (
-                    not blocks
-                    and cards is None
-                    and said[0] == follower.said[0]
-                    and said[1] in (None, follower.said[1])
-                ):
-                    follower.version = label  # nothing its page would show: not sent (the
-                    continue  # next message's v jumps past this one)
-            memo.update(blocks)
-            if cards is not None and piles:
-                memo.pop(piles.now(group)[0], None)  # its page's felt: not the HTML it was sent
-            follower.version, follower.full, follower.said = label, False, said
-            kind = "sync" if full or event is None else event.kind
-            key = (group, label, kind, tuple(blocks), mine, id(cards))
-            text = None if mine else texts.get(key)
-            if text is None:  # one text for every follower that gets the same
-                head: dict[str, Any] = {"v": label, "kind": kind}
-                if version > label:  # the HTML is newer than v: the page orders blocks by it
-                    head["h"] = version
-                if cards is not None:
-                    head["piles"] = {piles.now(group)[0]: cards} if piles else {}
-                text = message_text(head, blocks, {**data, "now": now.isoformat()}, now)
-                if not mine:
-                    texts[key] = text
-            out.append((follower, text))
+            elif (text := one.message(follower)) is not None:
+                out.append((follower, text))
         return out, renderer.deadline(snapshot), renderer.closed(snapshot)
-
-    @staticmethod
-    def _answered(
-        follower: Follower,
-        blocks: Mapping[str, str],
-        own: Mapping[str, str],
-        said: tuple[Mapping[str, Any], Mapping[str, Any] | None],
-    ) -> bool:
-        """The change is the follower's page's own action, and the answer to it (drawn at
-        this version) brings the page every block and value (a dealer's page: a complete
-        answer; ``True``) or its own ones (a phone's): they need not come down the socket too."""
-        if follower.viewer.role in COMPLETE_ANSWERS:
-            follower.memo.update(blocks)
-            follower.said = said
-            return True
-        follower.memo.update(own)
-        follower.said = (follower.said[0], said[1])
-        return False
 
     def _schedule(self, deadline: datetime | None) -> None:
         """Close the bets at *deadline* (once per deadline; cancelled when it changes)."""
@@ -551,7 +410,7 @@ class Hub:
         # In the hub's loop: a socket served in a loop of its own (a test's client) may end
         # with its loop, which would cancel the release on its way.
         loop = self.loop
-        if loop is None or loop is _running_loop():
+        if loop is None or loop is running_loop():
             start()
         elif not loop.is_closed():
             with contextlib.suppress(RuntimeError):  # the loop is closing
@@ -570,16 +429,6 @@ class Hub:
         self.rooms.clear()
         for task in list(self.tasks):
             task.cancel()
-
-
-def _may_have_made(viewer: Viewer, event: TableEvent) -> bool:
-    """Whether *viewer* can have made *event* (a dealer's step of the round, or this
-    player's own bet or marker — the actions answered with the page's blocks): a socket id
-    named by anyone else's action (a guessed or leaked one) then keeps nothing from that
-    socket, nor does any other change (a seat admitted: its answer is a new page)."""
-    if viewer.role in COMPLETE_ANSWERS:
-        return event.kind in ROUND_STEPS and event.kind not in PLAYER_STEPS
-    return event.kind in PLAYER_STEPS and event.players == frozenset({viewer.player_id})
 
 
 def hub_of(conn: HTTPConnection) -> Hub:
