@@ -103,10 +103,11 @@ from web_support import csrf
 
 FULL_FUZZ = os.environ.get("ANDAR_BAHAR_FULL_FUZZ") == "1"
 """The long tier (.ci/run sets it): the state machine's 2,000 runs of 50 steps (everyday:
-20) and 300 examples of each web fuzzer (everyday: 60)."""
+10), 300 examples of each web fuzzer (everyday: 60) and 1,000 of each parser's (everyday:
+100)."""
 WEB_EXAMPLES = 300 if FULL_FUZZ else 60
-FAST = settings(max_examples=300, deadline=None)
-"""The parsers and the TOML loaders: cheap, a few hundred examples each."""
+FAST = settings(max_examples=1000 if FULL_FUZZ else 100, deadline=None)
+"""The parsers and the TOML loaders: cheap, a hundred examples each every day."""
 
 MAX_SENTENCE = 400
 """No message of the project is longer than this, once the user's own text is taken out."""
@@ -1059,7 +1060,7 @@ class TableMachine(RuleBasedStateMachine):
             self.check_state()
 
 
-MACHINE_RUNS, MACHINE_PARTS = (2000, 4) if FULL_FUZZ else (20, 1)
+MACHINE_RUNS, MACHINE_PARTS = (2000, 4) if FULL_FUZZ else (10, 1)
 """The state machine's runs, in parts of equal size that pytest-xdist's workers share (each
 part its own test, drawing its own random runs): the long tier's 2,000 on both cores."""
 for _part in range(1, MACHINE_PARTS + 1):
