@@ -142,7 +142,7 @@ def test_each_socket_gets_only_what_its_viewer_may_see(site: TestClient) -> None
 def test_a_pages_own_action_is_not_sent_down_its_own_socket(site: TestClient) -> None:
     """A page names its socket (``?s=``) and sends that id with its actions (live.js,
     table.js): the change its action made comes in the action's answer, and its socket
-    is not sent it again — only what else changed (notify.ACTOR, live.Room._answered).
+    is not sent it again — only what else changed (events.ACTOR, followers.Messages.message).
     Another page of the same player, not named, gets its own blocks as before."""
     table = Table(site)
     v = table.version()
