@@ -36,6 +36,7 @@ QUEUE = 32
 
 
 def running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop running in this thread, or ``None`` (a worker thread)."""
     try:
         return asyncio.get_running_loop()
     except RuntimeError:
@@ -66,7 +67,7 @@ class Follower:
         """When the socket last sent its page anything (``time.monotonic``; its start)."""
         self.ending = SERVICE_RESTART
         """The close code the socket ends with, once ``None`` is pushed (a closed table's:
-        :data:`POLICY_VIOLATION`, its page stops following)."""
+        :data:`~andar_bahar.web.live.hub.POLICY_VIOLATION`, its page stops following)."""
 
     def push(self, text: str | None) -> bool:
         """Queue *text* (``None`` ends the socket); ``False`` if the follower is too far behind."""
