@@ -152,7 +152,8 @@ class Messages:
         if drawn.cards is not None and felt is not None:
             memo.pop(felt, None)  # its page's felt: not the HTML it was sent
         follower.version, follower.full, follower.said = label, False, drawn.said
-        return self.text(label, "sync" if full or event is None else event.kind, blocks, drawn)
+        kind = "sync" if full or event is None else event.kind
+        return self.text(label, kind, blocks, drawn, felt)
 
     def draw(self, follower: Follower, full: bool) -> _Drawn:
         """The blocks and data of *follower*'s page: its group's (drawn once for the
@@ -184,8 +185,11 @@ class Messages:
             cards,
         )
 
-    def text(self, label: int, kind: str, blocks: Mapping[str, str], drawn: _Drawn) -> str:
-        """The message's text: one for every follower of a group that gets the same."""
+    def text(
+        self, label: int, kind: str, blocks: Mapping[str, str], drawn: _Drawn, felt: str | None
+    ) -> str:
+        """The message's text: one for every follower of a group that gets the same (*felt*:
+        the block the cards sent alone go to; there are such cards only where there are piles)."""
         key = (drawn.group, label, kind, tuple(blocks), drawn.mine, id(drawn.cards))
         text = None if drawn.mine else self.texts.get(key)
         if text is None:
@@ -193,8 +197,7 @@ class Messages:
             if self.version > label:  # the HTML is newer than v: the page orders blocks by it
                 head["h"] = self.version
             if drawn.cards is not None:
-                piles = self.piles
-                head["piles"] = {piles.now(drawn.group)[0]: drawn.cards} if piles else {}
+                head["piles"] = {felt: drawn.cards}
             now = self.now
             text = message_text(head, blocks, {**drawn.data, "now": now.isoformat()}, now)
             if not drawn.mine:
