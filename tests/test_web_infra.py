@@ -924,3 +924,45 @@ def test_a_serving_app_freezes_what_it_started_with_and_collects_young_objects_l
     finally:
         gc.set_threshold(*before)
         gc.unfreeze()
+
+
+def test_blocking_work_runs_on_at_most_the_stated_threads() -> None:
+    """The app's blocking work (its routes written as plain functions, the live renders)
+    runs on WORKER_THREADS threads at once, not AnyIO's forty: of three times as many
+    tasks, each blocked until the test lets them go, that many run and the rest wait
+    (docs/performance.md says why)."""
+    import anyio.to_thread
+
+    from andar_bahar.web.app import WORKER_THREADS
+
+    tasks = 3 * WORKER_THREADS
+    running = 0
+    lock, release = threading.Lock(), threading.Event()
+
+    def blocking() -> None:
+        nonlocal running
+        with lock:
+            running += 1
+        release.wait(10)  # a deadline: the test sets it
+        with lock:
+            running -= 1
+
+    async def burst() -> tuple[int, int]:
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        async with anyio.create_task_group() as group:
+            for _ in range(tasks):
+                group.start_soon(anyio.to_thread.run_sync, blocking)
+            deadline = time.monotonic() + 10
+            while True:  # until every task runs or waits for a thread
+                shown = limiter.statistics()
+                if running == shown.borrowed_tokens and running + shown.tasks_waiting == tasks:
+                    seen = running, shown.tasks_waiting
+                    break
+                assert time.monotonic() < deadline, (running, shown)
+                await anyio.sleep(0.01)
+            release.set()
+        return seen
+
+    with TestClient(create_app(secret=b"k" * 32, pages=None)) as client:
+        at_once, waiting = client.portal.call(burst)  # in the app's own event loop
+    assert (at_once, waiting) == (WORKER_THREADS, tasks - WORKER_THREADS)

@@ -110,8 +110,13 @@ def _pattern(fragment: str) -> str:
 def english_in(text: str, catalogue: list[str], pending: Sequence[str] = ()) -> list[str]:
     """The catalogue's sentences found in *text* (the *pending* ones taken out first)."""
     for fragment in pending:
-        text = re.sub(_pattern(fragment), " ", text)
-    return [fragment for fragment in catalogue if re.search(_pattern(fragment), text)]
+        if fragment in text:  # the plain `in` first: far quicker than the pattern
+            text = re.sub(_pattern(fragment), " ", text)
+    return [
+        fragment
+        for fragment in catalogue
+        if fragment in text and re.search(_pattern(fragment), text)
+    ]
 
 
 def text_of(shown: str) -> str:

@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, cast
 
+import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -39,7 +40,14 @@ from andar_bahar.web.live.hub import Hub
 from andar_bahar.web.live.memory import limit_pools
 from andar_bahar.web.pages.routes import register
 
-__all__ = ["GC_YOUNG", "Pages", "create_app", "tune_garbage_collector"]
+__all__ = [
+    "GC_YOUNG",
+    "WORKER_THREADS",
+    "Pages",
+    "create_app",
+    "limit_threads",
+    "tune_garbage_collector",
+]
 
 Pages = Callable[[FastAPI, Site], None]
 """What adds a site's routes to its app: ``pages(app, site)``."""
@@ -49,6 +57,9 @@ log = logging.getLogger(__name__)
 GC_YOUNG = 10_000
 """Objects made (less those freed) before a server's garbage collector looks at the young
 ones (Python's default: 700); see :func:`tune_garbage_collector`."""
+WORKER_THREADS = 8
+"""Threads that run an app's blocking work at once (a route written as a plain function,
+a live render); see :func:`limit_threads`."""
 NOT_FOUND = Message(N_("There is no such page."))
 NOT_ALLOWED = Message(N_("This page does not take that kind of request."))
 HTTP_ERROR = N_("The request could not be served (error {status}).")
@@ -141,12 +152,14 @@ def create_app(
 def _lifespan(
     site: Site, *, serving: bool
 ) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
-    """What the app does while it runs: the hub's heartbeat, the hooks of
-    ``app.state.lifespan_hooks``; serving, every template and catalogue loaded before the
+    """What the app does while it runs: its blocking work on a few threads
+    (:func:`limit_threads`), the hub's heartbeat, the hooks
+    of ``app.state.lifespan_hooks``; serving, every template and catalogue loaded before the
     first answer (no phone waits for a compile) and the process's memory tuned."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        limit_threads()
         site.hub.bind(asyncio.get_running_loop())
         beating = asyncio.ensure_future(site.hub.heartbeat())
         async with contextlib.AsyncExitStack() as stack:
@@ -161,6 +174,21 @@ def _lifespan(
             site.hub.close()  # the browsers reconnect, with backoff, to the next server
 
     return lifespan
+
+
+def limit_threads(threads: int = WORKER_THREADS) -> None:
+    """Run the event loop's blocking work (AnyIO's thread pool, where Starlette and FastAPI
+    run it) on at most *threads* threads at once, the rest waiting their turn; call it in
+    the event loop.
+
+    A process runs Python on one thread at a time, and a request waits outside it only for
+    its database (a commit's sync to disk, PostgreSQL's round trips): a small part of its
+    time, which a few threads cover. With AnyIO's default of forty, a burst of bets takes
+    turns in slices of the interpreter's switch interval (5 ms) and all of them finish
+    late; with a few, each is answered in turn (docs/performance.md: the p99 of a bet and
+    of a card lower in most of ten alternating pairs, the CPU a request too).
+    """
+    anyio.to_thread.current_default_thread_limiter().total_tokens = threads
 
 
 def tune_garbage_collector() -> None:
