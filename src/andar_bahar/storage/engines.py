@@ -43,7 +43,8 @@ MIGRATION_LOCK = 0x616E646172
 """The PostgreSQL advisory lock taken while the schema is brought up to date."""
 POOL_SIZE, POOL_OVERFLOW = 16, 24
 """Connections an engine keeps open, and how many more it opens (and closes) at a peak:
-a web server's threads (up to 40) read and write at once."""
+a program's threads read and write at once (the web server runs its blocking work on
+eight, ``andar_bahar.web.app.WORKER_THREADS``; a program of its own may run more)."""
 DATABASE_WAIT = 1.5
 """The web server's patience (``Storage.open(wait=…)``), in seconds: a statement
 (PostgreSQL's ``statement_timeout``, lock waits included), SQLite's busy timeout, a free
