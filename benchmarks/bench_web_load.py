@@ -55,7 +55,9 @@ the dealers have closed their tables through the API — the night's end: the se
 every page, ends its socket and lets go of the table — and it has stopped falling
 (``--runs N`` plays the runs N times on fresh tables: the memory of each;
 with ``ANDAR_BAHAR_BENCH_MEMORY=1`` the server traces its allocations and what it holds
-after each run goes to standard error, by line of code, kind of object and mapping).
+idle and after each run goes to standard error, by line of code, kind of object and
+mapping; with ``ANDAR_BAHAR_BENCH_MEMORY=allocator``, untraced, by mapping and Python's
+allocator's arenas and the memory free inside them).
 ``--find-capacity`` then plays short paced runs with more and more tables until a
 card's p99 passes 150 ms or a bet's 100 ms: ``capacity_phones``, the most that met both
 (each trial with the client's share of the machine beside). After the runs it checks in the database that every bet a
@@ -298,10 +300,7 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
                 card_to_phone.append(max(t for t in times if t is not None) - sent)
         await club.client.aclose()
     rss["after_closing"] = await settled_rss_mib(server)
-    if os.environ.get(MEMORY_TRACE):  # what the server holds more than after the last run
-        async with httpx.AsyncClient(timeout=120) as asking:
-            grown = (await asking.get(base + MEMORY_PATH)).json()
-        print(json.dumps({"run": name, "rss_mib": rss, **grown}), file=sys.stderr)
+    await tell_memory(base, name, rss)
     latency = {kind: summary(recorder.latencies[kind]) for kind in KINDS}
     latency["card_to_phone"] = summary(card_to_phone)
     return {
@@ -324,6 +323,15 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
     }  # fmt: skip
 
 
+async def tell_memory(base: str, name: str, rss: dict[str, float]) -> None:
+    """With :data:`MEMORY_TRACE` set: what the server holds more than at the last ask (idle,
+    then after each run, its tables closed), on standard error."""
+    if os.environ.get(MEMORY_TRACE):
+        async with httpx.AsyncClient(timeout=120) as asking:
+            grown = (await asking.get(base + MEMORY_PATH)).json()
+        print(json.dumps({"run": name, "rss_mib": rss, **grown}), file=sys.stderr)
+
+
 async def run(args: argparse.Namespace, base: str, server: int) -> dict[str, Any]:
     """The runs (``--runs`` times each mode, fresh tables each time), the floor halfway
     through the last capacity run; the server's memory idle, and after each run."""
@@ -332,6 +340,7 @@ async def run(args: argparse.Namespace, base: str, server: int) -> dict[str, Any
     pacings = {"paced": paced, "saturate": Pacing(sleepers=args.sleepers, saturate=True)}
     modes = ["paced", "saturate"] if args.mode == "both" else [args.mode]
     idle = await settled_rss_mib(server)
+    await tell_memory(base, "idle", {"idle": idle})
 
     async def the_floor(clubs: list[Club], requests: int) -> dict[str, Any]:
         return await floor(base, clubs, 2 * requests, server)

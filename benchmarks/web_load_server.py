@@ -30,11 +30,15 @@ HOST = "127.0.0.1"
 FLOOR_PATH = "/bench/floor"
 MEMORY_PATH = "/bench/memory"
 MEMORY_TRACE = "ANDAR_BAHAR_BENCH_MEMORY"
-"""With this variable set, the benchmark's server traces its allocations (tracemalloc) and
-answers ``GET /bench/memory`` with what grew since the last ask (the top lines of code
-holding memory, the kinds of objects gained) and its resident memory by kind of mapping;
-``bench_web_load.py`` asks after each run, its tables closed, and prints the answer on
-standard error. Only the benchmark's app has the route (and tracing slows it)."""
+"""With this variable set, the benchmark's server answers ``GET /bench/memory`` with its
+resident memory by kind of mapping and what grew since the last ask: set to
+``allocator``, Python's allocator's arenas and the memory free inside them
+(:func:`python_allocator`: the server runs as it does without the variable); set to
+anything else, the server traces its allocations (tracemalloc, which slows it and hides
+the allocator's figures) and tells the top lines of code holding memory and the kinds of
+objects gained. ``bench_web_load.py`` asks once idle and after each run, its tables
+closed, and prints the answers on standard error. Only the benchmark's app has the
+route."""
 FLOOR = Table(
     "bench_floor",
     MetaData(),
@@ -82,20 +86,25 @@ def bench_app() -> Any:
 
 
 def memory_route(application: Any) -> None:
-    """``GET /bench/memory``: what the process holds more than at the last ask."""
+    """``GET /bench/memory``: what the process holds, and more than at the last ask."""
     import gc
     import tracemalloc
     from collections import Counter
 
     from starlette.responses import JSONResponse
 
-    tracemalloc.start(8)
-    snapshots = [tracemalloc.take_snapshot()]
+    tracing = os.environ.get(MEMORY_TRACE) != "allocator"
+    if tracing:
+        tracemalloc.start(8)
+    snapshots = [tracemalloc.take_snapshot()] if tracing else []
     counts = [Counter[str]()]
 
     @application.get(MEMORY_PATH)
     async def memory() -> JSONResponse:
         gc.collect()
+        if not tracing:
+            return JSONResponse({"resident_kib_by_mapping": resident_by_mapping(),
+                                 "python_allocator": python_allocator()})  # fmt: skip
         snapshot = tracemalloc.take_snapshot()
         grown = snapshot.compare_to(snapshots[-1], "traceback")[:15]
         kinds = Counter(type(o).__qualname__ for o in gc.get_objects())
@@ -164,6 +173,45 @@ def resident_by_mapping() -> dict[str, int]:
         elif fields[0] == "Rss:":
             totals[kind] = totals.get(kind, 0) + int(fields[1])
     return dict(sorted(totals.items(), key=lambda item: -item[1])[:8])
+
+
+ALLOCATOR_LINES = {
+    "# arenas allocated current": "arenas",
+    "# arenas reclaimed": "arenas_freed",
+    "# bytes in allocated blocks": "in_use_mib",
+    "# bytes in available blocks": "free_in_used_pools_mib",
+    "unused pools *": "unused_pools_mib",
+}
+"""What :func:`python_allocator` reads of ``sys._debugmallocstats()``'s lines."""
+
+
+def python_allocator() -> dict[str, float]:
+    """Python's own allocator now: its 1 MiB arenas (current, and freed since the start),
+    the MiB in the blocks in use, and the MiB free inside the arenas (blocks free in pools
+    in use; pools free in arenas that are not): an arena goes back to the system only
+    when every block in it is free (``sys._debugmallocstats()``, which writes to the
+    process's standard error: read through a temporary file put there)."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as caught:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(caught.fileno(), 2)
+        try:
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        caught.seek(0)
+        text = caught.read().decode()
+    found: dict[str, float] = {}
+    for line in text.splitlines():
+        head, _, value = line.rpartition("=")
+        for start, key in ALLOCATOR_LINES.items():
+            if key not in found and (line.startswith(start) or start in head):
+                number = int(value.strip().replace(",", ""))
+                found[key] = number if key.startswith("arenas") else round(number / 2**20, 1)
+    return found
 
 
 def free_port() -> int:

@@ -114,3 +114,24 @@ def test_a_card_dealt_while_a_phone_slept_is_not_timed_on_that_phone() -> None:
         assert people.parse("<p><i>x</i></p></b>") == (2, 1)
     finally:
         people.Swap = parser
+
+
+def test_the_allocator_figures_follow_what_python_holds() -> None:
+    # The arenas' figures the benchmark's server reports (ANDAR_BAHAR_BENCH_MEMORY=allocator),
+    # read from sys._debugmallocstats(): 60 MiB of small objects made and then freed (one
+    # in each group of 64 kept) shows as more in use, then as free memory inside the arenas.
+    if str(BENCHMARK.parent) not in sys.path:
+        sys.path.insert(0, str(BENCHMARK.parent))
+    server = importlib.import_module("web_load_server")
+    before = server.python_allocator()
+    assert set(before) == set(server.ALLOCATOR_LINES.values())
+    made = [(i, str(i)) for i in range(400_000)]  # some 60 MiB: tuples, numbers, short strings
+    during = server.python_allocator()
+    kept = made[::64]
+    del made
+    after = server.python_allocator()
+    assert during["in_use_mib"] > before["in_use_mib"] + 30
+    assert during["arenas"] >= before["arenas"] + 30
+    assert after["in_use_mib"] < during["in_use_mib"] - 30
+    assert after["free_in_used_pools_mib"] + after["unused_pools_mib"] > 20
+    assert kept
