@@ -324,8 +324,8 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
 
 
 async def tell_memory(base: str, name: str, rss: dict[str, float]) -> None:
-    """With :data:`MEMORY_TRACE` set: what the server holds more than at the last ask (idle,
-    then after each run, its tables closed), on standard error."""
+    """With :data:`MEMORY_TRACE` set: what the server holds, and (traced) more than at the
+    last ask — idle, then after each run, its tables closed — on standard error."""
     if os.environ.get(MEMORY_TRACE):
         async with httpx.AsyncClient(timeout=120) as asking:
             grown = (await asking.get(base + MEMORY_PATH)).json()

@@ -208,7 +208,7 @@ def python_allocator() -> dict[str, float]:
     for line in text.splitlines():
         head, _, value = line.rpartition("=")
         for start, key in ALLOCATOR_LINES.items():
-            if key not in found and (line.startswith(start) or start in head):
+            if start in head:
                 number = int(value.strip().replace(",", ""))
                 found[key] = number if key.startswith("arenas") else round(number / 2**20, 1)
     return found

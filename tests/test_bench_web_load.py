@@ -14,10 +14,19 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_web_load.py"
+
+
+def benchmark_module(name: str) -> Any:
+    """A module of benchmarks/ (the folder put on the import path, as the benchmark runs)."""
+    if str(BENCHMARK.parent) not in sys.path:
+        sys.path.insert(0, str(BENCHMARK.parent))
+    return importlib.import_module(name)
+
 
 QUICK_PACE = ["--reaction", "0.05:0.2", "--again", "0.05:0.1", "--card", "0.05:0.1",
               "--start", "0:0.2", "--sleep", "0.1:0.3"]  # fmt: skip
@@ -81,9 +90,7 @@ def test_a_card_counts_as_passed_only_when_the_phone_showed_a_later_round() -> N
     """The benchmark's phone (web_load_people.Page): a card it never showed is passed if a
     later round's message came first (a render that began after the next round opened),
     and missed otherwise — even if a later card of the same round came."""
-    if str(BENCHMARK.parent) not in sys.path:
-        sys.path.insert(0, str(BENCHMARK.parent))
-    people = importlib.import_module("web_load_people")
+    people = benchmark_module("web_load_people")
     page = people.Page("cookie", "csrf", 0)
     page.apply({"v": 1, "data": {"round": 4, "dealt": 2, "card": "K♠"}})  # three cards turned
     assert page.shown_or_passed((4, 3)) and page.shown_or_passed((4, 1))
@@ -96,9 +103,7 @@ def test_a_card_counts_as_passed_only_when_the_phone_showed_a_later_round() -> N
 def test_a_card_dealt_while_a_phone_slept_is_not_timed_on_that_phone() -> None:
     """A phone asleep (its socket closed) between a card's deal and its showing is left out
     of that card's time to every phone: a sleeping phone is not a slow server."""
-    if str(BENCHMARK.parent) not in sys.path:
-        sys.path.insert(0, str(BENCHMARK.parent))
-    people = importlib.import_module("web_load_people")
+    people = benchmark_module("web_load_people")
     page = people.Page("cookie", "csrf", 0)
     page.absent.append((10.0, 12.0))  # asleep from 10 s to 12 s
     assert page.away(11.5, 13.0) and page.away(9.0, 10.5) and page.away(9.0, 13.0)
@@ -120,9 +125,7 @@ def test_the_allocator_figures_follow_what_python_holds() -> None:
     # The arenas' figures the benchmark's server reports (ANDAR_BAHAR_BENCH_MEMORY=allocator),
     # read from sys._debugmallocstats(): 60 MiB of small objects made and then freed (one
     # in each group of 64 kept) shows as more in use, then as free memory inside the arenas.
-    if str(BENCHMARK.parent) not in sys.path:
-        sys.path.insert(0, str(BENCHMARK.parent))
-    server = importlib.import_module("web_load_server")
+    server = benchmark_module("web_load_server")
     before = server.python_allocator()
     assert set(before) == set(server.ALLOCATOR_LINES.values())
     made = [(i, str(i)) for i in range(400_000)]  # some 60 MiB: tuples, numbers, short strings
@@ -134,4 +137,4 @@ def test_the_allocator_figures_follow_what_python_holds() -> None:
     assert during["arenas"] >= before["arenas"] + 30
     assert after["in_use_mib"] < during["in_use_mib"] - 30
     assert after["free_in_used_pools_mib"] + after["unused_pools_mib"] > 20
-    assert kept
+    del kept
