@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
+from functools import lru_cache
 from math import comb, lcm
 
 from andar_bahar.engine.bets import Bet, CentreBet, CentreKind
@@ -168,6 +169,13 @@ def outcome_distribution(
     >>> outcome_distribution(find_procedure("first-card"), centre=Colour.BLACK).probability_of(Row.ANDAR)
     Fraction(25, 51)
     """
+    return _outcome_distribution(procedure, centre)
+
+
+@lru_cache(maxsize=64)
+def _outcome_distribution(procedure: Procedure, centre: Colour | None) -> OutcomeDistribution:
+    """:func:`outcome_distribution`, worked out once per procedure and colour (a shuffle
+    check, a hold report and an odds page ask for the same few)."""
     # Of each rank, two cards are black and two red; 12 other ranks give 24 + 24.
     if procedure.target is TargetMode.CHOSEN_RANK:
         if centre is not None:

@@ -441,21 +441,29 @@ def cards_dealt_power(
     """
     if rounds < 1:
         return 0.0
-    cells = count_cells(bands)
-    fair = outcome_distribution(procedure).cards_dealt
-    biased = bias.cards_dealt(procedure)
-
-    def chance(table: dict[int, Fraction], cell: CardsBet) -> float:
-        return float(sum((p for k, p in table.items() if cell.low <= k <= cell.high), Fraction(0)))
-
-    p = [chance(fair, c) for c in cells]
-    q = [chance(biased, c) for c in cells]
+    p, q = _cell_chances(procedure, tuple(bands), bias)
     groups = pool_groups([rounds * x for x in p])
     if len(groups) < 2:
         return 0.0
     pg = [sum(p[i] for i in g) for g in groups]
     qg = [sum(q[i] for i in g) for g in groups]
     return pearson_power(rounds, pg, qg, level)
+
+
+@lru_cache(maxsize=64)
+def _cell_chances(
+    procedure: Procedure, bands: tuple[CardsBet, ...], bias: EarlyMatch
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Each cards-dealt cell's chance with a fair deck and with *bias* (exact, then rounded
+    once: the power of every history length is worked out from the same two)."""
+    fair = outcome_distribution(procedure).cards_dealt
+    biased = bias.cards_dealt(procedure)
+
+    def chance(table: dict[int, Fraction], cell: CardsBet) -> float:
+        return float(sum((p for k, p in table.items() if cell.low <= k <= cell.high), Fraction(0)))
+
+    cells = count_cells(bands)
+    return tuple(chance(fair, c) for c in cells), tuple(chance(biased, c) for c in cells)
 
 
 @lru_cache(maxsize=64)

@@ -25,10 +25,10 @@ from sqlalchemy.orm import Session
 
 from andar_bahar.club.limits import MAX_REASON, check_chips, check_text
 from andar_bahar.club.store import Store, ledger_sum
+from andar_bahar.club.values import stored_paytable
 from andar_bahar.engine.errors import ActionError, BetError
 from andar_bahar.engine.money import Amount, as_decimal, format_amount, parse_stake
 from andar_bahar.engine.names import printable
-from andar_bahar.engine.paytables import load_paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.models import (
@@ -259,7 +259,7 @@ class Cashier:
             if kind == "top-up":
                 self.store.still_open(table)
             player = self._seated(session, table, name)
-            value = check_chips(parse_stake(amount), load_paytable(table.paytable_toml).chip)
+            value = check_chips(parse_stake(amount), stored_paytable(table.paytable_toml).chip)
             balance = self.store.balances(session, table)[player.name]
             current = self.store.current(session, table)
             rnd = None

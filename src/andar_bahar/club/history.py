@@ -27,15 +27,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from andar_bahar.club.values import stored_paytable, stored_procedure
 from andar_bahar.engine.bets import Bet, Wager
 from andar_bahar.engine.cards import Card
-from andar_bahar.engine.paytables import Paytable, load_paytable
+from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.rules import Procedure, Row
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.reports.hold import ClubRound, SignIn
@@ -117,21 +117,11 @@ def read_club_history(
             table.code,
             table.name,
             table.kind,
-            _procedure(table.procedure_json),
-            _paytable(table.paytable_toml),
+            stored_procedure(table.procedure_json),
+            stored_paytable(table.paytable_toml),
             rounds,
             sign_ins,
         )
-
-
-@lru_cache(maxsize=256)
-def _procedure(text: str) -> Procedure:
-    return Procedure.from_dict(json.loads(text), source="table")
-
-
-@lru_cache(maxsize=256)
-def _paytable(text: str) -> Paytable:
-    return load_paytable(text, source="table")
 
 
 def _club_round(
@@ -145,7 +135,7 @@ def _club_round(
 ) -> ClubRound:
     """A round from its stored record (read, not replayed)."""
     data: Mapping[str, Any] = json.loads(record)
-    procedure = _procedure(json.dumps(data["procedure"], sort_keys=True))
+    procedure = stored_procedure(json.dumps(data["procedure"], sort_keys=True))
     operations: Sequence[Mapping[str, Any]] = data.get("operations", [])
     kinds = [op.get("op") for op in operations]
     centre_at = kinds.index("centre") if "centre" in kinds else None
@@ -165,7 +155,7 @@ def _club_round(
         opened_at=opened,
         real_deck="deck" not in data and commitment is None,
         procedure=procedure,
-        paytable=_paytable(str(data["paytable"])),
+        paytable=stored_paytable(str(data["paytable"])),
         centre=centre,
         first_row=procedure.first_row(centre=centre, first_card=first_card),
         winner=Row(winner) if winner in ("andar", "bahar") else None,

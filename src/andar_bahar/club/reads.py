@@ -10,7 +10,6 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from functools import lru_cache
 
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
@@ -30,12 +29,12 @@ from andar_bahar.club.values import (
     player_round,
     settled_bets,
     settled_round,
+    stored_paytable,
+    stored_procedure,
 )
 from andar_bahar.engine.errors import AccessError, ActionError
 from andar_bahar.engine.names import printable
-from andar_bahar.engine.paytables import Paytable, load_paytable
 from andar_bahar.engine.round import Round
-from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.models import (
     AuditRow,
@@ -97,16 +96,6 @@ PLAYED_ROUNDS = (
     .offset(bindparam("skip"))
 )
 """A player's rounds: those with a posting of theirs (a stake taken at settlement)."""
-
-
-@lru_cache(maxsize=256)
-def _procedure(text: str) -> Procedure:
-    return Procedure.from_dict(json.loads(text), source="table")
-
-
-@lru_cache(maxsize=256)
-def _paytable(text: str) -> Paytable:
-    return load_paytable(text, source="table")
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +231,7 @@ class Reads:
     def _state(self, session: Session, table: ClubTableRow) -> TableState:
         row = self.store.current(session, table)
         public = self.store.kept.public_of(table, row) if row is not None else None
-        paytable = _paytable(table.paytable_toml)
+        paytable = stored_paytable(table.paytable_toml)
         settled = self.store.rounds_played(session, table)
         tokens = self._scores(session, table) if table.kind == "teaching" and table.scoring else {}
         accounts = self.store.accounts(session, table)
@@ -253,7 +242,7 @@ class Reads:
             code=table.code,
             name=table.name,
             kind=table.kind,
-            procedure=_procedure(table.procedure_json),
+            procedure=stored_procedure(table.procedure_json),
             paytable=paytable,
             players=tuple(
                 PlayerState(name, joined[name], balance, tokens.get(name, 0), result)

@@ -40,13 +40,13 @@ from andar_bahar.club.values import (
     commitment_of,
     placed_from_json,
     public_round,
+    stored_paytable,
+    stored_procedure,
 )
 from andar_bahar.engine.cards import Card, Rank, shuffled
 from andar_bahar.engine.errors import ActionError, BetError, ParameterError
 from andar_bahar.engine.money import format_amount
-from andar_bahar.engine.paytables import load_paytable
 from andar_bahar.engine.round import Round
-from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
 from andar_bahar.storage.models import (
     ClubTableRow,
@@ -95,8 +95,8 @@ class Rounds:
                         n=table.rounds_planned,
                     )
                 )
-            procedure = Procedure.from_dict(json.loads(table.procedure_json), source="table")
-            paytable = load_paytable(table.paytable_toml, source="table")
+            procedure = stored_procedure(table.procedure_json)
+            paytable = stored_paytable(table.paytable_toml)
             balances = self.store.balances(session, table) if table.kind == "betting" else None
             deck = None if physical else shuffled(self.store.rng)
             rnd = Round(procedure, paytable, deck=deck, balances=balances)

@@ -48,11 +48,11 @@ from andar_bahar.club.store import (
     pin_matches,
     token_hash,
 )
-from andar_bahar.club.values import CreatedTable
+from andar_bahar.club.values import CreatedTable, stored_paytable
 from andar_bahar.engine.errors import AccessError, ActionError, BetError, ParameterError
 from andar_bahar.engine.money import format_amount, parse_stake
 from andar_bahar.engine.names import check_name, check_new_name
-from andar_bahar.engine.paytables import Paytable, load_paytable
+from andar_bahar.engine.paytables import Paytable
 from andar_bahar.engine.round import Round
 from andar_bahar.engine.rules import Procedure
 from andar_bahar.i18n.messages import N_, Message
@@ -259,7 +259,7 @@ class Seats:
                         )
                     )
                 if amount:
-                    check_chips(amount, load_paytable(table.paytable_toml).chip)
+                    check_chips(amount, stored_paytable(table.paytable_toml).chip)
             seated = session.scalars(
                 select(TablePlayerRow.name).where(
                     TablePlayerRow.table_id == table.id, TablePlayerRow.released_at.is_(None)

@@ -13,9 +13,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from functools import lru_cache
 
 from andar_bahar.engine.cards import Card, Rank
-from andar_bahar.engine.paytables import Paytable
+from andar_bahar.engine.paytables import Paytable, load_paytable
 from andar_bahar.engine.round import CardDealt, Round, RoundResult, RoundVoided
 from andar_bahar.engine.rules import Procedure, Row
 from andar_bahar.engine.settlement import SettledBet, Settlement
@@ -40,6 +41,19 @@ __all__ = [
     "settled_bets",
     "settled_round",
 ]
+
+
+@lru_cache(maxsize=256)
+def stored_procedure(text: str) -> Procedure:
+    """A table's procedure from the JSON it is stored as (parsed once per text: a table's
+    rounds, pages and history all read the same few texts)."""
+    return Procedure.from_dict(json.loads(text), source="table")
+
+
+@lru_cache(maxsize=256)
+def stored_paytable(text: str) -> Paytable:
+    """A table's paytable from the TOML it is stored as (parsed once per text)."""
+    return load_paytable(text, source="table")
 
 
 def commitment_of(deck_text: str, salt: str) -> str:
