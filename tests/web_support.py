@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from andar_bahar.web.app import create_app
+from sqlite_template import migrated_sqlite
 
 __all__ = ["csrf", "served", "served_by_command"]
 
@@ -54,6 +55,7 @@ def served_by_command(
     monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: runs.append((app, kwargs)))
     monkeypatch.setattr(web_app, "create_app", functools.partial(create_app, limits=limits))
     db = str(folder / "club.sqlite3")
+    migrated_sqlite(Path(db))  # the file a fresh database is, made once per process (copied)
     result = CliRunner().invoke(cli_app, ["serve", "--db", db, "--lang", "en", *options])
     assert result.exit_code == 0, result.output
     application, kwargs = runs[-1]
