@@ -52,7 +52,8 @@ next round draws the newest table, as the live pages intend: such a card is
 ``/proc``: neither this client's speed nor the host's load enters it) and of this
 client, and the server's resident memory idle, before and after the rounds, and once
 the dealers have closed their tables through the API — the night's end: the server tells
-every page, ends its socket and lets go of the table — and it has stopped falling
+every page, ends its socket and lets go of the table (``letting_go_s``: until it says no table
+is followed and none of its renders and releases is on its way) — and it has stopped falling
 (``--runs N`` plays the runs N times on fresh tables: the memory of each;
 with ``ANDAR_BAHAR_BENCH_MEMORY=1`` the server traces its allocations and what it holds
 idle and after each run goes to standard error, by line of code, kind of object and
@@ -121,6 +122,7 @@ from web_load_server import (
     Clock,
     free_port,
     group_rss_mib,
+    let_go,
     settled_rss_mib,
     start_profile,
     start_server,
@@ -128,6 +130,9 @@ from web_load_server import (
     stop_server,
 )
 
+LET_GO_MOST = 30.0
+"""Seconds the server may take to let go of the tables closed at a run's end (``rss_mib``'s
+``letting_go_s`` in each run); longer, and the run fails: a table stays held."""
 LAST_CARDS_WAIT = 10.0
 """Seconds the last messages of a run may take to reach every phone before a card counts as
 missed (they are timed all the same: card_to_phone)."""
@@ -299,6 +304,7 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
             elif times:
                 card_to_phone.append(max(t for t in times if t is not None) - sent)
         await club.client.aclose()
+    rss["letting_go_s"] = round(await let_go(base, LET_GO_MOST), 2)
     rss["after_closing"] = await settled_rss_mib(server)
     await tell_memory(base, name, rss)
     latency = {kind: summary(recorder.latencies[kind]) for kind in KINDS}
@@ -595,6 +601,7 @@ def main() -> int:
     ok = out["bets_lost"] == out["bets_doubled"] == out["ledgers_not_zero"] == 0
     expected = args.tables * args.rounds * (2 if args.mode == "both" else 1)
     ok = ok and out["errors"] == 0 and out["rounds_settled"] == expected * args.runs
+    ok = ok and all(r["letting_go_s"] < LET_GO_MOST for r in out["rss_mib"]["runs"])
     return 0 if ok else 1
 
 

@@ -29,6 +29,8 @@ from starlette.requests import Request  # at module level: the floor's route is 
 HOST = "127.0.0.1"
 FLOOR_PATH = "/bench/floor"
 MEMORY_PATH = "/bench/memory"
+QUIET_PATH = "/bench/quiet"
+"""``GET``: what the server still does for the live tables (:func:`let_go`)."""
 MEMORY_TRACE = "ANDAR_BAHAR_BENCH_MEMORY"
 """With this variable set, the benchmark's server answers ``GET /bench/memory`` with its
 resident memory by kind of mapping and what grew since the last ask: set to
@@ -79,6 +81,11 @@ def bench_app() -> Any:
     async def floor(request: Request) -> JSONResponse:
         await run_in_threadpool(durable_insert, request.headers.get("x-client", "")[:40])
         return JSONResponse({"ok": True})
+
+    @application.get(QUIET_PATH)
+    async def quiet() -> JSONResponse:
+        hub = application.state.hub
+        return JSONResponse({"rooms": len(hub.rooms), "tasks": len(hub.tasks)})
 
     if os.environ.get(MEMORY_TRACE):
         memory_route(application)
@@ -291,6 +298,21 @@ def group_cpu(group: int) -> tuple[float, float]:
 def group_rss_mib(group: int) -> float:
     """Resident memory of the server's processes, MiB."""
     return round(group_stat(group)[2] / 2**20, 1)
+
+
+async def let_go(base: str, most: float = 30.0) -> float:
+    """Seconds until the server has let go of every table (its tables closed): no table
+    followed and none of the hub's own tasks on their way — the renders that tell the pages
+    the table closed, the releases (``/bench/quiet``). Measured before that, the memory
+    after closing would count tables the server is still letting go of."""
+    started = time.monotonic()
+    async with httpx.AsyncClient(base_url=base, timeout=10.0) as client:
+        while time.monotonic() - started < most:
+            state = (await client.get(QUIET_PATH)).json()
+            if not state["rooms"] and not state["tasks"]:
+                break
+            await asyncio.sleep(0.05)
+    return time.monotonic() - started
 
 
 async def settled_rss_mib(group: int, most: float = 10.0) -> float:
