@@ -40,6 +40,8 @@ __all__ = [
     "public_round",
     "settled_bets",
     "settled_round",
+    "stored_paytable",
+    "stored_procedure",
 ]
 
 
