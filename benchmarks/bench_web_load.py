@@ -116,6 +116,7 @@ from web_load_people import (
 from web_load_server import (
     FLOOR_PATH,
     HOST,
+    LET_GO_MOST,
     MEMORY_PATH,
     MEMORY_TRACE,
     STARTED,
@@ -130,9 +131,6 @@ from web_load_server import (
     stop_server,
 )
 
-LET_GO_MOST = 30.0
-"""Seconds the server may take to let go of the tables closed at a run's end (``rss_mib``'s
-``letting_go_s`` in each run); longer, and the run fails: a table stays held."""
 LAST_CARDS_WAIT = 10.0
 """Seconds the last messages of a run may take to reach every phone before a card counts as
 missed (they are timed all the same: card_to_phone)."""
@@ -304,7 +302,7 @@ async def phase(args: argparse.Namespace, base: str, pacing: Pacing, server: int
             elif times:
                 card_to_phone.append(max(t for t in times if t is not None) - sent)
         await club.client.aclose()
-    rss["letting_go_s"] = round(await let_go(base, LET_GO_MOST), 2)
+    rss["letting_go_s"] = round(await let_go(base), 2)
     rss["after_closing"] = await settled_rss_mib(server)
     await tell_memory(base, name, rss)
     latency = {kind: summary(recorder.latencies[kind]) for kind in KINDS}

@@ -31,6 +31,9 @@ FLOOR_PATH = "/bench/floor"
 MEMORY_PATH = "/bench/memory"
 QUIET_PATH = "/bench/quiet"
 """``GET``: what the server still does for the live tables (:func:`let_go`)."""
+LET_GO_MOST = 30.0
+"""Seconds the server may take to let go of the tables closed at a run's end (``rss_mib``'s
+``letting_go_s`` in each run); longer, and the run fails: a table stays held."""
 MEMORY_TRACE = "ANDAR_BAHAR_BENCH_MEMORY"
 """With this variable set, the benchmark's server answers ``GET /bench/memory`` with its
 resident memory by kind of mapping and what grew since the last ask: set to
@@ -300,7 +303,7 @@ def group_rss_mib(group: int) -> float:
     return round(group_stat(group)[2] / 2**20, 1)
 
 
-async def let_go(base: str, most: float = 30.0) -> float:
+async def let_go(base: str, most: float = LET_GO_MOST) -> float:
     """Seconds until the server has let go of every table (its tables closed): no table
     followed and none of the hub's own tasks on their way — the renders that tell the pages
     the table closed, the releases (``/bench/quiet``). Measured before that, the memory

@@ -77,7 +77,8 @@ def test_a_small_load_run_reports_its_figures_and_loses_no_bet(pace: list[str]) 
     assert rss["runs"][-1]["after_closing"] == rss["after_closing"] > 0
     assert rss["runs"][-1]["after"] == rss["after_run"] > 0 and rss["runs"][0]["before"] > 0
     # Measured once the server has let go of the closed tables (its /bench/quiet says so).
-    assert all(0 <= r["letting_go_s"] < 30 for r in rss["runs"])
+    most = benchmark_module("web_load_server").LET_GO_MOST
+    assert all(0 <= r["letting_go_s"] < most for r in rss["runs"])
     assert out["serve_start"]["first_answer_s"] > 0 and out["serve_start"]["server_cpu_s"] > 0
     assert out["stray_end_tags"] == 0  # every block swapped in parses whole, as a browser's
     assert out["cards_refused"] == 0  # every card's message starts where the phone's felt is
