@@ -36,19 +36,25 @@ from andar_bahar.engine.cards import FULL_DECK, Card
 from andar_bahar.engine.paytables import find_paytable
 from andar_bahar.engine.rules import Procedure, find_procedure
 
-stats = pytest.importorskip("scipy.stats")
+
+@pytest.fixture(scope="module")
+def stats():  # type: ignore[no-untyped-def]
+    """scipy.stats, asked for by the tests that compare with it (importing it costs 1 s)."""
+    return pytest.importorskip("scipy.stats")
+
+
 BANDS = tuple(b.bet for b in find_paytable("trainer-default").bands)
 
 
 @given(st.floats(0.0, 400.0), st.integers(1, 60))
 @settings(max_examples=200, deadline=None)
-def test_chi2_tail_is_scipys(x: float, df: int) -> None:
+def test_chi2_tail_is_scipys(stats, x: float, df: int) -> None:  # type: ignore[no-untyped-def]
     assert chi2_sf(x, df) == pytest.approx(float(stats.chi2.sf(x, df)), rel=1e-9, abs=1e-300)
 
 
 @given(st.floats(0.05, 300.0), st.floats(0.0, 600.0))
 @settings(max_examples=200, deadline=None)
-def test_gamma_tail_is_scipys(shape: float, x: float) -> None:
+def test_gamma_tail_is_scipys(stats, shape: float, x: float) -> None:  # type: ignore[no-untyped-def]
     assert gamma_sf(shape, x) == pytest.approx(
         float(stats.gamma.sf(x, shape)), rel=1e-8, abs=1e-290
     )
@@ -83,7 +89,7 @@ def test_the_exact_multinomial_test_lists_every_table(
     assert multinomial_test(observed, chances) == listed_multinomial_p(observed, chances)
 
 
-def test_two_cells_exactly_is_the_binomial_test() -> None:
+def test_two_cells_exactly_is_the_binomial_test(stats) -> None:  # type: ignore[no-untyped-def]
     for k in range(0, 13):
         p = multinomial_test([k, 12 - k], [Fraction(429, 833), Fraction(404, 833)])
         assert float(p) == pytest.approx(stats.binomtest(k, 12, 429 / 833).pvalue, rel=1e-9)

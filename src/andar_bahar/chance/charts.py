@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from matplotlib.figure import Figure
-
 from andar_bahar.chance.odds import OddsReport, percent_text
 from andar_bahar.chance.simulation import SessionStudy
 from andar_bahar.engine.errors import ParameterError
@@ -40,6 +38,8 @@ def plot_cards_dealt(report: OddsReport, path: Path, translator: Translator | No
     kind = _check_path(path)
     t = translator
     distribution = report.distribution.cards_dealt
+    from matplotlib.figure import Figure  # here: importing this module costs nothing
+
     figure = Figure(figsize=(11, 5.5), dpi=110, layout="constrained")
     axes = figure.add_subplot()
     counts = list(distribution)
@@ -81,6 +81,8 @@ def plot_sessions(study: SessionStudy, path: Path, translator: Translator | None
     """A histogram of final bankrolls, with the starting bankroll marked."""
     kind = _check_path(path)
     t = translator
+    from matplotlib.figure import Figure
+
     figure = Figure(figsize=(10, 5), dpi=110, layout="constrained")
     axes = figure.add_subplot()
     finals = Counter(study.finals)
