@@ -285,6 +285,12 @@ def test_a_round_opened_and_settled_here_moves_the_kept_table_on_without_a_read(
                 pass
             service.settle(code, dealer)
             _same_as_read_afresh(service, storage, code)
+            # A settled round is never written again: its record, deck and steps are let
+            # go (else a night's rounds would stay in memory: 34 KiB a round of 20 bets).
+            assert not service.store.kept._records
+        # Only the settlements the kept snapshot shows stay kept, not the whole night's.
+        kept = service.store.kept
+        assert len(kept.paid) == len(kept.rounds_paid) == ROAD_LENGTH
         assert reads == []  # the fresh reads above are the other services'
         assert service.state(code).rounds_settled == ROAD_LENGTH + 3
 

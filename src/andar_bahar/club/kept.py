@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -84,7 +84,8 @@ SAVE_FINISHED = SAVE_RECORD.values(
 """A round's record written again (and, as it finishes, its status and result)."""
 
 RECORDS_KEPT = 256
-"""Rounds whose record text is kept ready to be written again (a few per table)."""
+"""Rounds whose record text is kept ready to be written again: the open ones (a settled
+round's goes as its settlement commits: it is never written again), at most this many."""
 
 
 class RecordText:
@@ -140,8 +141,10 @@ class Kept:
         self.snapshots: dict[tuple[int, int], TableSnapshot] = {}
         self.ids: dict[str, int] = {}
         """A table's id by its code (codes are never reused), once its snapshot is read."""
-        # Settled rounds never change: every bet's settlement, once read (players' histories).
+        # Settled rounds never change: every bet's settlement, once read (players' histories),
+        # for each table's last rounds its kept snapshots show (see settled_kept).
         self.paid: dict[int, tuple[Mapping[str, str], ...]] = {}
+        self._settled_ids: dict[int, set[int]] = {}
         # round id → its record as text, ready to be written again with one more step.
         self._records: dict[int, RecordText] = {}
         self.rounds_paid: dict[int, SettledRound] = {}
@@ -190,10 +193,27 @@ class Kept:
             rounds = session.scalars(
                 select(TableRoundRow.id).where(TableRoundRow.table_id == table_id)
             ).all()
+        self._settled_ids.pop(table_id, None)
         for round_id in rounds:
             for kept in (self.paid, self.rounds_paid, self.centres, self.markers, self._records):
                 kept.pop(round_id, None)
         return table_id
+
+    def settled_kept(self, table_id: int, round_ids: Iterable[int]) -> None:
+        """Note that the settlements of table *table_id*'s rounds *round_ids* are kept
+        (:attr:`paid`, :attr:`rounds_paid`), and let go of its older ones beyond the most
+        rounds any of its kept snapshots shows: those are in the snapshots themselves, and
+        an older one (a player's night, paged back) is read again when asked for — a
+        settled round never changes. So a long night's rounds do not pile up in memory
+        (26 KiB a round of 20 bets)."""
+        kept = self._settled_ids.setdefault(table_id, set())
+        kept.update(round_ids)
+        shown = max((limit for tid, limit in list(self.snapshots) if tid == table_id), default=0)
+        if len(kept) > shown:
+            for old in sorted(kept)[: len(kept) - shown]:  # round ids grow with the night
+                kept.discard(old)
+                self.paid.pop(old, None)
+                self.rounds_paid.pop(old, None)
 
     # -- the tables' rows kept in memory -----------------------------------------------
 
@@ -319,6 +339,8 @@ class Kept:
             known = self._rounds.get(table.id)
             if known is None or known[0] <= version:
                 self._rounds[table.id] = (version, row_id, rnd, row)
+            if row.status == "settled":  # never written again: its record, deck and steps go
+                self._records.pop(row_id, None)
 
         self.transactions.on_commit(session, keep)
 
@@ -355,6 +377,8 @@ class Kept:
                 moved = move(kept, version, key[1])
                 if moved is not None:
                     self.snapshots[key] = moved
+        if list(kinds) == ["settle"]:
+            self.settled_kept(table_id, [row.id])
 
     def public_of(self, table: ClubTableRow, row: TableRoundRow) -> PublicRound:
         """What a page may see of the round in *row* at the version read with *table*."""

@@ -329,6 +329,7 @@ class Reads:
                 {"player": player.id, "limit": NIGHT_PAGE, "skip": (page - 1) * NIGHT_PAGE},
             ).all()
             paid = self._read_paid(session, [row.id for row in rows])
+        self.store.kept.settled_kept(table.id, paid)  # a page further back: read again
         rounds = tuple(
             player_round(number, winner, cards, paid[round_id], player.name)
             for round_id, number, winner, cards in rows
@@ -339,7 +340,7 @@ class Reads:
         self, session: Session, round_ids: list[int]
     ) -> dict[int, tuple[Mapping[str, str], ...]]:
         """Every bet's settlement in the settled rounds *round_ids*, from their records
-        (each read once: a settled round never changes; kept until its table is released)."""
+        (read once while kept: a settled round never changes; see Kept.settled_kept)."""
         kept = self.store.kept.paid
         found = {i: kept[i] for i in round_ids if i in kept}
         missing = [i for i in round_ids if i not in found]
@@ -356,7 +357,9 @@ class Reads:
         """The table's last *limit* settled rounds, newest first, with every bet's settlement."""
         rows = session.execute(SETTLED_ROUNDS, {"table": table.id, "limit": limit}).all()
         paid = self._read_paid(session, [row.id for row in rows])
-        return tuple(self._settled_round(i, n, w, c, paid[i]) for i, n, w, c in rows)
+        settled = tuple(self._settled_round(i, n, w, c, paid[i]) for i, n, w, c in rows)
+        self.store.kept.settled_kept(table.id, paid)
+        return settled
 
     def _settled_round(
         self,
