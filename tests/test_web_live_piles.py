@@ -141,3 +141,26 @@ def test_a_dealt_card_comes_alone_to_the_phones_and_in_the_dealers_answer(
     piled = [a for a in answers if "piles" in a]
     assert piled and all(PILES not in a["blocks"] for a in piled)
     assert all(a["piles"][PILES]["from"] == a["data"]["dealt"] - 1 for a in piled)
+
+
+def test_the_road_keeps_the_pieces_of_settled_rounds_only() -> None:
+    """A round in play changes as it goes (its centre, its end, its settlement): its bead and
+    row are drawn each time, never kept, so that a night's rounds leave behind no pieces
+    but one per settled round (templates/_table.html; the pieces: web.http.templating)."""
+    from andar_bahar.web.http.templating import drawn, forget_drawn
+    from andar_bahar.web.live.blocks import LIVE_PAGES, ROAD
+
+    renderer, snapshots = played("betting")
+    forget_drawn()
+    seen: set[str] = set()
+    for lang in ("en", "ru", "ka"):
+        for page, role in GROUPS:
+            for snapshot in snapshots:
+                names = tuple(ROAD.intersection(LIVE_PAGES[page].shared))
+                seen.update(renderer.blocks(snapshot, Viewer(page, role, lang), names).values())
+    kept = [key for lang in ("en", "ru", "ka") for key in drawn("road", lang)._pieces]
+    entries = [key[1] if key[0] == "bead" else key[2] for key in kept]  # type: ignore[index]
+    assert entries, "the played rounds are settled: their pieces are kept"
+    assert {entry.status for entry in entries} == {"settled"}
+    assert any("…" in html for html in seen)  # a round in play was drawn (and not kept)
+    forget_drawn()
