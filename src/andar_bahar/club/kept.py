@@ -368,6 +368,7 @@ class Kept:
                 done = self.rounds_paid[row.id] = settled_round(
                     public.number, row.winner, row.cards_dealt, paid
                 )
+            self.settled_kept(table_id, [row.id])
             move = partial(_round_settled, public=public, row=row, done=done)
         else:
             return
@@ -377,8 +378,6 @@ class Kept:
                 moved = move(kept, version, key[1])
                 if moved is not None:
                     self.snapshots[key] = moved
-        if list(kinds) == ["settle"]:
-            self.settled_kept(table_id, [row.id])
 
     def public_of(self, table: ClubTableRow, row: TableRoundRow) -> PublicRound:
         """What a page may see of the round in *row* at the version read with *table*."""
